@@ -1,0 +1,61 @@
+// The machine configuration (angara.yaml(5)): torus, node names, failures,
+// routing settings and the table directory.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "angara/network.hpp"
+
+namespace angara {
+
+// A configuration error with its position: "FILE:LINE:COLUMN: message".
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(const std::string& file, int line, int column, const std::string& message);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  int column() const { return column_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string file_;
+  int line_;
+  int column_;
+  std::string message_;
+};
+
+struct Config {
+  std::string source;              // file path, or "<built-in Desmos default>"
+  Torus torus{{4, 2, 2, 2}};
+  // Slurm node name of each NodeId (index = NodeId), e.g. "desmos05".
+  std::vector<std::string> node_names;
+  std::vector<NodeId> failed_nodes;
+  std::vector<std::pair<NodeId, Direction>> failed_links;
+  std::string algorithm = "bfs";   // generator name
+  std::uint64_t seed = 1;
+  int virtual_channels = 1;
+  std::map<std::string, std::string> algorithm_options;  // "routing: options:"
+  std::string table_dir = "/var/lib/angara/routes";
+
+  // The network with this configuration's failures applied.
+  Network network() const;
+  // NodeId of a Slurm node name; nullopt if the name is not in the machine.
+  std::optional<NodeId> node_by_name(const std::string& name) const;
+  const std::string& node_name(NodeId node) const { return node_names.at(node); }
+};
+
+// Built-in default: the Desmos machine, 4x2x2x2, nodes desmos[00-31] in
+// X-fastest coordinate order, no failures.
+Config desmos_default_config();
+
+// Parses a YAML configuration.  Throws ConfigError with file, line, column
+// and what was expected; unknown keys are errors.
+Config load_config(const std::string& path);
+Config parse_config(const std::string& yaml_text, const std::string& source_name);
+
+}  // namespace angara

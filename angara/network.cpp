@@ -1,0 +1,62 @@
+#include "angara/network.hpp"
+
+#include <algorithm>
+
+namespace angara {
+
+Network::Network(Torus torus)
+    : torus_(torus),
+      node_alive_(torus.node_count(), 1),
+      channel_alive_(torus.channel_slots(), 0) {
+  for (NodeId node = 0; node < torus_.node_count(); ++node)
+    for (int rank = 0; rank < kDirectionCount; ++rank)
+      if (torus_.direction_present(Direction(rank)))
+        channel_alive_[Torus::channel(node, Direction(rank))] = 1;
+}
+
+void Network::fail_node(NodeId node) {
+  if (!node_alive_[node]) return;
+  node_alive_[node] = 0;
+  failed_nodes_.push_back(node);
+  std::sort(failed_nodes_.begin(), failed_nodes_.end());
+  for (int rank = 0; rank < kDirectionCount; ++rank) {
+    const Direction d(rank);
+    if (!torus_.direction_present(d)) continue;
+    const ChannelId out = Torus::channel(node, d);
+    channel_alive_[out] = 0;
+    channel_alive_[torus_.reverse_channel(out)] = 0;
+  }
+}
+
+void Network::fail_link(NodeId node, Direction d) {
+  if (!torus_.direction_present(d)) return;
+  const ChannelId out = Torus::channel(node, d);
+  const ChannelId back = torus_.reverse_channel(out);
+  if (std::find(failed_links_.begin(), failed_links_.end(), out) == failed_links_.end() &&
+      std::find(failed_links_.begin(), failed_links_.end(), back) == failed_links_.end())
+    failed_links_.push_back(std::min(out, back));
+  std::sort(failed_links_.begin(), failed_links_.end());
+  channel_alive_[out] = 0;
+  channel_alive_[back] = 0;
+}
+
+std::size_t Network::live_channel_count() const {
+  return static_cast<std::size_t>(std::count(channel_alive_.begin(), channel_alive_.end(), 1));
+}
+
+std::string Network::fault_signature() const {
+  std::string out = "nodes=";
+  for (std::size_t i = 0; i < failed_nodes_.size(); ++i) {
+    if (i) out += ';';
+    out += torus_.format_coord(failed_nodes_[i]);
+  }
+  out += " links=";
+  for (std::size_t i = 0; i < failed_links_.size(); ++i) {
+    if (i) out += ';';
+    out += torus_.format_coord(Torus::channel_node(failed_links_[i])) + ' ' +
+           Torus::channel_direction(failed_links_[i]).token();
+  }
+  return out;
+}
+
+}  // namespace angara

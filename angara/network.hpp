@@ -1,0 +1,45 @@
+// A torus with its failures: which routers and cables are alive.
+// Failure semantics follow shared/angara-model.md: a failed link kills both
+// directions of one cable; a failed node kills its router and all its cables.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "angara/torus.hpp"
+
+namespace angara {
+
+class Network {
+ public:
+  explicit Network(Torus torus);
+
+  const Torus& torus() const { return torus_; }
+
+  void fail_node(NodeId node);
+  // Fails the cable leaving `node` in direction `d` (and its reverse).
+  void fail_link(NodeId node, Direction d);
+
+  bool node_alive(NodeId node) const { return node_alive_[node] != 0; }
+  // A channel is live when its dimension exists, both routers are alive and
+  // its cable has not failed.
+  bool channel_alive(ChannelId c) const { return channel_alive_[c] != 0; }
+  bool channel_alive(NodeId node, Direction d) const {
+    return channel_alive(Torus::channel(node, d));
+  }
+  std::size_t live_channel_count() const;
+  const std::vector<NodeId>& failed_nodes() const { return failed_nodes_; }
+  // Failed cables, each named once by the channel it was declared with.
+  const std::vector<ChannelId>& failed_links() const { return failed_links_; }
+  // A stable text of the failures ("nodes=..;links=..") for cache keys and reports.
+  std::string fault_signature() const;
+
+ private:
+  Torus torus_;
+  std::vector<unsigned char> node_alive_;
+  std::vector<unsigned char> channel_alive_;
+  std::vector<NodeId> failed_nodes_;
+  std::vector<ChannelId> failed_links_;
+};
+
+}  // namespace angara

@@ -1,0 +1,54 @@
+// Per-router table files: one file per node holding that router's route to
+// every destination of the job.  Written atomically (temporary file, fsync,
+// rename, fsync of the directory) with a format version and a checksum so a
+// reader rejects a torn or foreign file.  Format: angara-tables(5).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "angara/route.hpp"
+#include "angara/route_code.hpp"
+
+namespace angara {
+
+class TableFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct TableEntry {
+  NodeId destination = kNoNode;
+  Route route;
+};
+
+struct NodeTable {
+  Torus torus{{2, 1, 1, 1}, 1};
+  NodeId node = kNoNode;            // the router this table is for
+  std::string node_name;            // Slurm name
+  std::string algorithm;
+  std::string job;                  // job id or "default"
+  std::string fingerprint;          // key of the inputs (see pipeline)
+  std::vector<TableEntry> entries;  // one per destination, ascending NodeId
+};
+
+// The tables of one allocation, one NodeTable per allocated node.
+NodeTable node_table_from(const RouteTable& table, std::size_t src_index, const Torus& torus);
+
+// Serialises / parses the file format.  parse throws TableFileError saying
+// what is wrong (bad magic, version, checksum, truncated, line N: ...).
+std::string format_node_table(const NodeTable& table);
+NodeTable parse_node_table(const std::string& text, const std::string& source_name);
+
+// Atomic write: DIR/.NAME.tmp.PID, fsync, rename to DIR/NAME, fsync DIR.
+// Creates DIR if needed.  Throws TableFileError with the path and errno text.
+void write_file_atomically(const std::string& path, const std::string& contents);
+// File name of a node's table inside the table directory: "<node_name>.rt".
+std::string table_file_name(const NodeTable& table);
+void write_node_table(const std::string& directory, const NodeTable& table);
+NodeTable read_node_table(const std::string& path);
+// Reads every *.rt file of a directory (sorted by name).
+std::vector<NodeTable> read_table_directory(const std::string& directory);
+
+}  // namespace angara

@@ -1,0 +1,115 @@
+// The Angara torus: coordinates, directions and channels exactly as in
+// shared/angara-model.md ("Topology").  Geometry only; faults live in Network.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace angara {
+
+constexpr int kMaxDims = 4;
+constexpr int kDirectionCount = 2 * kMaxDims;  // +X +Y +Z +K -X -Y -Z -K
+
+using NodeId = std::uint32_t;
+using ChannelId = std::uint32_t;
+constexpr NodeId kNoNode = 0xFFFFFFFFu;
+
+using Coord = std::array<int, kMaxDims>;
+
+// A direction is identified by its rank in the Angara direction order
+// +X < +Y < +Z < +K < -X < -Y < -Z < -K (ANSU paper, section 2.1), so
+// comparing ranks compares directions in DOR.
+class Direction {
+ public:
+  constexpr Direction() = default;
+  constexpr explicit Direction(int rank) : rank_(static_cast<std::uint8_t>(rank)) {}
+  static constexpr Direction make(int dim, bool negative) {
+    return Direction(dim + (negative ? kMaxDims : 0));
+  }
+  // Parses "+X", "-K", ...; nullopt for anything else.
+  static std::optional<Direction> parse(std::string_view token);
+
+  constexpr int rank() const { return rank_; }
+  constexpr int dim() const { return rank_ % kMaxDims; }
+  constexpr bool negative() const { return rank_ >= kMaxDims; }
+  constexpr bool positive() const { return !negative(); }
+  constexpr int step() const { return negative() ? -1 : +1; }
+  constexpr Direction opposite() const { return make(dim(), !negative()); }
+  std::string token() const;  // "+X"
+
+  friend constexpr bool operator==(Direction a, Direction b) { return a.rank_ == b.rank_; }
+  friend constexpr bool operator!=(Direction a, Direction b) { return a.rank_ != b.rank_; }
+  friend constexpr bool operator<(Direction a, Direction b) { return a.rank_ < b.rank_; }
+  friend constexpr bool operator<=(Direction a, Direction b) { return a.rank_ <= b.rank_; }
+  friend constexpr bool operator>(Direction a, Direction b) { return a.rank_ > b.rank_; }
+
+ private:
+  std::uint8_t rank_ = 0;
+};
+
+char dimension_letter(int dim);  // 'X', 'Y', 'Z', 'K'
+
+// Sizes of a 1- to 4-dimensional torus.  A size of 1 means the dimension is
+// absent; sizes >= 3 are rings; a size of 2 has two parallel cables.
+class Torus {
+ public:
+  // Throws std::invalid_argument for fewer than 1 or more than 4 sizes, a
+  // size below 1, or no dimension of size >= 2.
+  explicit Torus(std::array<int, kMaxDims> sizes, int declared_dims = kMaxDims);
+  // Parses "4x2x2x2".  Throws std::invalid_argument with what was expected.
+  static Torus parse(std::string_view text);
+
+  int size(int dim) const { return sizes_[dim]; }
+  const std::array<int, kMaxDims>& sizes() const { return sizes_; }
+  // Number of dimensions written in the machine's description (2 for "4x4"):
+  // coordinates are printed with this many components.
+  int declared_dims() const { return declared_dims_; }
+  // Dimensions with size >= 2: the n of the routing graph.
+  int present_dims() const { return present_dims_; }
+  bool dim_present(int dim) const { return sizes_[dim] >= 2; }
+  bool direction_present(Direction d) const { return dim_present(d.dim()); }
+
+  NodeId node_count() const { return node_count_; }
+  NodeId id(const Coord& c) const;
+  Coord coord(NodeId node) const;
+  bool valid(const Coord& c) const;
+  NodeId neighbor(NodeId node, Direction d) const;
+
+  // Every (node, direction) slot has an id; slots of absent dimensions exist
+  // but are never live.  ChannelId = node * 8 + direction rank.
+  ChannelId channel_slots() const { return node_count_ * kDirectionCount; }
+  static ChannelId channel(NodeId node, Direction d) {
+    return node * kDirectionCount + static_cast<ChannelId>(d.rank());
+  }
+  static NodeId channel_node(ChannelId c) { return c / kDirectionCount; }
+  static Direction channel_direction(ChannelId c) { return Direction(static_cast<int>(c % kDirectionCount)); }
+  // The channel at the other end of the same cable, travelling back.
+  ChannelId reverse_channel(ChannelId c) const;
+
+  // Hops along one dimension between two coordinates on a shortest arc.
+  int ring_distance(int dim, int from, int to) const;
+  // Sum of ring distances over all dimensions: the minimal route length.
+  int distance(NodeId a, NodeId b) const;
+
+  std::string format_coord(const Coord& c) const;  // "1,0,0,0"
+  std::string format_coord(NodeId node) const { return format_coord(coord(node)); }
+  // Parses "1,0,0,0" (declared_dims components). Throws std::invalid_argument.
+  Coord parse_coord(std::string_view text) const;
+  std::string to_string() const;  // "4x2x2x2"
+
+  friend bool operator==(const Torus& a, const Torus& b) {
+    return a.sizes_ == b.sizes_ && a.declared_dims_ == b.declared_dims_;
+  }
+
+ private:
+  std::array<int, kMaxDims> sizes_{};
+  std::array<NodeId, kMaxDims> stride_{};
+  int declared_dims_ = 0;
+  int present_dims_ = 0;
+  NodeId node_count_ = 0;
+};
+
+}  // namespace angara

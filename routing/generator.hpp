@@ -1,0 +1,59 @@
+// The common interface of the routing table generators, after OpenSM's
+// routing engines: one file per generator, a registry by name, and one shared
+// verification pass (routing/verifier.hpp) that every table goes through.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+
+namespace angara {
+
+struct GeneratorOptions {
+  std::uint64_t seed = 1;       // for randomised generators (genetic)
+  int virtual_channels = 1;     // layers a generator may use
+  // Generator-specific settings from the configuration ("population: 100").
+  std::map<std::string, std::string> extra;
+};
+
+// Thrown when a generator cannot route the allocation (e.g. the faults
+// disconnect it, or no deadlock-free route exists under the Angara rules).
+class RoutingError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Generator {
+ public:
+  virtual ~Generator() = default;
+  virtual std::string_view name() const = 0;
+  // Routes every ordered pair of distinct nodes of `allocation` (all alive)
+  // over the live part of `network`.  Must be deterministic for given inputs.
+  virtual RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
+                              const GeneratorOptions& options) const = 0;
+};
+
+struct GeneratorInfo {
+  std::string_view name;
+  std::string_view summary;  // one line, for --help and errors
+  std::unique_ptr<Generator> (*create)();
+};
+
+// All generators, in a fixed order (routing/registry.cpp).
+const std::vector<GeneratorInfo>& generators();
+// nullptr when the name is unknown.
+std::unique_ptr<Generator> make_generator(std::string_view name);
+// "bfs, sssp, ..." for error messages.
+std::string generator_names();
+// The generator used when nothing else is configured.
+std::string_view default_generator_name();
+
+}  // namespace angara

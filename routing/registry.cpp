@@ -1,0 +1,34 @@
+// The registry of routing table generators, after OpenSM's routing_modules
+// table: adding a generator is one file plus one line here.
+#include "routing/generator.hpp"
+
+namespace angara {
+
+std::unique_ptr<Generator> create_bfs_generator();
+
+const std::vector<GeneratorInfo>& generators() {
+  static const std::vector<GeneratorInfo> all = {
+      {"bfs", "breadth-first search in the routing graph (ANSU paper, Algorithms 1-2)",
+       &create_bfs_generator},
+  };
+  return all;
+}
+
+std::unique_ptr<Generator> make_generator(std::string_view name) {
+  for (const GeneratorInfo& info : generators())
+    if (info.name == name) return info.create();
+  return nullptr;
+}
+
+std::string generator_names() {
+  std::string out;
+  for (const GeneratorInfo& info : generators()) {
+    if (!out.empty()) out += ", ";
+    out += info.name;
+  }
+  return out;
+}
+
+std::string_view default_generator_name() { return "bfs"; }
+
+}  // namespace angara

@@ -1,0 +1,146 @@
+// Torus geometry, failures and route rules of shared/angara-model.md.
+#include <stdexcept>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "angara/torus.hpp"
+#include "tests/test_support.hpp"
+
+using namespace angara;
+
+START_TEST(test_desmos_geometry) {
+  const Torus t = Torus::parse("4x2x2x2");
+  ck_assert_int_eq(t.node_count(), 32);
+  ck_assert_int_eq(t.present_dims(), 4);
+  ck_assert_std_str_eq(t.to_string(), "4x2x2x2");
+  const NodeId n = t.id({3, 1, 0, 1});
+  ck_assert_std_str_eq(t.format_coord(n), "3,1,0,1");
+  // +X wraps around the ring of 4.
+  ck_assert_std_str_eq(t.format_coord(t.neighbor(n, Direction::make(0, false))), "0,1,0,1");
+  // Both cables of a size-2 dimension reach the same node.
+  const NodeId a = t.id({0, 0, 0, 0});
+  ck_assert_int_eq(t.neighbor(a, Direction::make(1, false)), t.neighbor(a, Direction::make(1, true)));
+  ck_assert_int_eq(t.distance(a, t.id({2, 1, 1, 0})), 4);
+  ck_assert_int_eq(t.distance(a, t.id({3, 0, 0, 0})), 1);
+}
+END_TEST
+
+START_TEST(test_two_dim_coords) {
+  const Torus t = Torus::parse("4x4");
+  ck_assert_int_eq(t.declared_dims(), 2);
+  ck_assert_int_eq(t.present_dims(), 2);
+  ck_assert_std_str_eq(t.format_coord(t.id({1, 2, 0, 0})), "1,2");
+  ck_assert_int_eq(t.id(t.parse_coord("3,1")), t.id({3, 1, 0, 0}));
+  ck_assert_int_eq(t.channel_slots(), 16 * 8);
+}
+END_TEST
+
+START_TEST(test_bad_torus_text) {
+  bool threw = false;
+  try {
+    Torus::parse("4x2x2x2x2");
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  ck_assert(threw);
+  threw = false;
+  try {
+    Torus::parse("1x1");
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  ck_assert(threw);
+  threw = false;
+  try {
+    Torus::parse("4x2").parse_coord("4,0");
+  } catch (const std::invalid_argument& e) {
+    threw = std::string(e.what()).find("outside") != std::string::npos;
+  }
+  ck_assert(threw);
+}
+END_TEST
+
+START_TEST(test_channel_count_and_failures) {
+  Network net(Torus::parse("4x2x2x2"));
+  // 2 * n_dims_present * |N| channels when nothing has failed.
+  ck_assert_uint_eq(net.live_channel_count(), 2u * 4u * 32u);
+  const Torus& t = net.torus();
+  const NodeId a = t.id({0, 0, 0, 0});
+  // Failing the +Y cable of a size-2 dimension leaves the -Y cable alive.
+  net.fail_link(a, Direction::make(1, false));
+  ck_assert(!net.channel_alive(a, Direction::make(1, false)));
+  ck_assert(!net.channel_alive(t.id({0, 1, 0, 0}), Direction::make(1, true)));
+  ck_assert(net.channel_alive(a, Direction::make(1, true)));
+  ck_assert_uint_eq(net.live_channel_count(), 256u - 2u);
+  // A failed node kills its 8 outgoing and 8 incoming channels.
+  net.fail_node(t.id({2, 0, 0, 0}));
+  ck_assert_uint_eq(net.live_channel_count(), 256u - 2u - 16u);
+  ck_assert(!net.node_alive(t.id({2, 0, 0, 0})));
+}
+END_TEST
+
+START_TEST(test_ring_failures) {
+  Network net(Torus::parse("5x3"));
+  ck_assert_uint_eq(net.live_channel_count(), 2u * 2u * 15u);
+  net.fail_node(net.torus().id({0, 0, 0, 0}));
+  ck_assert_uint_eq(net.live_channel_count(), 60u - 8u);
+}
+END_TEST
+
+START_TEST(test_encodability) {
+  // Pure DOR + direction bit.
+  ck_assert(is_dor_route(parse_hops("+X +X +Y -Z")));
+  ck_assert(!is_dor_route(parse_hops("+Y +X")));
+  ck_assert(!is_dor_route(parse_hops("+X -X")));
+  // The model's example: a positive First Step breaks DOR.
+  ck_assert(is_angara_encodable(parse_hops("+Y +X +X -Z")));
+  // A negative Last Step breaks DOR at the end.
+  ck_assert(is_angara_encodable(parse_hops("+X -Y -X")));
+  // FS and LS together, around a DOR middle.
+  ck_assert(is_angara_encodable(parse_hops("+Z +X -Y -X")));
+  // Two violations in the middle cannot be fixed by FS/LS.
+  ck_assert(!is_angara_encodable(parse_hops("+X +Z +Y -Y +X")));
+  // A negative first hop is not a First Step.
+  ck_assert(!is_angara_encodable(parse_hops("-Y +X +Y -Y +X")));
+  ck_assert(is_angara_encodable({}));
+}
+END_TEST
+
+START_TEST(test_parse_hops_error) {
+  bool threw = false;
+  try {
+    parse_hops("+X +W");
+  } catch (const std::invalid_argument& e) {
+    threw = std::string(e.what()).find("'+W'") != std::string::npos;
+  }
+  ck_assert(threw);
+}
+END_TEST
+
+START_TEST(test_route_table_indexing) {
+  RouteTable table({7, 3, 5, 3});
+  ck_assert_uint_eq(table.size(), 3);
+  ck_assert_uint_eq(table.index_of(5), 1);
+  ck_assert_uint_eq(table.index_of(4), RouteTable::npos);
+  ck_assert(!table.has_route(0, 1));
+  table.route(0, 1).hops = parse_hops("+X");
+  ck_assert(table.has_route(0, 1));
+  table.route(2, 0).layer = 2;
+  ck_assert_uint_eq(table.virtual_channels(), 3);
+}
+END_TEST
+
+int main() {
+  Suite* s = suite_create("model");
+  TCase* tc = tcase_create("core");
+  tcase_add_test(tc, test_desmos_geometry);
+  tcase_add_test(tc, test_two_dim_coords);
+  tcase_add_test(tc, test_bad_torus_text);
+  tcase_add_test(tc, test_channel_count_and_failures);
+  tcase_add_test(tc, test_ring_failures);
+  tcase_add_test(tc, test_encodability);
+  tcase_add_test(tc, test_parse_hops_error);
+  tcase_add_test(tc, test_route_table_indexing);
+  suite_add_tcase(s, tc);
+  return angara_test::run_suite(s);
+}
