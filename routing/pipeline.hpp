@@ -1,0 +1,61 @@
+// compute -> verify -> write: the one path from a configuration and a job's
+// nodes to verified per-router table files.  The admin tool and the SPANK
+// plugin both call this; neither contains routing logic of its own.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "angara/config.hpp"
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "angara/table_file.hpp"
+#include "routing/generator.hpp"
+#include "routing/verifier.hpp"
+
+namespace angara {
+
+// A table failed the independent verifier; nothing was written.
+class VerificationError : public std::runtime_error {
+ public:
+  explicit VerificationError(const VerifyReport& report);
+  const VerifyReport& report() const { return report_; }
+
+ private:
+  VerifyReport report_;
+};
+
+struct JobRequest {
+  std::string job = "default";          // Slurm job id, or "default" for the whole machine
+  std::vector<std::string> node_names;  // the allocation; empty = every live node
+  std::string algorithm;                // empty = the configuration's
+  // Nodes that count as failed routers for this computation on top of the
+  // configuration's (Slurm DOWN/DRAINED nodes).
+  std::vector<std::string> down_nodes;
+  std::string cache_dir;                // empty = no cache
+};
+
+struct JobResult {
+  Network network;
+  RouteTable table;
+  VerifyReport report;
+  std::string algorithm;
+  std::string fingerprint;  // hash of machine, faults, allocation, algorithm, version
+  double seconds = 0;       // generation time (0 when served from the cache)
+  bool from_cache = false;
+};
+
+// Resolves names, applies failures, runs the generator and the verifier.
+// Throws ConfigError/std::invalid_argument for bad input (unknown node name,
+// allocated node down), RoutingError when no table exists, VerificationError
+// when the generator's table breaks a rule.
+JobResult compute_job_routes(const Config& config, const JobRequest& request);
+
+// Writes the tables of the given allocated nodes (all when `only` is empty)
+// into `directory`, each atomically.
+void write_job_tables(const Config& config, const JobResult& result, const std::string& directory,
+                      const std::vector<std::string>& only = {});
+
+}  // namespace angara
