@@ -1,1 +1,211 @@
-int main() { return 0; }
+// angara-route(8): the administrator's tool.  It parses the command line,
+// calls the core library (routing/pipeline.hpp) and reports; no routing logic
+// lives here.
+#include <getopt.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "angara/config.hpp"
+#include "angara/hostlist.hpp"
+#include "angara/route_dump.hpp"
+#include "angara/table_file.hpp"
+#include "config.h"
+#include "routing/generator.hpp"
+#include "routing/pipeline.hpp"
+#include "routing/report.hpp"
+
+namespace {
+
+using namespace angara;
+
+// Exit codes, documented in angara-route(8).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitRejected = 1,   // a table broke a rule: nothing written / verify failed
+  kExitUsage = 2,      // bad command line
+  kExitInput = 3,      // bad configuration, node name, algorithm name
+  kExitNoRoute = 4,    // the faults leave no valid routing
+  kExitIo = 5,         // a table file could not be written or read
+};
+
+const char* const kProgram = "angara-route";
+
+struct CommonOptions {
+  std::string config_path;
+  bool json = false;
+};
+
+int usage_error(const std::string& message) {
+  std::cerr << kProgram << ": " << message << "\nTry '" << kProgram << " --help'.\n";
+  return kExitUsage;
+}
+
+Config load_configuration(const std::string& path) {
+  if (!path.empty()) return load_config(path);
+  if (const char* env = std::getenv("ANGARA_CONFIG"); env && *env) return load_config(env);
+  const std::string system_path = std::string(SYSCONFDIR) + "/angara/angara.yaml";
+  struct stat info {};
+  if (::stat(system_path.c_str(), &info) == 0) return load_config(system_path);
+  return desmos_default_config();
+}
+
+void print_result(const Config& config, const JobResult& result, const ReportContext& context, bool json) {
+  std::cout << (json ? format_report_json(config, result, context) : format_report_text(config, result, context));
+}
+
+int cmd_generate(int argc, char** argv) {
+  CommonOptions common;
+  JobRequest request;
+  std::string nodes, dump_path, output_dir;
+  bool dry_run = false;
+  static const option long_options[] = {
+      {"config", required_argument, nullptr, 'c'},    {"nodes", required_argument, nullptr, 'n'},
+      {"algorithm", required_argument, nullptr, 'a'}, {"dry-run", no_argument, nullptr, 'd'},
+      {"dump-routes", required_argument, nullptr, 'D'}, {"json", no_argument, nullptr, 'j'},
+      {"output", required_argument, nullptr, 'o'},    {"job-name", required_argument, nullptr, 'J'},
+      {"down", required_argument, nullptr, 'x'},      {"cache", required_argument, nullptr, 'C'},
+      {nullptr, 0, nullptr, 0}};
+  int opt;
+  while ((opt = getopt_long(argc, argv, "c:n:a:dD:jo:", long_options, nullptr)) != -1) {
+    switch (opt) {
+      case 'c': common.config_path = optarg; break;
+      case 'n': nodes = optarg; break;
+      case 'a': request.algorithm = optarg; break;
+      case 'd': dry_run = true; break;
+      case 'D': dump_path = optarg; break;
+      case 'j': common.json = true; break;
+      case 'o': output_dir = optarg; break;
+      case 'J': request.job = optarg; break;
+      case 'x': {
+        for (std::string& name : expand_hostlist(optarg)) request.down_nodes.push_back(std::move(name));
+        break;
+      }
+      case 'C': request.cache_dir = optarg; break;
+      default: return usage_error("generate: unknown option");
+    }
+  }
+  if (optind != argc) return usage_error(std::string("generate: unexpected argument '") + argv[optind] + "'");
+
+  const Config config = load_configuration(common.config_path);
+  if (!nodes.empty()) request.node_names = expand_hostlist(nodes);
+  const JobResult result = compute_job_routes(config, request);
+
+  if (!dump_path.empty()) {
+    std::ostringstream dump;
+    write_route_dump(dump, result.network.torus(), result.table);
+    write_file_atomically(dump_path, dump.str());
+  }
+  ReportContext context{"generate", ""};
+  if (dry_run) {
+    context.tables_note = "dry run: nothing written";
+  } else {
+    const std::string directory = output_dir.empty() ? config.table_dir : output_dir;
+    write_job_tables(config, result, directory);
+    context.tables_note = "written to " + directory + " (" + std::to_string(result.table.size()) + " files)";
+  }
+  if (!dump_path.empty()) context.tables_note += "; route dump in " + dump_path;
+  print_result(config, result, context, common.json);
+  return kExitOk;
+}
+
+int cmd_verify(int argc, char** argv) {
+  CommonOptions common;
+  std::string tables;
+  static const option long_options[] = {{"config", required_argument, nullptr, 'c'},
+                                        {"tables", required_argument, nullptr, 't'},
+                                        {"json", no_argument, nullptr, 'j'},
+                                        {nullptr, 0, nullptr, 0}};
+  int opt;
+  while ((opt = getopt_long(argc, argv, "c:t:j", long_options, nullptr)) != -1) {
+    switch (opt) {
+      case 'c': common.config_path = optarg; break;
+      case 't': tables = optarg; break;
+      case 'j': common.json = true; break;
+      default: return usage_error("verify: unknown option");
+    }
+  }
+  if (optind != argc) return usage_error(std::string("verify: unexpected argument '") + argv[optind] + "'");
+  if (tables.empty()) return usage_error("verify: --tables DIR is required");
+  const Config config = load_configuration(common.config_path);
+  const JobResult result = verify_table_directory(config, tables);
+  print_result(config, result, ReportContext{"verify", "read from " + tables}, common.json);
+  return result.report.ok() ? kExitOk : kExitRejected;
+}
+
+struct Subcommand {
+  const char* name;
+  const char* synopsis;
+  int (*run)(int argc, char** argv);
+};
+
+const Subcommand kSubcommands[] = {
+    {"generate",
+     "generate [--config F] [--nodes HOSTLIST] [--algorithm NAME] [--dry-run]\n"
+     "                    [--dump-routes FILE] [--json] [--output DIR] [--down HOSTLIST]\n"
+     "                    [--job-name NAME] [--cache DIR]",
+     &cmd_generate},
+    {"verify", "verify --tables DIR [--config F] [--json]", &cmd_verify},
+};
+
+void print_help() {
+  std::cout << "Usage: " << kProgram << " COMMAND [OPTIONS]\n\n"
+            << "Computes, verifies and installs the routing tables of an Angara torus.\n\nCommands:\n";
+  for (const Subcommand& sub : kSubcommands) std::cout << "  " << sub.synopsis << "\n";
+  std::cout << "\nAlgorithms:\n";
+  for (const GeneratorInfo& info : generators())
+    std::cout << "  " << info.name << (info.name == default_generator_name() ? " (default)" : "") << ": "
+              << info.summary << "\n";
+  std::cout << "\nWithout --config the tool reads $ANGARA_CONFIG, then " << SYSCONFDIR
+            << "/angara/angara.yaml,\nand falls back to the built-in Desmos machine (4x2x2x2, desmos[00-31]).\n"
+            << "Exit status: 0 ok, 1 table rejected by the verifier, 2 usage error,\n"
+            << "3 bad configuration or input, 4 no valid routing exists, 5 table file I/O error.\n"
+            << "See angara-route(8), angara.yaml(5), angara-tables(5).\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage_error("missing command");
+  const std::string command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    print_help();
+    return kExitOk;
+  }
+  if (command == "--version" || command == "-V") {
+    std::cout << kProgram << " " << PACKAGE_VERSION << "\n";
+    return kExitOk;
+  }
+  for (const Subcommand& sub : kSubcommands) {
+    if (command != sub.name) continue;
+    try {
+      return sub.run(argc - 1, argv + 1);
+    } catch (const ConfigError& e) {
+      std::cerr << kProgram << ": " << e.what() << "\n";
+      return kExitInput;
+    } catch (const VerificationError& e) {
+      std::cerr << kProgram << ": " << e.what() << "\nNothing was written.\n";
+      return kExitRejected;
+    } catch (const RoutingError& e) {
+      std::cerr << kProgram << ": no valid routing: " << e.what() << "\nNothing was written.\n";
+      return kExitNoRoute;
+    } catch (const TableFileError& e) {
+      std::cerr << kProgram << ": " << e.what() << "\n";
+      return kExitIo;
+    } catch (const std::invalid_argument& e) {
+      std::cerr << kProgram << ": " << e.what() << "\n";
+      return kExitInput;
+    } catch (const std::exception& e) {
+      std::cerr << kProgram << ": " << e.what() << "\n";
+      return kExitIo;
+    }
+  }
+  return usage_error("unknown command '" + command + "'");
+}

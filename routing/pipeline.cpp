@@ -1,1 +1,190 @@
-// placeholder, filled in by its owner
+#include "routing/pipeline.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "angara/route_dump.hpp"
+#include "config.h"
+
+namespace angara {
+
+namespace {
+
+std::string describe_violations(const VerifyReport& report) {
+  std::string out = "routing table rejected by the verifier (" +
+                    std::to_string(report.violation_count) + " violation(s))";
+  for (const Violation& v : report.violations) out += std::string("; ") + rule_name(v.rule) + ": " + v.message;
+  return out;
+}
+
+// FNV-1a, 64 bit: a stable, dependency-free key for the cache.  Not a
+// security boundary: the cache directory is the administrator's.
+std::string fnv1a_hex(const std::string& text) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char ch : text) {
+    hash ^= ch;
+    hash *= 0x100000001b3ull;
+  }
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash));
+  return buffer;
+}
+
+NodeId resolve_node(const Config& config, const std::string& name, const char* what) {
+  const auto node = config.node_by_name(name);
+  if (!node)
+    throw std::invalid_argument(std::string(what) + " '" + name + "' is not a node of the " +
+                                config.torus.to_string() + " machine described by " + config.source);
+  return *node;
+}
+
+std::optional<RouteTable> load_cached(const std::string& path, const Torus& torus) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  try {
+    return read_route_dump(in, torus, path);
+  } catch (const std::exception&) {
+    return std::nullopt;  // a damaged cache entry is recomputed, never trusted
+  }
+}
+
+}  // namespace
+
+VerificationError::VerificationError(const VerifyReport& report)
+    : std::runtime_error(describe_violations(report)), report_(report) {}
+
+JobResult compute_job_routes(const Config& config, const JobRequest& request) {
+  Network network = config.network();
+  for (const std::string& name : request.down_nodes)
+    network.fail_node(resolve_node(config, name, "down node"));
+
+  std::vector<NodeId> allocation;
+  if (request.node_names.empty()) {
+    for (NodeId node = 0; node < network.torus().node_count(); ++node)
+      if (network.node_alive(node)) allocation.push_back(node);
+  } else {
+    for (const std::string& name : request.node_names) {
+      const NodeId node = resolve_node(config, name, "allocated node");
+      if (!network.node_alive(node))
+        throw std::invalid_argument("allocated node '" + name + "' (" + network.torus().format_coord(node) +
+                                    ") is marked failed or down; its router cannot take part in routing");
+      allocation.push_back(node);
+    }
+  }
+  std::sort(allocation.begin(), allocation.end());
+  allocation.erase(std::unique(allocation.begin(), allocation.end()), allocation.end());
+
+  const std::string algorithm = request.algorithm.empty() ? config.algorithm : request.algorithm;
+  const std::unique_ptr<Generator> generator = make_generator(algorithm);
+  if (!generator)
+    throw std::invalid_argument("unknown routing algorithm '" + algorithm + "' (valid: " + generator_names() + ")");
+
+  GeneratorOptions options;
+  options.seed = config.seed;
+  options.virtual_channels = config.virtual_channels;
+  options.extra = config.algorithm_options;
+
+  // Everything the table depends on goes into the fingerprint.
+  std::ostringstream key;
+  key << PACKAGE_VERSION << '|' << network.torus().to_string() << '|' << network.fault_signature() << '|'
+      << algorithm << '|' << options.seed << '|' << options.virtual_channels << '|';
+  for (const auto& [name, value] : options.extra) key << name << '=' << value << ';';
+  key << '|';
+  for (NodeId node : allocation) key << node << ',';
+
+  JobResult result{network, RouteTable(allocation), {}, request.job, algorithm, fnv1a_hex(key.str()), 0, false};
+
+  const std::string cache_path =
+      request.cache_dir.empty() ? std::string() : request.cache_dir + "/" + result.fingerprint + ".routes";
+  std::optional<RouteTable> cached;
+  if (!cache_path.empty()) cached = load_cached(cache_path, network.torus());
+  if (cached && cached->nodes() == allocation) {
+    result.table = std::move(*cached);
+    result.from_cache = true;
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    result.table = generator->generate(network, allocation, options);
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  result.table.algorithm = algorithm;
+
+  VerifyOptions verify_options;
+  verify_options.max_virtual_channels = config.virtual_channels;
+  result.report = verify(network, result.table, verify_options);
+  if (!result.report.ok()) throw VerificationError(result.report);
+
+  if (!cache_path.empty() && !result.from_cache) {
+    std::ostringstream dump;
+    write_route_dump(dump, network.torus(), result.table);
+    ::mkdir(request.cache_dir.c_str(), 0755);  // the parent is the admin's; one level is created
+    write_file_atomically(cache_path, dump.str());
+  }
+  return result;
+}
+
+void write_job_tables(const Config& config, const JobResult& result, const std::string& directory,
+                      const std::vector<std::string>& only) {
+  const RouteTable& table = result.table;
+  std::vector<std::size_t> sources;
+  if (only.empty()) {
+    for (std::size_t i = 0; i < table.size(); ++i) sources.push_back(i);
+  } else {
+    for (const std::string& name : only) {
+      const std::size_t index = table.index_of(resolve_node(config, name, "node"));
+      if (index == RouteTable::npos)
+        throw std::invalid_argument("node '" + name + "' is not part of the job's allocation");
+      sources.push_back(index);
+    }
+  }
+  for (std::size_t index : sources) {
+    NodeTable node_table = node_table_from(table, index, result.network.torus());
+    node_table.node_name = config.node_name(table.nodes()[index]);
+    node_table.algorithm = result.algorithm;
+    node_table.job = result.job;
+    node_table.fingerprint = result.fingerprint;
+    write_node_table(directory, node_table);
+  }
+}
+
+JobResult verify_table_directory(const Config& config, const std::string& directory) {
+  const std::vector<NodeTable> files = read_table_directory(directory);
+  if (files.empty()) throw TableFileError("no table files (*.rt) in " + directory);
+  const NodeTable& first = files.front();
+  if (!(first.torus == config.torus))
+    throw TableFileError(directory + ": tables are for a " + first.torus.to_string() + " machine, the configuration (" +
+                         config.source + ") describes " + config.torus.to_string());
+  std::vector<NodeId> nodes;
+  for (const NodeTable& file : files) nodes.push_back(file.node);
+  JobResult result{config.network(), RouteTable(nodes), {}, first.job, first.algorithm, first.fingerprint, 0, false};
+  RouteTable& table = result.table;
+  if (table.size() != files.size())
+    throw TableFileError(directory + ": two table files are for the same router");
+  for (const NodeTable& file : files) {
+    const std::string where = directory + "/" + table_file_name(file);
+    if (file.job != first.job || file.fingerprint != first.fingerprint || file.algorithm != first.algorithm)
+      throw TableFileError(where + ": belongs to job " + file.job + " (" + file.algorithm + ", " + file.fingerprint +
+                           "), not to job " + first.job + " like " + table_file_name(first));
+    if (file.entries.size() + 1 != files.size())
+      throw TableFileError(where + ": has " + std::to_string(file.entries.size()) + " destinations, expected " +
+                           std::to_string(files.size() - 1) + " (one per other table file)");
+    const std::size_t src = table.index_of(file.node);
+    for (const TableEntry& entry : file.entries) {
+      const std::size_t dst = table.index_of(entry.destination);
+      if (dst == RouteTable::npos || dst == src)
+        throw TableFileError(where + ": route to " + result.network.torus().format_coord(entry.destination) +
+                             ", which has no table file of its own");
+      table.route(src, dst) = entry.route;
+    }
+  }
+  table.algorithm = first.algorithm;
+  VerifyOptions options;
+  options.max_virtual_channels = config.virtual_channels;
+  result.report = verify(result.network, table, options);
+  return result;
+}
+
+}  // namespace angara

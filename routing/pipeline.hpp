@@ -41,6 +41,7 @@ struct JobResult {
   Network network;
   RouteTable table;
   VerifyReport report;
+  std::string job;
   std::string algorithm;
   std::string fingerprint;  // hash of machine, faults, allocation, algorithm, version
   double seconds = 0;       // generation time (0 when served from the cache)
@@ -57,5 +58,11 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request);
 // into `directory`, each atomically.
 void write_job_tables(const Config& config, const JobResult& result, const std::string& directory,
                       const std::vector<std::string>& only = {});
+
+// Re-reads every table file of `directory` (one job's tables), checks they
+// belong together (same machine, job, fingerprint, node set) and verifies them
+// as a whole.  The result's report says whether they pass; throws
+// TableFileError for an unreadable, torn or inconsistent set.
+JobResult verify_table_directory(const Config& config, const std::string& directory);
 
 }  // namespace angara

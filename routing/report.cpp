@@ -1,0 +1,141 @@
+#include "routing/report.hpp"
+
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "angara/hostlist.hpp"
+#include "config.h"
+
+namespace angara {
+
+namespace {
+
+std::string fixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+std::string node_list(const Config& config, const RouteTable& table) {
+  std::vector<std::string> names;
+  names.reserve(table.size());
+  for (NodeId node : table.nodes()) names.push_back(config.node_name(node));
+  return compress_hostlist(names);
+}
+
+std::string failures_text(const Network& network) {
+  if (network.failed_nodes().empty() && network.failed_links().empty()) return "none";
+  return std::to_string(network.failed_nodes().size()) + " node(s), " +
+         std::to_string(network.failed_links().size()) + " link(s): " + network.fault_signature();
+}
+
+std::string verdict_text(const VerifyReport& report) {
+  if (!report.ok()) return "FAILED: " + std::string(rule_name(report.violations.front().rule));
+  return "OK: complete, walkable, Angara-encodable, deadlock-free";
+}
+
+}  // namespace
+
+std::string json_quote(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char ch : text) {
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (ch < 0x20) {
+          char buffer[8];
+          std::snprintf(buffer, sizeof buffer, "\\u%04x", ch);
+          out += buffer;
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string format_report_text(const Config& config, const JobResult& result, const ReportContext& context) {
+  const Metrics& m = result.report.metrics;
+  const Torus& torus = result.network.torus();
+  std::ostringstream out;
+  out << "angara-route " << PACKAGE_VERSION << " " << context.command << "\n";
+  out << "  machine      " << torus.to_string() << " torus, " << torus.node_count() << " nodes, "
+      << result.network.live_channel_count() << " live channels (" << config.source << ")\n";
+  out << "  failures     " << failures_text(result.network) << "\n";
+  out << "  job          " << result.job << "\n";
+  out << "  nodes        " << node_list(config, result.table) << " (" << result.table.size() << ")\n";
+  out << "  algorithm    " << result.algorithm;
+  if (result.from_cache)
+    out << " (from cache)";
+  else if (context.command == "generate")
+    out << " (" << fixed(result.seconds, 4) << " s)";
+  out << "\n";
+  out << "  routes       " << result.report.routes << " (non-minimal " << result.report.non_minimal << ", FS/LS "
+      << result.report.fs_ls_routes << ", virtual channels " << result.report.virtual_channels << ")\n";
+  out << "  gamma        max " << m.max_gamma << "  min " << m.min_gamma << "  avg " << fixed(m.avg_gamma, 2)
+      << " over " << m.channels << " channels\n";
+  out << "  lower bound  " << m.lower_bound << " (";
+  bool first = true;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    if (!torus.dim_present(dim)) continue;
+    out << (first ? "" : ", ") << dimension_letter(dim) << " " << fixed(m.dim_bound[dim], 2);
+    first = false;
+  }
+  out << ")\n";
+  out << "  sigma(4)     " << fixed(m.sigma4, 3) << "\n";
+  out << "  diameter     " << m.max_hops << " hops (average " << fixed(m.avg_hops, 3) << ")\n";
+  out << "  fingerprint  " << result.fingerprint << "\n";
+  out << "  verdict      " << verdict_text(result.report) << "\n";
+  for (const Violation& v : result.report.violations)
+    out << "    " << rule_name(v.rule) << ": " << v.message << "\n";
+  if (!context.tables_note.empty()) out << "  tables       " << context.tables_note << "\n";
+  return out.str();
+}
+
+std::string format_report_json(const Config& config, const JobResult& result, const ReportContext& context) {
+  const Metrics& m = result.report.metrics;
+  const Torus& torus = result.network.torus();
+  std::ostringstream out;
+  out << "{\"version\":" << json_quote(PACKAGE_VERSION) << ",\"command\":" << json_quote(context.command)
+      << ",\"config\":" << json_quote(config.source) << ",\"machine\":" << json_quote(torus.to_string())
+      << ",\"machine_nodes\":" << torus.node_count() << ",\"live_channels\":" << result.network.live_channel_count()
+      << ",\"failures\":" << json_quote(failures_text(result.network)) << ",\"job\":" << json_quote(result.job)
+      << ",\"nodes\":" << json_quote(node_list(config, result.table)) << ",\"node_count\":" << result.table.size()
+      << ",\"algorithm\":" << json_quote(result.algorithm) << ",\"seconds\":" << fixed(result.seconds, 6)
+      << ",\"from_cache\":" << (result.from_cache ? "true" : "false") << ",\"routes\":" << result.report.routes
+      << ",\"non_minimal\":" << result.report.non_minimal << ",\"fs_ls_routes\":" << result.report.fs_ls_routes
+      << ",\"virtual_channels\":" << result.report.virtual_channels << ",\"gamma_max\":" << m.max_gamma
+      << ",\"gamma_min\":" << m.min_gamma << ",\"gamma_avg\":" << fixed(m.avg_gamma, 4)
+      << ",\"channels\":" << m.channels << ",\"sigma4\":" << fixed(m.sigma4, 4) << ",\"max_hops\":" << m.max_hops
+      << ",\"avg_hops\":" << fixed(m.avg_hops, 4) << ",\"lower_bound\":" << m.lower_bound << ",\"dim_bounds\":{";
+  bool first = true;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    if (!torus.dim_present(dim)) continue;
+    out << (first ? "" : ",") << json_quote(std::string(1, dimension_letter(dim))) << ":"
+        << fixed(m.dim_bound[dim], 4);
+    first = false;
+  }
+  out << "},\"fingerprint\":" << json_quote(result.fingerprint) << ",\"ok\":" << (result.report.ok() ? "true" : "false")
+      << ",\"violations\":[";
+  for (std::size_t i = 0; i < result.report.violations.size(); ++i) {
+    const Violation& v = result.report.violations[i];
+    out << (i ? "," : "") << "{\"rule\":" << json_quote(rule_name(v.rule)) << ",\"message\":" << json_quote(v.message)
+        << "}";
+  }
+  out << "],\"tables\":" << json_quote(context.tables_note) << "}\n";
+  return out.str();
+}
+
+std::string format_report_line(const JobResult& result) {
+  const Metrics& m = result.report.metrics;
+  return "job " + result.job + ": " + result.algorithm + " on " + std::to_string(result.table.size()) +
+         " nodes, max gamma " + std::to_string(m.max_gamma) + " (bound " + std::to_string(m.lower_bound) +
+         "), diameter " + std::to_string(m.max_hops) + ", " + (result.report.ok() ? "verified" : "REJECTED") +
+         (result.from_cache ? ", from cache" : ", computed in " + fixed(result.seconds, 3) + " s");
+}
+
+}  // namespace angara

@@ -1,0 +1,25 @@
+// Human and JSON renderings of a job's routing result, shared by the admin
+// tool and the SPANK plugin's log lines.
+#pragma once
+
+#include <string>
+
+#include "angara/config.hpp"
+#include "routing/pipeline.hpp"
+
+namespace angara {
+
+struct ReportContext {
+  std::string command;        // "generate", "verify"
+  std::string tables_note;    // "written to DIR (N files)" / "dry run: nothing written"
+};
+
+std::string format_report_text(const Config& config, const JobResult& result, const ReportContext& context);
+std::string format_report_json(const Config& config, const JobResult& result, const ReportContext& context);
+// One line for logs: "job 12: bfs on 8 nodes, max gamma 6 (bound 4), verified in 0.01 s".
+std::string format_report_line(const JobResult& result);
+
+// JSON string literal with escapes.
+std::string json_quote(const std::string& text);
+
+}  // namespace angara

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# End-to-end tests of the admin tool: reports, dumps checked by the
+# independent Python checker, written tables re-verified, torn tables and bad
+# input rejected with their exit codes.
+set -u
+tool="$TOP_BUILDDIR/plugin/angara-route"
+data="$TEST_DATA_DIR"
+checker="$TEST_DATA_DIR/../tools/check_dump.py"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+not_ok() { failed=$((failed + 1)); echo "not ok - $1"; }
+expect() {  # expect NAME EXIT_CODE command...
+  local name="$1" want="$2"
+  shift 2
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" -eq "$want" ]; then ok "$name"; else
+    not_ok "$name (exit $got, wanted $want)"
+    sed 's/^/    /' "$work/out" "$work/err" | head -20
+  fi
+}
+contains() {  # contains NAME FILE TEXT
+  if grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1: '$3' not in output"; sed 's/^/    /' "$2" | head -20; fi
+}
+
+# The built-in Desmos default: report, dump, independent check.
+expect "default dry run" 0 "$tool" generate --dry-run --dump-routes "$work/desmos.dump"
+contains "default report names the machine" "$work/out" "4x2x2x2 torus, 32 nodes, 256 live channels"
+contains "default report has the verdict" "$work/out" "verdict      OK"
+contains "default report has the bound" "$work/out" "lower bound  16"
+contains "dry run says nothing written" "$work/out" "dry run: nothing written"
+lines=$(grep -vc '^#' "$work/desmos.dump")
+[ "$lines" -eq 992 ] && ok "dump has 32*31 routes" || not_ok "dump has $lines routes, wanted 992"
+expect "independent checker accepts the Desmos dump" 0 python3 "$checker" "$work/desmos.dump"
+
+for torus in 4x4 3x3x3 4x4x4; do
+  expect "$torus dump generated" 0 "$tool" generate --config "$data/torus_$torus.yaml" --dry-run \
+    --dump-routes "$work/$torus.dump"
+  expect "$torus dump passes the independent checker" 0 python3 "$checker" "$work/$torus.dump"
+done
+
+# Every algorithm on the default, checked independently.
+for algorithm in $("$tool" --help | sed -n 's/^  \([a-z0-9_-]*\)\( (default)\)\?: .*/\1/p'); do
+  expect "$algorithm on Desmos" 0 "$tool" generate --algorithm "$algorithm" --dry-run --dump-routes "$work/$algorithm.dump"
+  expect "$algorithm dump passes the independent checker" 0 python3 "$checker" "$work/$algorithm.dump"
+done
+
+# Failures: routes go around a failed router and a failed cable.
+expect "faulty Desmos routed" 0 "$tool" generate --config "$data/desmos_faulty.yaml" --dry-run \
+  --dump-routes "$work/faulty.dump"
+contains "faulty report lists the failures" "$work/out" "1 node(s), 1 link(s)"
+expect "faulty dump avoids the failures" 0 python3 "$checker" "$work/faulty.dump" \
+  --failed-node 1,1,0,0 --failed-link "0,0,0,0 +X" --allow-non-minimal
+
+# Written tables, re-read and verified as a whole.
+expect "write 8-node tables" 0 "$tool" generate --nodes 'desmos[00-07]' --output "$work/tables" --job-name 42
+n=$(ls "$work/tables"/*.rt | wc -l)
+[ "$n" -eq 8 ] && ok "one table per node" || not_ok "$n table files, wanted 8"
+[ -z "$(ls -A "$work/tables" | grep -v '\.rt$')" ] && ok "no temporary left behind" || not_ok "stray files in table dir"
+expect "verify written tables" 0 "$tool" verify --tables "$work/tables"
+contains "verify report" "$work/out" "verdict      OK"
+expect "verify --json" 0 "$tool" verify --tables "$work/tables" --json
+contains "json ok field" "$work/out" '"ok":true'
+head -c 300 "$work/tables/desmos03.rt" > "$work/torn" && cp "$work/torn" "$work/tables/desmos03.rt"
+expect "torn table rejected" 5 "$tool" verify --tables "$work/tables"
+contains "torn table message names the file" "$work/err" "desmos03.rt"
+
+# Bad input.
+expect "unknown algorithm" 3 "$tool" generate --algorithm nosuch --dry-run
+contains "unknown algorithm lists the valid ones" "$work/err" "valid: bfs"
+expect "unknown node" 3 "$tool" generate --nodes 'desmos[30-33]' --dry-run
+contains "unknown node named" "$work/err" "'desmos32'"
+printf 'machine:\n  torus: 4x4\n  nodes: n[00-15]\nrouting:\n  algoritm: bfs\n' > "$work/bad.yaml"
+expect "bad config key" 3 "$tool" generate --config "$work/bad.yaml" --dry-run
+contains "bad config position" "$work/err" "bad.yaml:5:3:"
+expect "missing config" 3 "$tool" generate --config "$work/none.yaml" --dry-run
+expect "usage error" 2 "$tool" generate --bogus
+expect "version" 0 "$tool" --version
+contains "version text" "$work/out" "angara-route 0."
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Set-up for a fresh Debian 12 machine: installs the packages the project
+# needs, builds it out of tree in ./build, and then either runs the main job
+# on the built-in Desmos machine ("run") or every test ("test").
+#
+#   tools/setup.sh run    # install, build, print the Desmos routing report
+#   tools/setup.sh test   # install, build, make check (unit + live Slurm cluster) and distcheck
+set -euo pipefail
+
+mode="${1:-run}"
+top="$(cd "$(dirname "$0")/.." && pwd)"
+build="${BUILD_DIR:-$top/build}"
+
+packages=(
+  build-essential autoconf automake libtool pkg-config
+  libyaml-dev check libhwloc-dev
+  libslurm-dev slurmctld slurmd slurm-client munge
+  man-db groff-base
+)
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+install_packages() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    as_root apt-get update -q
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+}
+
+build_tree() {
+  (cd "$top" && autoreconf -fi >/dev/null)
+  mkdir -p "$build"
+  cd "$build"
+  [ -f Makefile ] || "$top/configure" -q
+  make -j"$(nproc)" >/dev/null
+}
+
+install_packages
+build_tree
+
+case "$mode" in
+  run)
+    "$build/plugin/angara-route" generate --dry-run
+    ;;
+  test)
+    cd "$build"
+    make -j"$(nproc)" check || { cat tests/test-suite.log 2>/dev/null; exit 1; }
+    if [ "${SKIP_DISTCHECK:-0}" != 1 ]; then
+      make -j"$(nproc)" distcheck >/dev/null
+      echo "setup: make distcheck passed"
+    fi
+    ;;
+  *)
+    echo "usage: tools/setup.sh run|test" >&2
+    exit 2
+    ;;
+esac
