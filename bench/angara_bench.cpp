@@ -1,1 +1,351 @@
-int main() { return 0; }  // placeholder: the quality benchmark comes with the generators issue
+// angara-bench: the quality benchmark of issue 3, a program (not a test).
+// It sweeps the ANSU paper's machine set (section 5.1), routes whole-machine,
+// half-block and random-half allocations with every generator, verifies every
+// table, and prints figures and ratios to BFS measured in the same run, the
+// Desmos table next to the paper's Table 2, and the congestion of the
+// paper's traffic patterns (section 5.2).
+#include <hwloc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "routing/generator.hpp"
+#include "routing/patterns.hpp"
+#include "routing/verifier.hpp"
+
+namespace {
+
+using namespace angara;
+
+struct Options {
+  std::vector<int> dims = {2, 3, 4};
+  int min_size = 2, max_size = 8;
+  NodeId max_nodes = 432;
+  NodeId genetic_max_nodes = 64;  // the paper: genetic is too slow for practice
+  std::vector<std::string> algorithms;
+  bool desmos = true, sweep = true;
+  std::string csv_path;
+  std::uint64_t seed = 1;
+};
+
+struct Row {
+  std::string machine, allocation, algorithm;
+  int dims = 0;
+  std::size_t nodes = 0;
+  bool ran = false, ok = false;
+  std::uint64_t max_gamma = 0, min_gamma = 0, bound = 0;
+  double sigma4 = 0, seconds = 0;
+  int max_hops = 0;
+  std::size_t non_minimal = 0;
+  std::string error;
+};
+
+void print_host() {
+  hwloc_topology_t topology;
+  if (hwloc_topology_init(&topology) != 0 || hwloc_topology_load(topology) != 0) return;
+  const int cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
+  const int pus = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU);
+  hwloc_obj_t root = hwloc_get_root_obj(topology);
+  const char* cpu = hwloc_obj_get_info_by_name(hwloc_get_obj_by_type(topology, HWLOC_OBJ_PACKAGE, 0), "CPUModel");
+  std::printf("host: %s, %d cores, %d hardware threads, %.1f GiB (hwloc)\n", cpu ? cpu : "unknown CPU", cores, pus,
+              static_cast<double>(root->total_memory) / (1024.0 * 1024.0 * 1024.0));
+  hwloc_topology_destroy(topology);
+}
+
+std::vector<NodeId> block(const Torus& torus, const std::array<int, kMaxDims>& extent) {
+  std::vector<NodeId> nodes;
+  for (NodeId node = 0; node < torus.node_count(); ++node) {
+    const Coord c = torus.coord(node);
+    bool inside = true;
+    for (int dim = 0; dim < kMaxDims; ++dim) inside = inside && c[dim] < extent[dim];
+    if (inside) nodes.push_back(node);
+  }
+  return nodes;
+}
+
+std::vector<NodeId> whole(const Torus& torus) { return block(torus, torus.sizes()); }
+
+// About half the machine as one compact block: the largest dimension cut to
+// ceil(d/2).
+std::vector<NodeId> half_block(const Torus& torus) {
+  auto extent = torus.sizes();
+  int largest = 0;
+  for (int dim = 1; dim < kMaxDims; ++dim)
+    if (extent[dim] > extent[largest]) largest = dim;
+  extent[largest] = (extent[largest] + 1) / 2;
+  return block(torus, extent);
+}
+
+std::vector<NodeId> random_half(const Torus& torus, std::uint64_t seed) {
+  std::vector<NodeId> nodes = whole(torus);
+  std::mt19937_64 rng(seed ^ (static_cast<std::uint64_t>(torus.node_count()) * 0x9E3779B97F4A7C15ull) ^
+                      std::hash<std::string>{}(torus.to_string()));
+  std::shuffle(nodes.begin(), nodes.end(), rng);
+  nodes.resize(std::max<std::size_t>(2, nodes.size() / 2));
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+Row run_one(const Network& network, const std::vector<NodeId>& allocation, const std::string& algorithm,
+            const std::string& allocation_name, const Options& options, RouteTable* keep = nullptr) {
+  Row row;
+  row.machine = network.torus().to_string();
+  row.dims = network.torus().present_dims();
+  row.allocation = allocation_name;
+  row.algorithm = algorithm;
+  row.nodes = allocation.size();
+  if (algorithm == "genetic" && allocation.size() > options.genetic_max_nodes) return row;
+  GeneratorOptions generator_options;
+  generator_options.seed = options.seed;
+  try {
+    const auto generator = make_generator(algorithm);
+    const auto start = std::chrono::steady_clock::now();
+    RouteTable table = generator->generate(network, allocation, generator_options);
+    row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const VerifyReport report = verify(network, table);
+    row.ran = true;
+    row.ok = report.ok();
+    row.max_gamma = report.metrics.max_gamma;
+    row.min_gamma = report.metrics.min_gamma;
+    row.bound = report.metrics.lower_bound;
+    row.sigma4 = report.metrics.sigma4;
+    row.max_hops = report.metrics.max_hops;
+    row.non_minimal = report.non_minimal;
+    if (!report.ok()) row.error = report.violations.front().message;
+    if (keep) *keep = std::move(table);
+  } catch (const std::exception& e) {
+    row.ran = true;
+    row.error = e.what();
+  }
+  return row;
+}
+
+void desmos_table(const Options& options) {
+  const Network network(Torus::parse("4x2x2x2"));
+  const Torus& torus = network.torus();
+  struct Paper { int max_gamma, min_gamma; double sigma4; int max_d; };
+  const std::map<std::string, std::vector<Paper>> paper = {
+      {"bfs", {{1, 1, 0, 1}, {2, 2, 0, 2}, {6, 2, 1.429, 3}, {18, 3, 4.341, 4}, {48, 3, 12.254, 5}}},
+      {"genetic", {{1, 1, 0, 1}, {2, 2, 0, 2}, {4, 4, 0, 3}, {11, 5, 1.745, 4}, {27, 8, 6.274, 5}}},
+      {"sssp", {{1, 1, 0, 1}, {2, 2, 0, 2}, {5, 3, 0.707, 3}, {12, 3, 2.319, 4}, {28, 8, 6.298, 5}}},
+  };
+  const std::vector<std::pair<std::string, std::array<int, kMaxDims>>> blocks = {
+      {"2 (2 along X)", {2, 1, 1, 1}}, {"4 (X ring)", {4, 1, 1, 1}}, {"8 (4x2)", {4, 2, 1, 1}},
+      {"16 (4x2x2)", {4, 2, 2, 1}},    {"32 (whole)", {4, 2, 2, 2}}};
+  std::printf("\n== Desmos 4x2x2x2: every generator against the ANSU paper's Table 2 ==\n");
+  std::printf("%-10s %-14s %5s %5s %8s %4s %6s %9s | %-24s\n", "algorithm", "nodes", "maxG", "minG", "sigma4",
+              "maxD", "bound", "seconds", "paper maxG/minG/sigma4/D");
+  std::map<std::string, RouteTable> whole_tables;
+  for (const std::string& algorithm : options.algorithms) {
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      RouteTable table;
+      const Row row = run_one(network, block(torus, blocks[b].second), algorithm, blocks[b].first, options, &table);
+      std::string reference = "-";
+      if (auto it = paper.find(algorithm); it != paper.end()) {
+        const Paper& p = it->second[b];
+        char buffer[64];
+        std::snprintf(buffer, sizeof buffer, "%d/%d/%.3f/%d", p.max_gamma, p.min_gamma, p.sigma4, p.max_d);
+        reference = buffer;
+      }
+      std::printf("%-10s %-14s %5llu %5llu %8.3f %4d %6llu %9.4f | %-24s %s\n", algorithm.c_str(),
+                  blocks[b].first.c_str(), static_cast<unsigned long long>(row.max_gamma),
+                  static_cast<unsigned long long>(row.min_gamma), row.sigma4, row.max_hops,
+                  static_cast<unsigned long long>(row.bound), row.seconds, reference.c_str(),
+                  row.ok ? "" : ("REJECTED " + row.error).c_str());
+      if (b + 1 == blocks.size() && row.ok) whole_tables[algorithm] = std::move(table);
+    }
+  }
+  std::printf("\n== Desmos 32 nodes: most flows sharing one channel per traffic pattern ==\n");
+  std::printf("%-10s", "algorithm");
+  const auto names = standard_patterns(torus, whole_tables.begin()->second);
+  for (const TrafficPattern& p : names) std::printf(" %10s", p.name.c_str());
+  std::printf("\n");
+  for (const auto& [algorithm, table] : whole_tables) {
+    std::printf("%-10s", algorithm.c_str());
+    for (const TrafficPattern& pattern : standard_patterns(torus, table))
+      std::printf(" %10llu",
+                  static_cast<unsigned long long>(measure_congestion(torus, table, pattern).max_flows_per_channel));
+    std::printf("\n");
+  }
+}
+
+std::vector<Torus> machine_set(const Options& options) {
+  std::vector<Torus> set;
+  for (int dims : options.dims) {
+    std::array<int, kMaxDims> sizes{1, 1, 1, 1};
+    for (int d = 0; d < dims; ++d) sizes[d] = options.min_size;
+    while (true) {
+      NodeId nodes = 1;
+      for (int d = 0; d < dims; ++d) nodes *= static_cast<NodeId>(sizes[d]);
+      if (nodes <= options.max_nodes) set.emplace_back(sizes, dims);
+      int d = dims - 1;
+      while (d >= 0 && sizes[d] == options.max_size) sizes[d--] = options.min_size;
+      if (d < 0) break;
+      ++sizes[d];
+    }
+  }
+  return set;
+}
+
+void sweep(const Options& options) {
+  const std::vector<Torus> set = machine_set(options);
+  std::printf("\n== Machine set (ANSU section 5.1): %zu machines, sizes %d..%d, <= %u nodes ==\n", set.size(),
+              options.min_size, options.max_size, options.max_nodes);
+  std::FILE* csv = options.csv_path.empty() ? nullptr : std::fopen(options.csv_path.c_str(), "w");
+  if (csv)
+    std::fprintf(csv, "machine,dims,allocation,nodes,algorithm,ok,max_gamma,min_gamma,bound,sigma4,max_hops,"
+                      "non_minimal,seconds,error\n");
+  std::vector<Row> rows;
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t done = 0;
+  for (const Torus& torus : set) {
+    const Network network(torus);
+    const std::vector<std::pair<std::string, std::vector<NodeId>>> allocations = {
+        {"whole", whole(torus)}, {"half-block", half_block(torus)}, {"random-half", random_half(torus, options.seed)}};
+    for (const auto& [name, nodes] : allocations) {
+      if (nodes.size() < 2) continue;
+      for (const std::string& algorithm : options.algorithms) {
+        Row row = run_one(network, nodes, algorithm, name, options);
+        if (csv && row.ran)
+          std::fprintf(csv, "%s,%d,%s,%zu,%s,%d,%llu,%llu,%llu,%.4f,%d,%zu,%.6f,\"%s\"\n", row.machine.c_str(),
+                       row.dims, name.c_str(), row.nodes, algorithm.c_str(), row.ok ? 1 : 0,
+                       static_cast<unsigned long long>(row.max_gamma), static_cast<unsigned long long>(row.min_gamma),
+                       static_cast<unsigned long long>(row.bound), row.sigma4, row.max_hops, row.non_minimal,
+                       row.seconds, row.error.c_str());
+        rows.push_back(std::move(row));
+      }
+    }
+    if (++done % 100 == 0)
+      std::fprintf(stderr, "  %zu/%zu machines, %.0f s\n", done, set.size(),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  if (csv) std::fclose(csv);
+
+  // Index rows by (machine, allocation, algorithm) to compare with BFS.
+  std::map<std::tuple<std::string, std::string, std::string>, const Row*> index;
+  for (const Row& row : rows) index[{row.machine, row.allocation, row.algorithm}] = &row;
+
+  for (const std::string& allocation : {std::string("whole"), std::string("half-block"), std::string("random-half"),
+                                        std::string("all")}) {
+    std::printf("\n-- allocations: %s --\n", allocation.c_str());
+    std::printf("%-4s %-10s %7s %7s | %6s %6s %6s | %8s %8s %8s | %9s %9s %7s %9s %9s\n", "dims", "algorithm",
+                "tables", "failed", "better", "equal", "worse", "r.better", "r.equal", "r.worse", "sum/bfs",
+                "mean/LB", "at LB", "mean s", "max s");
+    for (int dims : options.dims) {
+      for (const std::string& algorithm : options.algorithms) {
+        std::size_t tables = 0, failed = 0, at_bound = 0;
+        std::size_t count[3] = {0, 0, 0};
+        double sum_gen[3] = {0, 0, 0}, sum_bfs[3] = {0, 0, 0};
+        double total_gen = 0, total_bfs = 0, ratio_to_bound = 0, seconds = 0, max_seconds = 0;
+        for (const Row& row : rows) {
+          if (row.dims != dims || row.algorithm != algorithm || !row.ran) continue;
+          if (allocation != "all" && row.allocation != allocation) continue;
+          ++tables;
+          if (!row.ok) {
+            ++failed;
+            continue;
+          }
+          seconds += row.seconds;
+          max_seconds = std::max(max_seconds, row.seconds);
+          ratio_to_bound += row.bound ? static_cast<double>(row.max_gamma) / static_cast<double>(row.bound) : 1.0;
+          if (row.max_gamma <= row.bound) ++at_bound;
+          auto it = index.find({row.machine, row.allocation, "bfs"});
+          if (it == index.end() || !it->second->ok) continue;
+          const double g = static_cast<double>(row.max_gamma), b = static_cast<double>(it->second->max_gamma);
+          const int group = g < b ? 0 : (g == b ? 1 : 2);
+          ++count[group];
+          sum_gen[group] += g;
+          sum_bfs[group] += b;
+          total_gen += g;
+          total_bfs += b;
+        }
+        if (!tables) continue;
+        const std::size_t good = tables - failed;
+        auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+        std::printf("%-4d %-10s %7zu %7zu | %6zu %6zu %6zu | %8.3f %8.3f %8.3f | %9.3f %9.3f %7zu %9.4f %9.4f\n", dims,
+                    algorithm.c_str(), tables, failed, count[0], count[1], count[2], ratio(sum_gen[0], sum_bfs[0]),
+                    ratio(sum_gen[1], sum_bfs[1]), ratio(sum_gen[2], sum_bfs[2]), ratio(total_gen, total_bfs),
+                    good ? ratio_to_bound / static_cast<double>(good) : 0.0, at_bound,
+                    good ? seconds / static_cast<double>(good) : 0.0, max_seconds);
+      }
+    }
+  }
+  std::printf("\ncolumns: better/equal/worse = tables whose max gamma is below/equal/above BFS's on the same\n"
+              "allocation; r.* = summed max gamma of that group / BFS's (the paper's Figure 5 ratios);\n"
+              "sum/bfs = over all tables; mean/LB = mean of max gamma / per-dimension lower bound;\n"
+              "at LB = tables that reach the bound; seconds = generation time (verification not included).\n");
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: angara-bench [--dims 2,3,4] [--max-size N] [--max-nodes N] [--algorithms a,b]\n"
+               "                    [--genetic-max-nodes N] [--desmos-only | --sweep-only] [--csv FILE] [--seed N]\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  for (const GeneratorInfo& info : generators()) options.algorithms.emplace_back(info.name);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (arg == "--dims") {
+      options.dims.clear();
+      for (const std::string& d : split(value())) options.dims.push_back(std::stoi(d));
+    } else if (arg == "--max-size") {
+      options.max_size = std::stoi(value());
+    } else if (arg == "--max-nodes") {
+      options.max_nodes = static_cast<NodeId>(std::stoul(value()));
+    } else if (arg == "--genetic-max-nodes") {
+      options.genetic_max_nodes = static_cast<NodeId>(std::stoul(value()));
+    } else if (arg == "--algorithms") {
+      options.algorithms = split(value());
+    } else if (arg == "--desmos-only") {
+      options.sweep = false;
+    } else if (arg == "--sweep-only") {
+      options.desmos = false;
+    } else if (arg == "--csv") {
+      options.csv_path = value();
+    } else if (arg == "--seed") {
+      options.seed = std::stoull(value());
+    } else {
+      return usage();
+    }
+  }
+  for (const std::string& algorithm : options.algorithms)
+    if (!make_generator(algorithm)) {
+      std::fprintf(stderr, "angara-bench: unknown algorithm '%s' (valid: %s)\n", algorithm.c_str(),
+                   generator_names().c_str());
+      return 2;
+    }
+  if (std::find(options.algorithms.begin(), options.algorithms.end(), "bfs") == options.algorithms.end())
+    options.algorithms.insert(options.algorithms.begin(), "bfs");  // the baseline of every ratio
+  print_host();
+  if (options.desmos) desmos_table(options);
+  if (options.sweep) sweep(options);
+  return 0;
+}

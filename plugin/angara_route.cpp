@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "angara/table_file.hpp"
 #include "config.h"
 #include "routing/generator.hpp"
+#include "routing/patterns.hpp"
 #include "routing/pipeline.hpp"
 #include "routing/report.hpp"
 
@@ -140,6 +142,64 @@ int cmd_verify(int argc, char** argv) {
   return result.report.ok() ? kExitOk : kExitRejected;
 }
 
+// Congestion of the ANSU paper's traffic patterns under installed tables or a
+// route dump: for each pattern, the most flows that share one channel.
+int cmd_analyze(int argc, char** argv) {
+  CommonOptions common;
+  std::string tables, dump;
+  static const option long_options[] = {{"config", required_argument, nullptr, 'c'},
+                                        {"tables", required_argument, nullptr, 't'},
+                                        {"dump", required_argument, nullptr, 'D'},
+                                        {"json", no_argument, nullptr, 'j'},
+                                        {nullptr, 0, nullptr, 0}};
+  int opt;
+  while ((opt = getopt_long(argc, argv, "c:t:D:j", long_options, nullptr)) != -1) {
+    switch (opt) {
+      case 'c': common.config_path = optarg; break;
+      case 't': tables = optarg; break;
+      case 'D': dump = optarg; break;
+      case 'j': common.json = true; break;
+      default: return usage_error("analyze: unknown option");
+    }
+  }
+  if (optind != argc) return usage_error(std::string("analyze: unexpected argument '") + argv[optind] + "'");
+  if (tables.empty() == dump.empty()) return usage_error("analyze: give exactly one of --tables DIR or --dump FILE");
+  const Config config = load_configuration(common.config_path);
+  RouteTable table;
+  std::string source;
+  if (!tables.empty()) {
+    table = verify_table_directory(config, tables).table;
+    source = tables;
+  } else {
+    std::ifstream in(dump);
+    if (!in) throw TableFileError("cannot open " + dump + ": " + std::strerror(errno));
+    table = read_route_dump(in, config.torus, dump);
+    source = dump;
+  }
+  const Torus& torus = config.torus;
+  std::vector<Congestion> results;
+  for (const TrafficPattern& pattern : standard_patterns(torus, table))
+    results.push_back(measure_congestion(torus, table, pattern));
+  if (common.json) {
+    std::cout << "{\"source\":" << json_quote(source) << ",\"nodes\":" << table.size() << ",\"patterns\":[";
+    for (std::size_t i = 0; i < results.size(); ++i)
+      std::cout << (i ? "," : "") << "{\"name\":" << json_quote(results[i].pattern) << ",\"flows\":"
+                << results[i].flows << ",\"max_flows_per_channel\":" << results[i].max_flows_per_channel
+                << ",\"busiest_channel\":" << json_quote(results[i].busiest_channel) << "}";
+    std::cout << "]}\n";
+  } else {
+    std::cout << "congestion of " << source << " (" << table.size() << " nodes, " << torus.to_string() << ")\n";
+    std::cout << "  pattern     flows  max flows/channel  busiest channel\n";
+    for (const Congestion& c : results) {
+      char line[160];
+      std::snprintf(line, sizeof line, "  %-10s %6zu %18llu  %s\n", c.pattern.c_str(), c.flows,
+                    static_cast<unsigned long long>(c.max_flows_per_channel), c.busiest_channel.c_str());
+      std::cout << line;
+    }
+  }
+  return kExitOk;
+}
+
 struct Subcommand {
   const char* name;
   const char* synopsis;
@@ -153,6 +213,7 @@ const Subcommand kSubcommands[] = {
      "                    [--job-name NAME] [--cache DIR]",
      &cmd_generate},
     {"verify", "verify --tables DIR [--config F] [--json]", &cmd_verify},
+    {"analyze", "analyze --tables DIR | --dump FILE [--config F] [--json]", &cmd_analyze},
 };
 
 void print_help() {
