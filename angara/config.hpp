@@ -13,7 +13,10 @@
 
 namespace angara {
 
-// A configuration error with its position: "FILE:LINE:COLUMN: message".
+// A configuration error with its position: what() is "FILE:LINE:COLUMN:
+// message" with 1-based line and column.  Errors about the file as a whole
+// (it cannot be opened or read) have line and column 0 and what() is
+// "FILE: message".
 class ConfigError : public std::runtime_error {
  public:
   ConfigError(const std::string& file, int line, int column, const std::string& message);
@@ -47,14 +50,20 @@ struct Config {
   // NodeId of a Slurm node name; nullopt if the name is not in the machine.
   std::optional<NodeId> node_by_name(const std::string& name) const;
   const std::string& node_name(NodeId node) const { return node_names.at(node); }
+  // NodeIds of many names at once (a job's allocation), in the order given,
+  // with one hash index instead of a scan per name.  Throws
+  // std::invalid_argument naming the first unknown name.
+  std::vector<NodeId> nodes_by_names(const std::vector<std::string>& names) const;
 };
 
 // Built-in default: the Desmos machine, 4x2x2x2, nodes desmos[00-31] in
 // X-fastest coordinate order, no failures.
 Config desmos_default_config();
 
-// Parses a YAML configuration.  Throws ConfigError with file, line, column
-// and what was expected; unknown keys are errors.
+// Parses a YAML configuration (schema in angara.yaml(5)).  Throws ConfigError
+// with file, line, column and what was expected; unknown keys are errors.
+// load_config reads the file at `path`; parse_config parses `yaml_text` and
+// names it `source_name` in errors and in Config::source.
 Config load_config(const std::string& path);
 Config parse_config(const std::string& yaml_text, const std::string& source_name);
 
