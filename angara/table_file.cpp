@@ -1,1 +1,484 @@
-// placeholder, filled in by its owner
+// Per-router table files, format angara-tables(5).  The file is plain text so
+// an administrator can read it, yet every field is checked on reading: the
+// checksum line catches torn writes and edits, and the hop tokens repeat the
+// header flit so a hand edit of either is caught too.
+#include "angara/table_file.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+namespace angara {
+
+namespace {
+
+constexpr std::string_view kMagic = "# angara-table v1";
+constexpr std::string_view kMagicPrefix = "# angara-table v";
+constexpr std::string_view kChecksumKeyword = "checksum ";
+constexpr std::string_view kChecksumPrefix = "checksum crc32 ";
+constexpr std::string_view kTableSuffix = ".rt";
+
+constexpr std::array<std::uint32_t, 256> make_crc_table() {
+  std::array<std::uint32_t, 256> table{};
+  for (std::uint32_t byte = 0; byte < 256; ++byte) {
+    std::uint32_t crc = byte;
+    for (int bit = 0; bit < 8; ++bit) crc = (crc & 1u) ? (crc >> 1) ^ 0xEDB88320u : crc >> 1;
+    table[byte] = crc;
+  }
+  return table;
+}
+constexpr std::array<std::uint32_t, 256> kCrcTable = make_crc_table();
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::string hex8(std::uint32_t value) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(8, '0');
+  for (int i = 0; i < 8; ++i) out[7 - i] = kDigits[(value >> (4 * i)) & 0xF];
+  return out;
+}
+
+// A header value is one word of printable ASCII; "-" stands for "empty".
+bool is_word(std::string_view value) {
+  if (value.empty()) return false;
+  return std::all_of(value.begin(), value.end(), [](char ch) { return ch > ' ' && ch <= '~'; });
+}
+
+std::string value_word(const std::string& value, const char* field) {
+  if (value.empty()) return "-";
+  if (value == "-" || !is_word(value))
+    throw std::invalid_argument(std::string(field) + " '" + value +
+                                "' must be one word of printable ASCII other than '-'");
+  return value;
+}
+
+NodeId walk(const Torus& torus, NodeId from, const std::vector<Direction>& hops) {
+  for (Direction d : hops) from = torus.neighbor(from, d);
+  return from;
+}
+
+std::string errno_text(int error) { return std::strerror(error); }
+
+// Owns a file descriptor; close() reports the error a destructor cannot.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  // Returns 0 or the errno of a failed close.
+  int close() {
+    const int fd = fd_;
+    fd_ = -1;
+    return ::close(fd) == 0 ? 0 : errno;
+  }
+
+ private:
+  int fd_;
+};
+
+// Unlinks the temporary file unless the rename made it permanent.
+class TemporaryFileGuard {
+ public:
+  explicit TemporaryFileGuard(std::string path) : path_(std::move(path)) {}
+  TemporaryFileGuard(const TemporaryFileGuard&) = delete;
+  TemporaryFileGuard& operator=(const TemporaryFileGuard&) = delete;
+  ~TemporaryFileGuard() {
+    if (armed_) ::unlink(path_.c_str());
+  }
+  void release() { armed_ = false; }
+
+ private:
+  std::string path_;
+  bool armed_ = true;
+};
+
+int write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t written = ::write(fd, bytes.data(), bytes.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(written));
+  }
+  return 0;
+}
+
+int fsync_retrying(int fd) {
+  while (::fsync(fd) != 0) {
+    if (errno != EINTR) return errno;
+  }
+  return 0;
+}
+
+// mkdir -p; returns 0 or errno.
+int make_directories(const std::string& directory) {
+  struct stat info;
+  if (::stat(directory.c_str(), &info) == 0) return S_ISDIR(info.st_mode) ? 0 : ENOTDIR;
+  const std::size_t slash = directory.find_last_of('/');
+  if (slash != std::string::npos && slash > 0) {
+    const int parent = make_directories(directory.substr(0, slash));
+    if (parent != 0) return parent;
+  }
+  if (::mkdir(directory.c_str(), 0755) != 0 && errno != EEXIST) return errno;
+  return 0;
+}
+
+int fsync_directory(const std::string& directory) {
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  FileDescriptor dir(fd);
+  if (const int error = fsync_retrying(dir.get())) return error;
+  return dir.close();
+}
+
+// Reads the body of a table file; every method reports "SOURCE: ...".
+class TableParser {
+ public:
+  TableParser(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+
+  NodeTable parse() {
+    check_magic();
+    const std::string_view body = check_checksum();
+    split_lines(body);
+    NodeTable table;
+    std::size_t line = 1;  // the magic line
+    try {
+      table.torus = Torus::parse(field(++line, "machine", "<sizes like 4x2x2x2>"));
+    } catch (const std::invalid_argument& e) {
+      fail_line(line, e.what());
+    }
+    parse_node_line(++line, table);
+    table.job = word_value(++line, "job", "<job id or default>");
+    table.algorithm = word_value(++line, "algorithm", "<name>");
+    table.fingerprint = word_value(++line, "fingerprint", "<hex>");
+    const std::size_t declared = parse_count(++line);
+    const std::size_t present = lines_.size() - line;
+    if (declared != present)
+      fail("the entries line says " + std::to_string(declared) + " but the file has " +
+           std::to_string(present) + " entry lines");
+    table.entries.reserve(declared);
+    while (line < lines_.size()) parse_entry(++line, table);
+    return table;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& message) const { throw TableFileError(source_ + ": " + message); }
+  [[noreturn]] void fail_line(std::size_t line, const std::string& message) const {
+    fail("line " + std::to_string(line) + ": " + message);
+  }
+  std::string_view line_text(std::size_t line) const { return lines_[line - 1]; }
+  [[noreturn]] void expected(std::size_t line, const std::string& what) const {
+    fail_line(line, "expected '" + what + "', got '" + std::string(line_text(line)) + "'");
+  }
+
+  void check_magic() const {
+    if (text_.empty()) fail("empty file: not an angara table file");
+    const std::string_view first = text_.substr(0, text_.find('\n'));
+    if (first == kMagic) return;
+    if (starts_with(first, kMagicPrefix))
+      fail("unsupported angara-table format version '" + std::string(first.substr(kMagicPrefix.size())) +
+           "' (this reader understands v1)");
+    fail("not an angara table file (the first line is not '" + std::string(kMagic) + "')");
+  }
+
+  // Verifies the final checksum line and returns the bytes it covers.
+  std::string_view check_checksum() const {
+    if (text_.back() != '\n') fail("truncated file: no checksum line");
+    const std::size_t previous_newline = text_.rfind('\n', text_.size() - 2);
+    const std::size_t start = previous_newline == std::string_view::npos ? 0 : previous_newline + 1;
+    const std::string_view last = text_.substr(start, text_.size() - 1 - start);
+    if (!starts_with(last, kChecksumKeyword)) fail("truncated file: no checksum line");
+    const std::string_view digits = last.substr(std::min(last.size(), kChecksumPrefix.size()));
+    const auto is_hex = [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); };
+    if (!starts_with(last, kChecksumPrefix) || digits.size() != 8 ||
+        !std::all_of(digits.begin(), digits.end(), is_hex))
+      fail("the last line must read 'checksum crc32 <8 lowercase hex digits>', got '" + std::string(last) + "'");
+    const std::string_view body = text_.substr(0, start);
+    if (digits != hex8(crc32(body))) fail("checksum mismatch: file is torn or was modified");
+    return body;
+  }
+
+  void split_lines(std::string_view body) {
+    std::size_t pos = 0;
+    while (pos < body.size()) {
+      const std::size_t end = body.find('\n', pos);  // body ends with '\n'
+      lines_.push_back(body.substr(pos, end - pos));
+      pos = end + 1;
+    }
+    if (lines_.size() < 7)
+      fail("missing header lines: only " + std::to_string(lines_.size()) + " lines before the checksum");
+  }
+
+  // "KEY VALUE" with VALUE one word; returns VALUE.
+  std::string_view field(std::size_t line, std::string_view key, const std::string& value_hint) const {
+    const std::string_view text = line_text(line);
+    const std::string_view value = text.substr(std::min(text.size(), key.size() + 1));
+    if (!starts_with(text, key) || text.size() <= key.size() || text[key.size()] != ' ' || !is_word(value))
+      expected(line, std::string(key) + " " + value_hint);
+    return value;
+  }
+
+  std::string word_value(std::size_t line, std::string_view key, const std::string& value_hint) const {
+    const std::string_view value = field(line, key, value_hint);
+    return value == "-" ? std::string() : std::string(value);
+  }
+
+  void parse_node_line(std::size_t line, NodeTable& table) const {
+    const std::string hint = "node <coordinate> <name>";
+    const std::string_view text = line_text(line);
+    if (!starts_with(text, "node ")) expected(line, hint);
+    const std::string_view rest = text.substr(5);
+    const std::size_t space = rest.find(' ');
+    if (space == std::string_view::npos || !is_word(rest.substr(space + 1))) expected(line, hint);
+    try {
+      table.node = table.torus.id(table.torus.parse_coord(rest.substr(0, space)));
+    } catch (const std::invalid_argument& e) {
+      fail_line(line, e.what());
+    }
+    const std::string_view name = rest.substr(space + 1);
+    table.node_name = name == "-" ? std::string() : std::string(name);
+  }
+
+  std::size_t parse_count(std::size_t line) const {
+    const std::string_view value = field(line, "entries", "<number of entry lines>");
+    std::size_t count = 0;
+    for (char ch : value) {
+      if (ch < '0' || ch > '9' || count > (1u << 24)) expected(line, "entries <number of entry lines>");
+      count = count * 10 + static_cast<std::size_t>(ch - '0');
+    }
+    return count;
+  }
+
+  // "DEST HEADER LAYER HOP...": the hops and layer must agree with the header.
+  void parse_entry(std::size_t line, NodeTable& table) const {
+    const std::string hint = "<destination> <32 hex digit header> <layer> <hops>";
+    std::string_view rest = line_text(line);
+    std::string_view tokens[3];
+    for (std::string_view& token : tokens) {
+      const std::size_t space = rest.find(' ');
+      if (space == std::string_view::npos) expected(line, hint);
+      token = rest.substr(0, space);
+      rest.remove_prefix(space + 1);
+    }
+    const Torus& torus = table.torus;
+    TableEntry entry;
+    std::optional<HeaderFlit> header = HeaderFlit::from_hex(std::string(tokens[1]));
+    if (!header) fail_line(line, "expected a header flit of 32 hex digits, got '" + std::string(tokens[1]) + "'");
+    unsigned layer = 0;
+    if (tokens[2].empty() || tokens[2].size() > 3) expected(line, hint);
+    for (char ch : tokens[2]) {
+      if (ch < '0' || ch > '9') expected(line, hint);
+      layer = layer * 10 + static_cast<unsigned>(ch - '0');
+    }
+    NodeId header_destination = kNoNode;
+    try {
+      entry.destination = torus.id(torus.parse_coord(tokens[0]));
+      entry.route.hops = parse_hops(rest);
+      entry.route.layer = static_cast<std::uint8_t>(layer);
+      const Route decoded = decode_route(torus, *header, &header_destination);
+      if (header_destination != entry.destination)
+        fail_line(line, "the header flit is addressed to " + torus.format_coord(header_destination) +
+                            ", not to " + torus.format_coord(entry.destination));
+      if (decoded.layer != layer)
+        fail_line(line, "layer " + std::to_string(layer) + " disagrees with the header flit's virtual channel " +
+                            std::to_string(decoded.layer));
+      if (decoded.hops != entry.route.hops)
+        fail_line(line, "hops '" + entry.route.to_string() + "' disagree with the header flit, which encodes '" +
+                            decoded.to_string() + "'");
+    } catch (const std::invalid_argument& e) {
+      fail_line(line, e.what());
+    }
+    if (entry.destination == table.node) fail_line(line, "an entry for the table's own node");
+    if (!table.entries.empty() && entry.destination <= table.entries.back().destination)
+      fail_line(line, "destinations must be in ascending node order without repeats");
+    const NodeId end = walk(torus, table.node, entry.route.hops);
+    if (end != entry.destination)
+      fail_line(line, "the route '" + entry.route.to_string() + "' from " + torus.format_coord(table.node) +
+                          " ends at " + torus.format_coord(end));
+    table.entries.push_back(std::move(entry));
+  }
+
+  std::string_view text_;
+  const std::string& source_;
+  std::vector<std::string_view> lines_;
+};
+
+}  // namespace
+
+std::uint32_t crc32(std::string_view bytes) {
+  std::uint32_t crc = 0xFFFFFFFFu;
+  for (unsigned char byte : bytes) crc = kCrcTable[(crc ^ byte) & 0xFFu] ^ (crc >> 8);
+  return crc ^ 0xFFFFFFFFu;
+}
+
+NodeTable node_table_from(const RouteTable& table, std::size_t src_index, const Torus& torus) {
+  if (src_index >= table.size())
+    throw std::invalid_argument("allocation index " + std::to_string(src_index) + " is out of range");
+  NodeTable out;
+  out.torus = torus;
+  out.node = table.nodes()[src_index];
+  out.algorithm = table.algorithm;
+  out.entries.reserve(table.size() - 1);
+  // nodes() is sorted, so the entries come out in ascending NodeId.
+  for (std::size_t dst = 0; dst < table.size(); ++dst) {
+    if (dst == src_index) continue;
+    if (!table.has_route(src_index, dst))
+      throw std::invalid_argument("no route from " + torus.format_coord(out.node) + " to " +
+                                  torus.format_coord(table.nodes()[dst]));
+    out.entries.push_back(TableEntry{table.nodes()[dst], table.route(src_index, dst)});
+  }
+  return out;
+}
+
+std::string format_node_table(const NodeTable& table) {
+  const Torus& torus = table.torus;
+  if (table.node >= torus.node_count())
+    throw std::invalid_argument("table node " + std::to_string(table.node) + " is outside the " +
+                                torus.to_string() + " torus");
+  std::string out;
+  out.reserve(160 + table.entries.size() * (48 + 3 * 4));
+  out += kMagic;
+  out += "\nmachine " + torus.to_string();
+  out += "\nnode " + torus.format_coord(table.node) + ' ' + value_word(table.node_name, "node name");
+  out += "\njob " + value_word(table.job, "job");
+  out += "\nalgorithm " + value_word(table.algorithm, "algorithm");
+  out += "\nfingerprint " + value_word(table.fingerprint, "fingerprint");
+  out += "\nentries " + std::to_string(table.entries.size()) + '\n';
+  NodeId previous = kNoNode;
+  for (const TableEntry& entry : table.entries) {
+    if (entry.destination >= torus.node_count() || entry.destination == table.node ||
+        (previous != kNoNode && entry.destination <= previous))
+      throw std::invalid_argument("table entries must be other nodes of the torus in ascending order");
+    previous = entry.destination;
+    const NodeId end = walk(torus, table.node, entry.route.hops);
+    if (end != entry.destination)
+      throw std::invalid_argument("the route '" + entry.route.to_string() + "' from " +
+                                  torus.format_coord(table.node) + " ends at " + torus.format_coord(end) +
+                                  ", not at " + torus.format_coord(entry.destination));
+    out += torus.format_coord(entry.destination);
+    out += ' ';
+    out += encode_route(torus, entry.route, entry.destination).to_hex();
+    out += ' ';
+    out += std::to_string(entry.route.layer);
+    out += ' ';
+    out += entry.route.to_string();
+    out += '\n';
+  }
+  const std::uint32_t checksum = crc32(out);
+  out += kChecksumPrefix;
+  out += hex8(checksum);
+  out += '\n';
+  return out;
+}
+
+NodeTable parse_node_table(const std::string& text, const std::string& source_name) {
+  return TableParser(text, source_name).parse();
+}
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  const auto fail = [&path](int error) -> void {
+    throw TableFileError("cannot write " + path + ": " + errno_text(error));
+  };
+  const std::size_t slash = path.find_last_of('/');
+  const std::string directory = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.empty() || name == "." || name == "..") fail(EISDIR);
+  if (const int error = make_directories(directory)) fail(error);
+
+  const std::string temporary = directory + "/." + name + ".tmp." + std::to_string(::getpid());
+  const int flags = O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC;
+  int fd = ::open(temporary.c_str(), flags, 0644);
+  if (fd < 0 && errno == EEXIST) {
+    // Same pid, so it is the leftover of a dead process: nobody else owns it.
+    ::unlink(temporary.c_str());
+    fd = ::open(temporary.c_str(), flags, 0644);
+  }
+  if (fd < 0) fail(errno);
+  TemporaryFileGuard guard(temporary);
+  FileDescriptor file(fd);
+  if (const int error = write_all(file.get(), contents)) fail(error);
+  if (const int error = fsync_retrying(file.get())) fail(error);
+  if (const int error = file.close()) fail(error);
+  if (::rename(temporary.c_str(), path.c_str()) != 0) fail(errno);
+  guard.release();
+  // Make the rename itself durable.
+  if (const int error = fsync_directory(directory)) fail(error);
+}
+
+std::string table_file_name(const NodeTable& table) {
+  if (table.node_name.empty()) {
+    std::string coordinate = table.torus.format_coord(table.node);
+    std::replace(coordinate.begin(), coordinate.end(), ',', '_');
+    return coordinate + std::string(kTableSuffix);
+  }
+  // Readers skip dot files (temporaries), so such a name would be lost.
+  if (table.node_name.find('/') != std::string::npos || table.node_name.front() == '.')
+    throw std::invalid_argument("node name '" + table.node_name + "' cannot be used as a file name");
+  return table.node_name + std::string(kTableSuffix);
+}
+
+void write_node_table(const std::string& directory, const NodeTable& table) {
+  write_file_atomically(directory + "/" + table_file_name(table), format_node_table(table));
+}
+
+NodeTable read_node_table(const std::string& path) {
+  const auto fail = [&path](int error) -> void {
+    throw TableFileError("cannot read " + path + ": " + errno_text(error));
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(errno);
+  FileDescriptor file(fd);
+  std::string text;
+  char buffer[16384];
+  while (true) {
+    const ssize_t got = ::read(file.get(), buffer, sizeof buffer);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      fail(errno);
+    }
+    if (got == 0) break;
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
+  return parse_node_table(text, path);
+}
+
+std::vector<NodeTable> read_table_directory(const std::string& directory) {
+  struct DirectoryCloser {
+    void operator()(DIR* dir) const { ::closedir(dir); }
+  };
+  const std::unique_ptr<DIR, DirectoryCloser> dir(::opendir(directory.c_str()));
+  if (!dir) throw TableFileError("cannot read directory " + directory + ": " + errno_text(errno));
+  std::vector<std::string> names;
+  errno = 0;
+  while (const dirent* entry = ::readdir(dir.get())) {
+    const std::string_view name = entry->d_name;
+    // Dot files are temporaries of a write in progress (or "." and "..").
+    if (name.front() == '.' || !ends_with(name, kTableSuffix) || name.size() == kTableSuffix.size()) continue;
+    names.emplace_back(name);
+  }
+  if (errno != 0) throw TableFileError("cannot read directory " + directory + ": " + errno_text(errno));
+  std::sort(names.begin(), names.end());
+  std::vector<NodeTable> tables;
+  tables.reserve(names.size());
+  for (const std::string& name : names) tables.push_back(read_node_table(directory + "/" + name));
+  return tables;
+}
+
+}  // namespace angara

@@ -4,8 +4,10 @@
 // reader rejects a torn or foreign file.  Format: angara-tables(5).
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "angara/route.hpp"
@@ -33,11 +35,22 @@ struct NodeTable {
   std::vector<TableEntry> entries;  // one per destination, ascending NodeId
 };
 
-// The tables of one allocation, one NodeTable per allocated node.
+// The tables of one allocation, one NodeTable per allocated node: the table
+// of allocation index `src_index`, one entry per other allocated node.  Sets
+// torus, node, algorithm (from the RouteTable) and entries; the caller fills
+// in node_name, job and fingerprint.  Throws std::invalid_argument for a
+// missing route.
 NodeTable node_table_from(const RouteTable& table, std::size_t src_index, const Torus& torus);
 
+// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320, as zlib's crc32) that
+// closes every table file.
+std::uint32_t crc32(std::string_view bytes);
+
 // Serialises / parses the file format.  parse throws TableFileError saying
-// what is wrong (bad magic, version, checksum, truncated, line N: ...).
+// what is wrong (bad magic, version, checksum, truncated, line N: ...),
+// prefixed by "SOURCE_NAME: ".  format throws std::invalid_argument for a
+// table it cannot write faithfully (a route that is not encodable or does not
+// lead to its destination, destinations out of order, a name with spaces).
 std::string format_node_table(const NodeTable& table);
 NodeTable parse_node_table(const std::string& text, const std::string& source_name);
 
