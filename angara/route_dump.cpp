@@ -1,1 +1,185 @@
-// placeholder, filled in by its owner
+// The route dump (shared/angara-model.md, "Route dump format"): plain text,
+// one route per line, so that any tool can check a table independently.
+#include "angara/route_dump.hpp"
+
+#include <istream>
+#include <ostream>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace angara {
+
+namespace {
+
+constexpr const char* kMagic = "angara-routes";
+constexpr const char* kVersion = "v1";
+
+std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> fields;
+  std::size_t pos = 0;
+  while (pos < line.size()) {
+    const std::size_t start = line.find_first_not_of(" \t", pos);
+    if (start == std::string_view::npos) break;
+    std::size_t end = line.find_first_of(" \t", start);
+    if (end == std::string_view::npos) end = line.size();
+    fields.push_back(line.substr(start, end - start));
+    pos = end;
+  }
+  return fields;
+}
+
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+class DumpReader {
+ public:
+  DumpReader(std::istream& in, const Torus& torus, const std::string& source_name)
+      : in_(in), torus_(torus), source_name_(source_name) {}
+
+  RouteTable read() {
+    read_header();
+    std::string line;
+    while (next_line(line)) {
+      const std::size_t first = line.find_first_not_of(" \t");
+      if (first == std::string::npos || line[first] == '#') continue;
+      read_route(line);
+    }
+    std::vector<NodeId> nodes;
+    nodes.reserve(routes_.size());
+    for (const Entry& entry : routes_) {
+      nodes.push_back(entry.src);
+      nodes.push_back(entry.dst);
+    }
+    RouteTable table(std::move(nodes));
+    table.algorithm = algorithm_;
+    for (Entry& entry : routes_)
+      table.route(table.index_of(entry.src), table.index_of(entry.dst)) = std::move(entry.route);
+    return table;
+  }
+
+ private:
+  struct Entry {
+    NodeId src;
+    NodeId dst;
+    Route route;
+  };
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::runtime_error(source_name_ + ":" + std::to_string(line_number_) + ": " + what);
+  }
+
+  bool next_line(std::string& line) {
+    if (!std::getline(in_, line)) return false;
+    ++line_number_;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
+  }
+
+  std::string expected_header() const {
+    return std::string("# ") + kMagic + " " + kVersion + " dims=" + torus_.to_string() + " algorithm=NAME";
+  }
+
+  void read_header() {
+    std::string line;
+    if (!next_line(line)) {
+      line_number_ = 1;
+      fail("expected the header '" + expected_header() + "', got an empty file");
+    }
+    const auto fields = split_fields(line);
+    if (fields.size() != 5 || fields[0] != "#" || fields[1] != kMagic || !starts_with(fields[3], "dims=") ||
+        !starts_with(fields[4], "algorithm="))
+      fail("expected the header '" + expected_header() + "', got '" + line + "'");
+    if (fields[2] != kVersion)
+      fail(std::string("expected format version ") + kVersion + ", got '" + std::string(fields[2]) + "'");
+    if (fields[3].substr(5) != torus_.to_string())
+      fail("expected dims=" + torus_.to_string() + " (the configured torus), got " + std::string(fields[3]));
+    algorithm_ = std::string(fields[4].substr(10));
+    if (algorithm_.empty()) fail("expected an algorithm name after 'algorithm='");
+  }
+
+  NodeId read_node(std::string_view field, const char* role) const {
+    try {
+      return torus_.id(torus_.parse_coord(field));
+    } catch (const std::invalid_argument& e) {
+      fail(std::string("expected a ") + role + " coordinate like " + torus_.format_coord(Coord{}) + ", got '" +
+           std::string(field) + "' (" + e.what() + ")");
+    }
+  }
+
+  std::uint8_t read_layer(std::string_view field) const {
+    int value = 0;
+    bool ok = !field.empty() && field.size() <= 3;
+    for (char ch : field) {
+      if (ch < '0' || ch > '9') ok = false;
+      value = value * 10 + (ch - '0');
+    }
+    if (!ok || value > 255) fail("expected a virtual channel number from 0 to 255, got '" + std::string(field) + "'");
+    return static_cast<std::uint8_t>(value);
+  }
+
+  void read_route(const std::string& line) {
+    const auto fields = split_fields(line);
+    if (fields.size() < 4)
+      fail("expected 'SOURCE DESTINATION VIRTUAL_CHANNEL HOP...', got '" + line + "'");
+    Entry entry;
+    entry.src = read_node(fields[0], "source");
+    entry.dst = read_node(fields[1], "destination");
+    if (entry.src == entry.dst)
+      fail("expected a destination other than the source, got " + std::string(fields[0]) + " twice");
+    entry.route.layer = read_layer(fields[2]);
+    for (std::size_t k = 3; k < fields.size(); ++k) {
+      const auto hop = Direction::parse(fields[k]);
+      if (!hop) fail("expected a hop like +X or -K, got '" + std::string(fields[k]) + "'");
+      entry.route.hops.push_back(*hop);
+    }
+    const std::uint64_t key = static_cast<std::uint64_t>(entry.src) * torus_.node_count() + entry.dst;
+    const auto [where, inserted] = first_line_of_pair_.emplace(key, line_number_);
+    if (!inserted)
+      fail("expected one route per pair, but " + torus_.format_coord(entry.src) + " -> " +
+           torus_.format_coord(entry.dst) + " was already given on line " + std::to_string(where->second));
+    routes_.push_back(std::move(entry));
+  }
+
+  std::istream& in_;
+  const Torus& torus_;
+  const std::string& source_name_;
+  std::size_t line_number_ = 0;
+  std::string algorithm_;
+  std::vector<Entry> routes_;
+  std::unordered_map<std::uint64_t, std::size_t> first_line_of_pair_;
+};
+
+}  // namespace
+
+void write_route_dump(std::ostream& out, const Torus& torus, const RouteTable& table) {
+  out << "# " << kMagic << ' ' << kVersion << " dims=" << torus.to_string()
+      << " algorithm=" << (table.algorithm.empty() ? "unknown" : table.algorithm) << '\n';
+  // nodes() is sorted by NodeId, so sources and destinations come out in
+  // ascending node order (X varies fastest).  Missing routes are left out:
+  // a reader's verifier reports them.
+  const std::vector<NodeId>& nodes = table.nodes();
+  std::string line;
+  for (std::size_t s = 0; s < nodes.size(); ++s) {
+    const std::string src = torus.format_coord(nodes[s]);
+    for (std::size_t d = 0; d < nodes.size(); ++d) {
+      if (!table.has_route(s, d)) continue;
+      const Route& route = table.route(s, d);
+      line = src;
+      line += ' ';
+      line += torus.format_coord(nodes[d]);
+      line += ' ';
+      line += std::to_string(route.layer);
+      for (Direction hop : route.hops) {
+        line += ' ';
+        line += hop.token();
+      }
+      line += '\n';
+      out << line;
+    }
+  }
+}
+
+RouteTable read_route_dump(std::istream& in, const Torus& torus, const std::string& source_name) {
+  return DumpReader(in, torus, source_name).read();
+}
+
+}  // namespace angara

@@ -30,17 +30,45 @@ struct Metrics {
 std::vector<std::uint64_t> channel_loads(const Network& network, const RouteTable& table);
 
 // The channels a table's loads are measured over: every live channel between
-// two allocated nodes, plus every channel some route uses.  For a whole
-// machine this is every live channel.
+// two allocated nodes, plus every channel some route uses.  Why this set: the
+// papers' gamma_perfect and sigma(4) average over "the network's channels"
+// (ANSU paper, section 1.1).  For a whole machine that is every live channel.
+// For a block allocation it is the block's own channels (plus any outside
+// channel a route borrows), which is how the ANSU paper's Table 2 reads: on
+// Desmos the 8-node 4x2 block is measured over its 32 channels, not over the
+// machine's 256, most of which no route of the job can ever load.  Sorted by
+// ChannelId.
 std::vector<ChannelId> measured_channels(const Network& network, const RouteTable& table,
                                          const std::vector<std::uint64_t>& loads);
 
+// Max, min and average load over measured_channels(), sigma(4) around that
+// average, route lengths, and the lower bound of the table's allocation.
 Metrics compute_metrics(const Network& network, const RouteTable& table);
+
+// The two integers behind one dimension's lower bound, kept exact so that the
+// rounded bound is an integer ceiling, not a floating-point one.
+struct DimensionBoundTerms {
+  std::uint64_t hops = 0;      // sum over ordered pairs of the ring distance in this dimension
+  std::uint64_t channels = 0;  // live channels of this dimension on some minimal path of some pair
+};
+
+// Per-dimension terms of the lower bound below.  A channel (u, D) of dimension
+// i lies on a minimal path of (s, t) iff every other coordinate u_j lies on a
+// shortest arc between s_j and t_j (both arcs when equidistant) and the hop
+// u_i -> u_i +- 1 lies on a shortest arc from s_i to t_i running in D's sense.
+std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& network,
+                                                                const std::vector<NodeId>& allocation);
+
+// max over dimensions of ceil(hops / channels), in integers; a dimension with
+// no traffic contributes 0, and so does one with traffic but no live minimal
+// channel (no minimal routing exists, so the bound does not apply).
+std::uint64_t integer_lower_bound(const std::array<DimensionBoundTerms, kMaxDims>& terms);
 
 // Per-dimension lower bound on max gamma for minimal routing of `allocation`:
 // for each dimension, the sum over ordered pairs of their ring distance in
 // that dimension, divided by the live channels of that dimension that lie on
-// some minimal path of some pair.
+// some minimal path of some pair (see dimension_bound_terms); 0 for a
+// dimension without traffic or without such channels.
 std::array<double, kMaxDims> dimension_lower_bounds(const Network& network,
                                                     const std::vector<NodeId>& allocation);
 

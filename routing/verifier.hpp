@@ -29,8 +29,12 @@ struct Violation {
 
 struct VerifyReport {
   bool ok() const { return violations.empty(); }
-  std::vector<Violation> violations;  // at most one example per rule
-  std::size_t violation_count = 0;    // all violations, not only the examples
+  // At most one example per rule, the first found, in the order of Rule.
+  std::vector<Violation> violations;
+  // All violations, not only the examples: one per failed allocated node, per
+  // missing pair, per route breaking a rule (a route is counted once per rule
+  // it breaks), and one per strongly connected component that holds a turn.
+  std::size_t violation_count = 0;
   std::size_t routes = 0;
   std::size_t non_minimal = 0;        // routes longer than the torus distance
   std::size_t fs_ls_routes = 0;       // routes that need a First or Last Step
@@ -42,6 +46,13 @@ struct VerifyOptions {
   int max_virtual_channels = 1;
 };
 
+// Checks, without any generator or the routing graph: every ordered pair of
+// distinct allocated nodes has a route; allocated nodes are alive; each route
+// walks over live channels and live routers (the first bad hop is reported)
+// and ends at its destination; it is Angara-encodable; its layer is below
+// options.max_virtual_channels; each layer's CDG is deadlock-free.  Routes
+// from or to a failed allocated node are not walked (the node is reported).
+// Also counts non-minimal and FS/LS routes and computes the metrics.
 VerifyReport verify(const Network& network, const RouteTable& table, const VerifyOptions& options = {});
 
 // Deadlock check alone, exposed for tests: true when no strongly connected

@@ -1,0 +1,377 @@
+// The independent verifier (routing/verifier.hpp) against hand-made tables,
+// good and bad.  Every expected message and count is worked out by hand.
+#include <string>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "routing/verifier.hpp"
+#include "tests/test_support.hpp"
+
+using namespace angara;
+
+namespace {
+
+// Dimension-order routes written out by hand in the test (no generator): in
+// each dimension the shorter way round (+ on a tie), positive hops first.
+// On 3x3 this gives e.g. 0,0 -> 2,1: dx = 2 is one -X, dy = 1 one +Y, so
+// "+Y -X".
+RouteTable dor_table(const Torus& torus, const std::vector<NodeId>& allocation) {
+  RouteTable table(allocation);
+  for (std::size_t s = 0; s < table.size(); ++s)
+    for (std::size_t d = 0; d < table.size(); ++d) {
+      if (s == d) continue;
+      const Coord from = torus.coord(table.nodes()[s]), to = torus.coord(table.nodes()[d]);
+      std::vector<Direction> positive, negative;
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int n = torus.size(dim);
+        const int forward = ((to[dim] - from[dim]) % n + n) % n;
+        if (forward == 0) continue;
+        if (forward <= n - forward)
+          positive.insert(positive.end(), forward, Direction::make(dim, false));
+        else
+          negative.insert(negative.end(), n - forward, Direction::make(dim, true));
+      }
+      Route& route = table.route(s, d);
+      route.hops = positive;
+      route.hops.insert(route.hops.end(), negative.begin(), negative.end());
+    }
+  return table;
+}
+
+std::vector<NodeId> all_nodes(const Torus& torus) {
+  std::vector<NodeId> nodes(torus.node_count());
+  for (NodeId n = 0; n < torus.node_count(); ++n) nodes[n] = n;
+  return nodes;
+}
+
+NodeId at(const Torus& torus, const char* coord) { return torus.id(torus.parse_coord(coord)); }
+
+Route& route_of(RouteTable& table, const Torus& torus, const char* src, const char* dst) {
+  return table.route(table.index_of(at(torus, src)), table.index_of(at(torus, dst)));
+}
+
+void set_route(RouteTable& table, const Torus& torus, const char* src, const char* dst, const char* hops,
+               int layer = 0) {
+  Route& route = route_of(table, torus, src, dst);
+  route.hops = parse_hops(hops);
+  route.layer = static_cast<std::uint8_t>(layer);
+}
+
+// Asserts that the report holds exactly one example, of `rule`, with this text.
+void expect_single(const VerifyReport& report, Rule rule, const std::string& message, std::size_t count) {
+  ck_assert(!report.ok());
+  ck_assert_uint_eq(report.violations.size(), 1);
+  ck_assert_str_eq(rule_name(report.violations[0].rule), rule_name(rule));
+  ck_assert_std_str_eq(report.violations[0].message, message);
+  ck_assert_uint_eq(report.violation_count, count);
+}
+
+// 2x2 torus: the diagonal routes (0,0) +X +Y, (1,0) +Y +X, (1,1) +X +Y and
+// (0,1) +Y +X chain the channels 0,0 +X -> 1,0 +Y -> 1,1 +X -> 0,1 +Y -> back
+// to 0,0 +X (size-2 dimensions wrap after one hop).  All four are minimal and
+// encodable (the +Y +X ones use a First Step), yet every link of the cycle is
+// a turn: a deadlock.  The other eight pairs are one hop.
+RouteTable staircase_table(const Torus& torus) {
+  RouteTable table(all_nodes(torus));
+  set_route(table, torus, "0,0", "1,0", "+X");
+  set_route(table, torus, "0,0", "0,1", "+Y");
+  set_route(table, torus, "0,0", "1,1", "+X +Y");
+  set_route(table, torus, "1,0", "0,0", "+X");
+  set_route(table, torus, "1,0", "1,1", "+Y");
+  set_route(table, torus, "1,0", "0,1", "+Y +X");
+  set_route(table, torus, "0,1", "1,1", "+X");
+  set_route(table, torus, "0,1", "0,0", "+Y");
+  set_route(table, torus, "0,1", "1,0", "+Y +X");
+  set_route(table, torus, "1,1", "0,1", "+X");
+  set_route(table, torus, "1,1", "1,0", "+Y");
+  set_route(table, torus, "1,1", "0,0", "+X +Y");
+  return table;
+}
+
+}  // namespace
+
+START_TEST(test_rule_names) {
+  ck_assert_str_eq(rule_name(Rule::MissingRoute), "missing-route");
+  ck_assert_str_eq(rule_name(Rule::DeadNode), "dead-node");
+  ck_assert_str_eq(rule_name(Rule::DeadChannel), "dead-channel");
+  ck_assert_str_eq(rule_name(Rule::WrongDestination), "wrong-destination");
+  ck_assert_str_eq(rule_name(Rule::NotEncodable), "not-encodable");
+  ck_assert_str_eq(rule_name(Rule::Deadlock), "deadlock");
+  ck_assert_str_eq(rule_name(Rule::BadLayer), "bad-layer");
+}
+END_TEST
+
+// Dimension order on 3x3: 72 minimal DOR routes, every channel carries 3
+// (each direction gets 3 hops per source, by symmetry), 12 hops per source
+// over 8 destinations = 1.5 on average, at most 2; bound 54 / 18 = 3.
+START_TEST(test_valid_table_passes_with_metrics) {
+  const Torus torus = Torus::parse("3x3");
+  const Network network(torus);
+  const VerifyReport report = verify(network, dor_table(torus, all_nodes(torus)));
+  ck_assert(report.ok());
+  ck_assert_uint_eq(report.violation_count, 0);
+  ck_assert_uint_eq(report.routes, 72);
+  ck_assert_uint_eq(report.non_minimal, 0);
+  ck_assert_uint_eq(report.fs_ls_routes, 0);
+  ck_assert_int_eq(report.virtual_channels, 1);
+  ck_assert_uint_eq(report.metrics.channels, 36);
+  ck_assert_uint_eq(report.metrics.max_gamma, 3);
+  ck_assert_uint_eq(report.metrics.min_gamma, 3);
+  ck_assert_double_eq_tol(report.metrics.avg_gamma, 3.0, 1e-12);
+  ck_assert_double_eq_tol(report.metrics.sigma4, 0.0, 1e-12);
+  ck_assert_int_eq(report.metrics.max_hops, 2);
+  ck_assert_double_eq_tol(report.metrics.avg_hops, 1.5, 1e-12);
+  ck_assert_uint_eq(report.metrics.lower_bound, 3);
+}
+END_TEST
+
+START_TEST(test_turn_cycle_is_deadlock) {
+  const Torus torus = Torus::parse("2x2");
+  const Network network(torus);
+  const RouteTable table = staircase_table(torus);
+  // The lowest channel with a turn on the cycle is 0,0 +X (id 0), turning
+  // into 1,0 +Y; the route 0,0 -> 1,1 takes that turn after its first hop.
+  const std::string expected =
+      "virtual channel 0: turn 0,0 +X -> 1,0 +Y lies on a channel dependency cycle; "
+      "route 0,0 -> 1,1 (+X +Y) takes it after hop 1";
+  std::string example;
+  ck_assert(!layer_deadlock_free(network, table, 0, &example));
+  ck_assert_std_str_eq(example, expected);
+
+  const VerifyReport report = verify(network, table);
+  expect_single(report, Rule::Deadlock, expected, 1);
+  ck_assert_uint_eq(report.routes, 12);
+  ck_assert_uint_eq(report.fs_ls_routes, 2);
+  ck_assert_uint_eq(report.non_minimal, 0);
+}
+END_TEST
+
+// Moving the two First-Step routes to virtual channel 1 cuts the cycle in
+// both layers (layer 0 keeps +X -> +Y turns only, layer 1 +Y -> +X only).
+// With one virtual channel allowed, the two moved routes break BadLayer.
+START_TEST(test_layers_split_the_cycle) {
+  const Torus torus = Torus::parse("2x2");
+  const Network network(torus);
+  RouteTable table = staircase_table(torus);
+  route_of(table, torus, "1,0", "0,1").layer = 1;
+  route_of(table, torus, "0,1", "1,0").layer = 1;
+  ck_assert(layer_deadlock_free(network, table, 0, nullptr));
+  ck_assert(layer_deadlock_free(network, table, 1, nullptr));
+
+  VerifyOptions two_layers;
+  two_layers.max_virtual_channels = 2;
+  const VerifyReport layered = verify(network, table, two_layers);
+  ck_assert(layered.ok());
+  ck_assert_int_eq(layered.virtual_channels, 2);
+
+  expect_single(verify(network, table), Rule::BadLayer,
+                "route 1,0 -> 0,1 (+Y +X) uses virtual channel 1, but only virtual channel 0 is allowed", 2);
+}
+END_TEST
+
+// A 4-node ring where every node reaches every other by going +X only (3 hops
+// to its - neighbour): the CDG is the ring of +X channels, a cycle with no
+// turn, which bubble flow control makes harmless.  4 routes are non-minimal.
+START_TEST(test_same_direction_ring_passes) {
+  const Torus torus = Torus::parse("4x1");
+  const Network network(torus);
+  RouteTable table(all_nodes(torus));
+  for (std::size_t s = 0; s < 4; ++s)
+    for (std::size_t d = 0; d < 4; ++d)
+      if (s != d) table.route(s, d).hops.assign((d + 4 - s) % 4, Direction::make(0, false));
+  ck_assert(layer_deadlock_free(network, table, 0, nullptr));
+  const VerifyReport report = verify(network, table);
+  ck_assert(report.ok());
+  ck_assert_uint_eq(report.non_minimal, 4);
+  ck_assert_uint_eq(report.metrics.max_gamma, 6);
+  ck_assert_uint_eq(report.metrics.min_gamma, 0);
+}
+END_TEST
+
+// Dimension order on 4x4 has +X +X routes, so the +X channels of each row
+// form dependency rings, next to many +X -> +Y turns that are on no cycle.
+START_TEST(test_rings_beside_acyclic_turns_pass) {
+  const Torus torus = Torus::parse("4x4");
+  const Network network(torus);
+  const RouteTable table = dor_table(torus, all_nodes(torus));
+  ck_assert(layer_deadlock_free(network, table, 0, nullptr));
+  const VerifyReport report = verify(network, table);
+  ck_assert(report.ok());
+  ck_assert_uint_eq(report.routes, 240);
+  ck_assert_uint_eq(report.metrics.lower_bound, 8);
+}
+END_TEST
+
+START_TEST(test_missing_pair) {
+  const Torus torus = Torus::parse("3x3");
+  const Network network(torus);
+  RouteTable table = dor_table(torus, all_nodes(torus));
+  route_of(table, torus, "1,0", "2,2").hops.clear();
+  const VerifyReport report = verify(network, table);
+  expect_single(report, Rule::MissingRoute, "no route from 1,0 to 2,2", 1);
+  ck_assert_uint_eq(report.routes, 71);
+}
+END_TEST
+
+// 0,0 -> 2,1 detours "+Y +X +X" (First Step +Y, 3 hops for distance 2) and
+// cable 0,1 +X is failed, hit at the second hop.  The dimension-order routes
+// also cross that cable: 0,1 -> 1,0 / 1,1 / 1,2 start with +X from 0,1, and
+// its reverse 1,1 -X carries 1,1 -> 0,1, 1,1 -> 0,0 (-X -Y) and 1,0 -> 0,1
+// (+Y -X): 7 routes in all.  0,0 is the first source and 2,1 comes before the
+// others of its routes that cross, so it is the example.
+START_TEST(test_route_over_failed_link) {
+  const Torus torus = Torus::parse("3x3");
+  Network network(torus);
+  network.fail_link(at(torus, "0,1"), Direction::make(0, false));
+  RouteTable table = dor_table(torus, all_nodes(torus));
+  set_route(table, torus, "0,0", "2,1", "+Y +X +X");
+  const VerifyReport report = verify(network, table);
+  expect_single(report, Rule::DeadChannel, "route 0,0 -> 2,1 (+Y +X +X) uses failed channel 0,1 +X at hop 2", 7);
+  ck_assert_uint_eq(report.non_minimal, 1);
+  ck_assert_uint_eq(report.fs_ls_routes, 1);
+}
+END_TEST
+
+// Node 1,1 failed and left out of the allocation.  Dimension-order routes
+// whose first hop enters it: 0,1 -> 1,2 (+X +Y), 0,1 -> 1,0 (+X -Y),
+// 2,1 -> 1,0 (-X -Y), 1,0 -> 0,1 (+Y -X).  The first in source order is
+// 1,0's (node 1 precedes 0,1 = node 3 and 2,1 = node 5).
+START_TEST(test_route_through_failed_node) {
+  const Torus torus = Torus::parse("3x3");
+  Network network(torus);
+  network.fail_node(at(torus, "1,1"));
+  std::vector<NodeId> allocation = all_nodes(torus);
+  allocation.erase(allocation.begin() + at(torus, "1,1"));
+  const VerifyReport report = verify(network, dor_table(torus, allocation));
+  expect_single(report, Rule::DeadNode, "route 1,0 -> 0,1 (+Y -X) passes through failed node 1,1 at hop 1", 4);
+  ck_assert_uint_eq(report.routes, 56);
+}
+END_TEST
+
+// The same failure with 1,1 still allocated: the node itself is the first
+// example, its own 16 routes are not walked, the 4 routes through it are
+// still counted.
+START_TEST(test_allocated_node_failed) {
+  const Torus torus = Torus::parse("3x3");
+  Network network(torus);
+  network.fail_node(at(torus, "1,1"));
+  const VerifyReport report = verify(network, dor_table(torus, all_nodes(torus)));
+  expect_single(report, Rule::DeadNode, "allocated node 1,1 is failed", 5);
+}
+END_TEST
+
+START_TEST(test_route_ending_at_wrong_node) {
+  const Torus torus = Torus::parse("3x3");
+  const Network network(torus);
+  RouteTable table = dor_table(torus, all_nodes(torus));
+  set_route(table, torus, "0,0", "2,2", "-X");
+  expect_single(verify(network, table), Rule::WrongDestination, "route 0,0 -> 2,2 (-X) ends at 2,0", 1);
+}
+END_TEST
+
+// +X +X +Y -X -X reaches 0,1 with every turn in direction order, but after
+// peeling off First Step +X and Last Step -X the middle +X +Y -X still uses
+// both +X and -X: it breaks the direction-bit rule.  No turn goes back in the
+// order, so no cycle appears; it is non-minimal, which is no violation.
+START_TEST(test_non_encodable_route) {
+  const Torus torus = Torus::parse("3x3");
+  const Network network(torus);
+  RouteTable table = dor_table(torus, all_nodes(torus));
+  set_route(table, torus, "0,0", "0,1", "+X +X +Y -X -X");
+  const VerifyReport report = verify(network, table);
+  expect_single(report, Rule::NotEncodable,
+                "route 0,0 -> 0,1 (+X +X +Y -X -X) is not Angara-encodable as [FS] DOR+direction-bit [LS]", 1);
+  ck_assert_uint_eq(report.fs_ls_routes, 0);
+  ck_assert_uint_eq(report.non_minimal, 1);
+}
+END_TEST
+
+START_TEST(test_layer_out_of_range) {
+  const Torus torus = Torus::parse("3x3");
+  const Network network(torus);
+  RouteTable table = dor_table(torus, all_nodes(torus));
+  route_of(table, torus, "2,2", "0,0").layer = 3;
+  VerifyOptions options;
+  options.max_virtual_channels = 2;
+  const VerifyReport report = verify(network, table, options);
+  expect_single(report, Rule::BadLayer,
+                "route 2,2 -> 0,0 (+X +Y) uses virtual channel 3, but only virtual channels 0 to 1 are allowed", 1);
+  ck_assert_int_eq(report.virtual_channels, 4);
+}
+END_TEST
+
+// A hop in a dimension the torus does not have.  +Z +X is encodable (First
+// Step +Z) and the walk would end at 1,0, but there is no Z cable.
+START_TEST(test_absent_dimension) {
+  const Torus torus = Torus::parse("3x3");
+  const Network network(torus);
+  RouteTable table = dor_table(torus, all_nodes(torus));
+  set_route(table, torus, "0,0", "1,0", "+Z +X");
+  expect_single(verify(network, table), Rule::DeadChannel,
+                "route 0,0 -> 1,0 (+Z +X) uses channel 0,0 +Z of the absent dimension Z at hop 1", 1);
+}
+END_TEST
+
+// A table naming a node the torus does not have: reported, never indexed.
+START_TEST(test_node_outside_torus) {
+  const Torus torus = Torus::parse("3x3");
+  const Network network(torus);
+  const VerifyReport report = verify(network, RouteTable({0, 100}));
+  ck_assert_uint_eq(report.violation_count, 3);  // the node, and both directions missing
+  ck_assert_uint_eq(report.violations.size(), 2);
+  ck_assert_std_str_eq(report.violations[0].message, "no route from 0,0 to id 100");
+  ck_assert_std_str_eq(report.violations[1].message, "allocated node id 100 is outside the 3x3 torus");
+}
+END_TEST
+
+// Several rules at once: one example each, in Rule order, all counted.
+// The non-encodable -Y +X from 0,0 also closes a dependency cycle with three
+// dimension-order routes: 0,0 -Y -> 0,2 +X (this route), 0,2 +X -> 1,2 +Y
+// (0,2 -> 1,0), 1,2 +Y -> 1,0 -X (1,2 -> 0,0), 1,0 -X -> 0,0 -Y (1,0 -> 0,2).
+// The lowest channel with a turn on it is 0,0 -Y (id 5).
+START_TEST(test_one_example_per_rule) {
+  const Torus torus = Torus::parse("3x3");
+  const Network network(torus);
+  RouteTable table = dor_table(torus, all_nodes(torus));
+  route_of(table, torus, "1,0", "2,2").hops.clear();
+  route_of(table, torus, "2,0", "0,0").hops.clear();
+  set_route(table, torus, "0,0", "2,2", "-X");
+  set_route(table, torus, "0,0", "1,2", "-Y +X");
+  const VerifyReport report = verify(network, table);
+  ck_assert_uint_eq(report.violation_count, 5);
+  ck_assert_uint_eq(report.violations.size(), 4);
+  ck_assert_int_eq(static_cast<int>(report.violations[0].rule), static_cast<int>(Rule::MissingRoute));
+  ck_assert_std_str_eq(report.violations[0].message, "no route from 1,0 to 2,2");
+  ck_assert_int_eq(static_cast<int>(report.violations[1].rule), static_cast<int>(Rule::WrongDestination));
+  ck_assert_std_str_eq(report.violations[1].message, "route 0,0 -> 2,2 (-X) ends at 2,0");
+  ck_assert_int_eq(static_cast<int>(report.violations[2].rule), static_cast<int>(Rule::NotEncodable));
+  ck_assert_int_eq(static_cast<int>(report.violations[3].rule), static_cast<int>(Rule::Deadlock));
+  ck_assert_std_str_eq(report.violations[3].message,
+                       "virtual channel 0: turn 0,0 -Y -> 0,2 +X lies on a channel dependency cycle; "
+                       "route 0,0 -> 1,2 (-Y +X) takes it after hop 1");
+}
+END_TEST
+
+int main() {
+  Suite* s = suite_create("verifier");
+  TCase* tc = tcase_create("core");
+  tcase_add_test(tc, test_rule_names);
+  tcase_add_test(tc, test_valid_table_passes_with_metrics);
+  tcase_add_test(tc, test_turn_cycle_is_deadlock);
+  tcase_add_test(tc, test_layers_split_the_cycle);
+  tcase_add_test(tc, test_same_direction_ring_passes);
+  tcase_add_test(tc, test_rings_beside_acyclic_turns_pass);
+  tcase_add_test(tc, test_missing_pair);
+  tcase_add_test(tc, test_route_over_failed_link);
+  tcase_add_test(tc, test_route_through_failed_node);
+  tcase_add_test(tc, test_allocated_node_failed);
+  tcase_add_test(tc, test_route_ending_at_wrong_node);
+  tcase_add_test(tc, test_non_encodable_route);
+  tcase_add_test(tc, test_layer_out_of_range);
+  tcase_add_test(tc, test_absent_dimension);
+  tcase_add_test(tc, test_node_outside_torus);
+  tcase_add_test(tc, test_one_example_per_rule);
+  suite_add_tcase(s, tc);
+  return angara_test::run_suite(s);
+}
