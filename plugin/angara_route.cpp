@@ -23,6 +23,7 @@
 #include "routing/patterns.hpp"
 #include "routing/pipeline.hpp"
 #include "routing/report.hpp"
+#include "plugin/rebuild_command.hpp"
 
 namespace {
 
@@ -213,6 +214,11 @@ const Subcommand kSubcommands[] = {
      "                    [--job-name NAME] [--cache DIR]",
      &cmd_generate},
     {"verify", "verify --tables DIR [--config F] [--json]", &cmd_verify},
+    {"rebuild",
+     "rebuild --job JOBID | --all-running [--idle] [--node HOSTLIST] [--config F]\n"
+     "                    [--tables DIR] [--cache DIR] [--algorithm NAME] [--failed STATES]\n"
+     "                    [--down HOSTLIST] [--timeout S] [--dry-run] [DOWN-HOSTLIST...]",
+     &angara::rebuild_command},
     {"analyze", "analyze --tables DIR | --dump FILE [--config F] [--json]", &cmd_analyze},
 };
 

@@ -1,0 +1,303 @@
+#include "plugin/job_tables.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "angara/hostlist.hpp"
+#include "angara/table_file.hpp"
+#include "routing/generator.hpp"
+#include "routing/report.hpp"
+
+#ifndef SYSCONFDIR
+#define SYSCONFDIR "/etc"
+#endif
+
+namespace angara::spank {
+
+namespace {
+
+const char* const kValidKeys =
+    "config=FILE, algorithm=NAME, allow=NAME[,NAME...], tables=DIR, cache=DIR, dryrun, "
+    "on_failure=drain|cancel, failed=down|down,drained|none, epilog=default|keep, timeout=SECONDS";
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    if (end > start) parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+bool parse_switch(const std::string& key, const std::string& value) {
+  if (value.empty() || value == "yes" || value == "true" || value == "1") return true;
+  if (value == "no" || value == "false" || value == "0") return false;
+  throw std::invalid_argument("plugstack argument '" + key + "=" + value + "': expected yes or no");
+}
+
+std::string table_dir_of(const Config& config, const std::string& override_dir) {
+  return override_dir.empty() ? config.table_dir : override_dir;
+}
+
+std::string failed_note(const std::vector<std::string>& failed) {
+  return failed.empty() ? "no failed routers" : "failed routers " + compress_hostlist(failed);
+}
+
+// Writes `node`'s table unless in dry run; says what happened for the log.
+std::string write_own_table(const PluginSettings& settings, const Config& config, const JobResult& result,
+                            const std::string& node) {
+  if (settings.dry_run) return node + " dry run, nothing written";
+  const std::string directory = table_dir_of(config, settings.table_dir);
+  write_job_tables(config, result, directory, {node});
+  return node + " written to " + directory;
+}
+
+// The algorithm of the job's current table on `node`, if that table is the job's.
+std::string recorded_algorithm(const std::string& table_dir, const std::string& job_id,
+                               const std::string& node) {
+  NodeTable probe;
+  probe.node_name = node;
+  const std::string path = table_dir + "/" + table_file_name(probe);
+  try {
+    const NodeTable table = read_node_table(path);
+    if (table.job == job_id && make_generator(table.algorithm)) return table.algorithm;
+  } catch (const std::exception&) {
+    // Missing or unreadable: fall back to the configuration's algorithm.
+  }
+  return "";
+}
+
+}  // namespace
+
+slurm::FailedStates parse_failed_states(const std::string& text) {
+  if (text == "down") return slurm::FailedStates::Down;
+  if (text == "down,drained" || text == "drained,down") return slurm::FailedStates::DownAndDrained;
+  if (text == "none") return slurm::FailedStates::None;
+  throw std::invalid_argument("expected down, down,drained or none");
+}
+
+PluginSettings parse_plugin_arguments(const std::vector<std::string>& arguments) {
+  PluginSettings settings;
+  for (const std::string& word : arguments) {
+    const std::size_t eq = word.find('=');
+    const std::string key = word.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : word.substr(eq + 1);
+    const auto need_value = [&] {
+      if (value.empty()) throw std::invalid_argument("plugstack argument '" + key + "' needs a value: " + key + "=...");
+    };
+    if (key == "config") {
+      need_value();
+      settings.config_path = value;
+    } else if (key == "algorithm") {
+      need_value();
+      if (!make_generator(value))
+        throw std::invalid_argument("plugstack argument algorithm=" + value + ": unknown algorithm (valid: " +
+                                    generator_names() + ")");
+      settings.algorithm = value;
+    } else if (key == "allow") {
+      need_value();
+      for (const std::string& name : split_commas(value)) {
+        if (!make_generator(name))
+          throw std::invalid_argument("plugstack argument allow=" + value + ": unknown algorithm '" + name +
+                                      "' (valid: " + generator_names() + ")");
+        settings.allowed.push_back(name);
+      }
+    } else if (key == "tables") {
+      need_value();
+      settings.table_dir = value;
+    } else if (key == "cache") {
+      need_value();
+      settings.cache_dir = value;
+    } else if (key == "dryrun" || key == "dry_run" || key == "dry-run") {
+      settings.dry_run = parse_switch(key, value);
+    } else if (key == "on_failure") {
+      if (value == "drain")
+        settings.on_failure = FailurePolicy::Drain;
+      else if (value == "cancel")
+        settings.on_failure = FailurePolicy::Cancel;
+      else
+        throw std::invalid_argument("plugstack argument on_failure=" + value + ": expected drain or cancel");
+    } else if (key == "failed") {
+      try {
+        settings.failed_states = parse_failed_states(value);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("plugstack argument failed=" + value + ": " + e.what());
+      }
+    } else if (key == "epilog") {
+      if (value == "default")
+        settings.restore_default = true;
+      else if (value == "keep")
+        settings.restore_default = false;
+      else
+        throw std::invalid_argument("plugstack argument epilog=" + value + ": expected default or keep");
+    } else if (key == "timeout") {
+      char* end = nullptr;
+      errno = 0;
+      const long seconds = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || errno != 0 || seconds < 1 || seconds > 3600)
+        throw std::invalid_argument("plugstack argument timeout=" + value + ": expected seconds from 1 to 3600");
+      settings.query_timeout = static_cast<int>(seconds);
+    } else {
+      throw std::invalid_argument("unknown plugstack argument '" + word + "' (valid: " + kValidKeys + ")");
+    }
+  }
+  if (!settings.algorithm.empty() && !settings.allowed.empty() &&
+      std::find(settings.allowed.begin(), settings.allowed.end(), settings.algorithm) == settings.allowed.end())
+    throw std::invalid_argument("plugstack argument algorithm=" + settings.algorithm + " is not in allow=");
+  return settings;
+}
+
+Config load_plugin_config(const PluginSettings& settings) {
+  if (!settings.config_path.empty()) return load_config(settings.config_path);
+  const std::string system_path = std::string(SYSCONFDIR) + "/angara/angara.yaml";
+  struct stat info {};
+  if (::stat(system_path.c_str(), &info) == 0) return load_config(system_path);
+  return desmos_default_config();
+}
+
+std::vector<std::string> selectable_algorithms(const PluginSettings& settings) {
+  std::vector<std::string> names;
+  for (const GeneratorInfo& info : generators()) {
+    const std::string name(info.name);
+    if (settings.allowed.empty() ||
+        std::find(settings.allowed.begin(), settings.allowed.end(), name) != settings.allowed.end())
+      names.push_back(name);
+  }
+  return names;
+}
+
+std::string check_algorithm_choice(const PluginSettings& settings, std::string_view name) {
+  const std::vector<std::string> names = selectable_algorithms(settings);
+  if (std::find(names.begin(), names.end(), name) != names.end()) return "";
+  std::string list;
+  for (const std::string& valid : names) list += (list.empty() ? "" : ", ") + valid;
+  const bool exists = make_generator(name) != nullptr;
+  return std::string(exists ? "routing algorithm '" : "unknown routing algorithm '") + std::string(name) + "'" +
+         (exists ? " is not enabled on this cluster" : "") + "; valid names: " + list;
+}
+
+std::vector<std::string> machine_nodes_among(const Config& config, const std::vector<std::string>& names) {
+  std::vector<std::string> machine;
+  std::set<std::string> seen;
+  for (const std::string& name : names)
+    if (config.node_by_name(name) && seen.insert(name).second) machine.push_back(name);
+  return machine;
+}
+
+TableOutcome install_job_table(const PluginSettings& settings, const Config& config, const JobContext& job) {
+  if (job.node_list.empty()) throw std::invalid_argument("job " + job.job_id + ": no node list in the environment");
+  if (job.this_node.empty()) throw std::invalid_argument("job " + job.job_id + ": this node's name is unknown");
+  JobRequest request;
+  request.job = job.job_id;
+  request.node_names = expand_hostlist(job.node_list);
+  if (!job.requested_algorithm.empty()) {
+    // Checked at submission too; the prologue trusts nothing from the job's environment.
+    if (const std::string problem = check_algorithm_choice(settings, job.requested_algorithm); !problem.empty())
+      throw std::invalid_argument(problem);
+    request.algorithm = job.requested_algorithm;
+  } else {
+    request.algorithm = settings.algorithm;
+  }
+  request.down_nodes = machine_nodes_among(config, job.failed_nodes);
+  request.cache_dir = settings.cache_dir;
+  if (!config.node_by_name(job.this_node))
+    throw std::invalid_argument("this node '" + job.this_node + "' is not a node of the machine described by " +
+                                config.source);
+
+  TableOutcome outcome{"", compute_job_routes(config, request)};
+  outcome.message = format_report_line(outcome.result) + "; " + failed_note(request.down_nodes) + "; table of " +
+                    write_own_table(settings, config, outcome.result, job.this_node);
+  return outcome;
+}
+
+TableOutcome restore_default_table(const PluginSettings& settings, const Config& config, const std::string& this_node,
+                                   const std::vector<std::string>& failed_nodes) {
+  if (!config.node_by_name(this_node))
+    throw std::invalid_argument("this node '" + this_node + "' is not a node of the machine described by " +
+                                config.source);
+  JobRequest request;
+  request.job = "default";
+  request.algorithm = settings.algorithm;
+  for (const std::string& name : machine_nodes_among(config, failed_nodes))
+    if (name != this_node) request.down_nodes.push_back(name);
+  request.cache_dir = settings.cache_dir;
+
+  TableOutcome outcome{"", compute_job_routes(config, request)};
+  outcome.message = format_report_line(outcome.result) + "; " + failed_note(request.down_nodes) +
+                    "; default table of " + write_own_table(settings, config, outcome.result, this_node);
+  return outcome;
+}
+
+JobRequest job_request_from_slurm(const Config& config, const std::string& job_id, slurm::FailedStates failed_states,
+                                  int timeout_seconds) {
+  const slurm::JobInfo job = slurm::query_job(job_id, timeout_seconds);
+  if (job.nodes.empty())
+    throw std::invalid_argument("job " + job.id + " (" + job.state + ") has no nodes allocated");
+  JobRequest request;
+  request.job = job.id;
+  if (failed_states != slurm::FailedStates::None)
+    request.down_nodes =
+        machine_nodes_among(config, slurm::failed_node_names(slurm::query_node_states(timeout_seconds), failed_states));
+  const std::set<std::string> failed(request.down_nodes.begin(), request.down_nodes.end());
+  for (const std::string& name : job.nodes)
+    if (!failed.count(name)) request.node_names.push_back(name);
+  return request;
+}
+
+RebuildOutcome rebuild_job_tables(const Config& config, const RebuildRequest& request) {
+  const bool whole_machine = request.job.id == "default";
+  const std::vector<std::string> failed = machine_nodes_among(config, request.failed_nodes);
+  const std::set<std::string> failed_set(failed.begin(), failed.end());
+
+  RebuildOutcome outcome;
+  std::vector<std::string> live;  // the job's nodes whose routers still work
+  for (const std::string& name : machine_nodes_among(config, request.job.nodes)) {
+    if (failed_set.count(name))
+      outcome.dropped.push_back(name);
+    else
+      live.push_back(name);
+  }
+  for (const std::string& name : request.job.nodes)
+    if (!config.node_by_name(name))
+      throw std::invalid_argument("job " + request.job.id + ": node '" + name + "' is not a node of the machine (" +
+                                  config.source + ")");
+
+  const std::string directory = table_dir_of(config, request.table_dir);
+  JobRequest job;
+  job.job = request.job.id;
+  if (!whole_machine) job.node_names = live;
+  job.down_nodes = failed;
+  job.cache_dir = request.cache_dir;
+  job.algorithm = request.algorithm;
+  if (job.algorithm.empty() && !live.empty())
+    job.algorithm = recorded_algorithm(directory, request.job.id, live.front());
+
+  std::vector<std::string> targets = request.only.empty() ? live : request.only;
+  for (const std::string& name : targets)
+    if (std::find(live.begin(), live.end(), name) == live.end())
+      throw std::invalid_argument("node '" + name + "' is not a live node of job " + request.job.id);
+  if (live.empty()) {
+    outcome.message = "job " + request.job.id + ": no live node left, nothing to rebuild";
+    return outcome;
+  }
+  const JobResult result = compute_job_routes(config, job);
+  if (!request.dry_run) {
+    write_job_tables(config, result, directory, targets);
+    outcome.written = targets;
+  }
+  outcome.message = format_report_line(result) + "; " + failed_note(failed);
+  if (!outcome.dropped.empty() && !whole_machine)
+    outcome.message += "; left out failed job nodes " + compress_hostlist(outcome.dropped);
+  outcome.message += request.dry_run ? "; dry run, nothing written"
+                                     : "; tables of " + compress_hostlist(targets) + " written to " + directory;
+  return outcome;
+}
+
+}  // namespace angara::spank

@@ -1,0 +1,504 @@
+// The Slurm side without a cluster: scontrol output parsing, the command
+// runner, the plugstack arguments of spank-angara(8), and the prologue,
+// epilogue and rebuild table logic (plugin/job_tables.hpp) on temporary
+// directories.  tests/cluster/test_cluster.sh covers the same on real Slurm.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "angara/config.hpp"
+#include "angara/table_file.hpp"
+#include "plugin/job_tables.hpp"
+#include "plugin/slurm_query.hpp"
+#include "routing/generator.hpp"
+#include "routing/pipeline.hpp"
+#include "tests/test_support.hpp"
+
+using namespace angara;
+using namespace angara::spank;
+using namespace angara::slurm;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory under /tmp, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "check_slurm.XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  std::string path() const { return path_.string(); }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> directory_names(const std::string& dir) {
+  std::vector<std::string> names;
+  if (!fs::exists(dir)) return names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : " ") + name;
+  return out;
+}
+
+// The route a node's table file holds towards a coordinate, "" if none.
+std::string route_to(const NodeTable& table, const std::string& coordinate) {
+  for (const TableEntry& entry : table.entries)
+    if (table.torus.format_coord(entry.destination) == coordinate) return entry.route.to_string();
+  return "";
+}
+
+// A generator other than the default, for "the user's choice is kept" tests.
+std::string other_algorithm() {
+  for (const GeneratorInfo& info : generators())
+    if (info.name != default_generator_name()) return std::string(info.name);
+  return std::string(default_generator_name());
+}
+
+// Recorded from Slurm 22.05 (scontrol show node -o), shortened.
+const char* const kNodeOutput =
+    "NodeName=desmos00 Arch=x86_64 CoresPerSocket=1  CPUAlloc=1 NodeAddr=localhost Port=16900 "
+    "OS=Linux 6.18.44-fc-v445 #1 SMP PREEMPT_DYNAMIC @0  RealMemory=100 State=ALLOCATED ThreadsPerCore=1 "
+    "Partitions=desmos CfgTRES=cpu=1,mem=100M,billing=1 AllocTRES=cpu=1,mem=100M,billing=1\n"
+    "NodeName=desmos01 Arch=x86_64 State=DOWN ThreadsPerCore=1 AllocTRES= "
+    "Reason=angara-test [root@2026-11-21T00:32:57]\n"
+    "NodeName=desmos05 Arch=x86_64 State=IDLE+DRAIN ThreadsPerCore=1 "
+    "Reason=maintenance window [root@2026-11-21T00:33:58]\n"
+    "NodeName=desmos06 State=ALLOCATED+DRAIN Reason=drain after job\n"
+    "NodeName=desmos07 State=IDLE+NOT_RESPONDING\n"
+    "NodeName=desmos08 State=DOWN+NOT_RESPONDING Reason=Not responding [slurm@2026-11-21T01:00:00]\n"
+    "NodeName=desmos09 State=IDLE+POWERED_DOWN\n"
+    "NodeName=desmos10 State=FUTURE\n"
+    "NodeName=desmos11 State=MIXED+DRAIN\n"
+    "NodeName=desmos12 State=DOWN+DRAIN Reason=Prolog error [root@2026-11-21T01:00:00]\n"
+    "\n";
+
+const char* const kJobOutput =
+    "JobId=3 JobName=wrap UserId=root(0) JobState=RUNNING Reason=None AllocNode:Sid=localhost:9654 "
+    "ReqNodeList=desmos[00,02] NodeList=desmos[00,02] BatchHost=desmos00 NumNodes=2 CPUs/Task=1 "
+    "NtasksPerN:B:S:C=0:0:*:* Command=(null)\n"
+    "JobId=4 JobName=wrap JobState=PENDING Reason=Resources NodeList=(null) NumNodes=8\n"
+    "JobId=12 JobName=big JobState=CONFIGURING NodeList=desmos[08-10],desmos31 NumNodes=4\n"
+    "JobId=5 JobName=old JobState=COMPLETED NodeList=desmos[04-05] NumNodes=2\n";
+
+}  // namespace
+
+START_TEST(test_parse_record) {
+  const auto fields = parse_record(
+      "JobId=3 AllocNode:Sid=localhost:9654 CPUs/Task=1 Reason=Prolog error [root@2026-11-21T01:00:00] "
+      "Comment=a=b AllocTRES=");
+  ck_assert_std_str_eq(fields.at("JobId"), "3");
+  ck_assert_std_str_eq(fields.at("AllocNode:Sid"), "localhost:9654");
+  ck_assert_std_str_eq(fields.at("CPUs/Task"), "1");
+  ck_assert_std_str_eq(fields.at("Reason"), "Prolog error [root@2026-11-21T01:00:00]");
+  ck_assert_std_str_eq(fields.at("Comment"), "a=b");
+  ck_assert_std_str_eq(fields.at("AllocTRES"), "");
+  ck_assert_uint_eq(fields.size(), 6);
+}
+END_TEST
+
+START_TEST(test_node_states) {
+  const std::vector<NodeState> nodes = parse_node_states(kNodeOutput);
+  ck_assert_uint_eq(nodes.size(), 10);
+  ck_assert_std_str_eq(nodes[0].name, "desmos00");
+  ck_assert_std_str_eq(nodes[0].state, "ALLOCATED");
+  ck_assert_std_str_eq(nodes[0].reason, "");
+  ck_assert_std_str_eq(nodes[2].state, "IDLE+DRAIN");
+  ck_assert_std_str_eq(nodes[2].reason, "maintenance window [root@2026-11-21T00:33:58]");
+
+  ck_assert_std_str_eq(joined(failed_node_names(nodes, FailedStates::None)), "");
+  ck_assert_std_str_eq(joined(failed_node_names(nodes, FailedStates::Down)),
+                       "desmos01 desmos08 desmos09 desmos10 desmos12");
+  // Drained counts, draining (a job still runs there) does not.
+  ck_assert_std_str_eq(joined(failed_node_names(nodes, FailedStates::DownAndDrained)),
+                       "desmos01 desmos05 desmos08 desmos09 desmos10 desmos12");
+}
+END_TEST
+
+START_TEST(test_jobs) {
+  const std::vector<JobInfo> jobs = parse_jobs(kJobOutput);
+  ck_assert_uint_eq(jobs.size(), 4);
+  ck_assert_std_str_eq(jobs[0].id, "3");
+  ck_assert_std_str_eq(jobs[0].state, "RUNNING");
+  ck_assert_std_str_eq(joined(jobs[0].nodes), "desmos00 desmos02");
+  ck_assert_std_str_eq(jobs[1].node_list, "");
+  ck_assert_uint_eq(jobs[1].nodes.size(), 0);
+  ck_assert_std_str_eq(joined(jobs[2].nodes), "desmos08 desmos09 desmos10 desmos31");
+  ck_assert(job_is_active(jobs[0]));
+  ck_assert(!job_is_active(jobs[1]));
+  ck_assert(job_is_active(jobs[2]));
+  ck_assert(!job_is_active(jobs[3]));
+  ck_assert_uint_eq(parse_jobs("No jobs in the system\n").size(), 0);
+
+  bool threw = false;
+  try {
+    parse_jobs("JobId=7 JobState=RUNNING NodeList=desmos[01-\n");
+  } catch (const SlurmQueryError& e) {
+    threw = std::string(e.what()).rfind("job 7: bad NodeList 'desmos[01-'", 0) == 0;
+  }
+  ck_assert(threw);
+}
+END_TEST
+
+START_TEST(test_run_command) {
+  const CommandResult result = run_command({"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, 10);
+  ck_assert_int_eq(result.exit_status, 3);
+  ck_assert_std_str_eq(result.out, "out\n");
+  ck_assert_std_str_eq(result.err, "err\n");
+
+  std::string message;
+  try {
+    run_command({"/bin/sleep", "10"}, 1);
+  } catch (const SlurmQueryError& e) {
+    message = e.what();
+  }
+  ck_assert_std_str_eq(message, "'/bin/sleep 10' did not finish within 1 s and was killed");
+
+  message.clear();
+  try {
+    run_command({"/nonexistent/scontrol", "ping"}, 5);
+  } catch (const SlurmQueryError& e) {
+    message = e.what();
+  }
+  ck_assert_std_str_eq(message, "cannot run '/nonexistent/scontrol': No such file or directory");
+}
+END_TEST
+
+// The queries end to end, with a stand-in scontrol that replays recorded output.
+START_TEST(test_queries_through_scontrol) {
+  TempDir dir;
+  const std::string script = dir.file("scontrol");
+  {
+    std::ofstream out(script);
+    out << "#!/bin/sh\n"
+        << "case \"$*\" in\n"
+        << "'show node -o') cat '" << dir.file("nodes") << "' ;;\n"
+        << "'show job -o') cat '" << dir.file("jobs") << "' ;;\n"
+        << "'show job -o 3') grep '^JobId=3 ' '" << dir.file("jobs") << "' ;;\n"
+        << "*) echo \"slurm_load_jobs error: Invalid job id specified\" >&2; exit 1 ;;\n"
+        << "esac\n";
+  }
+  fs::permissions(script, fs::perms::owner_all);
+  std::ofstream(dir.file("nodes")) << kNodeOutput;
+  std::ofstream(dir.file("jobs")) << kJobOutput;
+  ::setenv("ANGARA_SCONTROL", script.c_str(), 1);
+
+  ck_assert_std_str_eq(joined(failed_node_names(query_node_states(), FailedStates::Down)),
+                       "desmos01 desmos08 desmos09 desmos10 desmos12");
+  const std::vector<JobInfo> active = query_active_jobs();
+  ck_assert_uint_eq(active.size(), 2);
+  ck_assert_std_str_eq(active[0].id, "3");  // numeric order: 3 before 12
+  ck_assert_std_str_eq(active[1].id, "12");
+  ck_assert_std_str_eq(query_job("3").node_list, "desmos[00,02]");
+  const JobRequest request = job_request_from_slurm(desmos_default_config(), "3", FailedStates::DownAndDrained);
+  ck_assert_std_str_eq(request.job, "3");
+  ck_assert_std_str_eq(joined(request.node_names), "desmos00 desmos02");
+  ck_assert_std_str_eq(joined(request.down_nodes), "desmos01 desmos05 desmos08 desmos09 desmos10 desmos12");
+  ck_assert_uint_eq(job_request_from_slurm(desmos_default_config(), "3", FailedStates::None).down_nodes.size(), 0);
+
+  std::string message;
+  try {
+    query_job("99");
+  } catch (const SlurmQueryError& e) {
+    message = e.what();
+  }
+  ck_assert_std_str_eq(message, "'" + script + " show job -o 99' failed (exit 1): slurm_load_jobs error: Invalid job id specified");
+  message.clear();
+  try {
+    query_job("3; rm -rf /");
+  } catch (const SlurmQueryError& e) {
+    message = e.what();
+  }
+  ck_assert_std_str_eq(message, "'3; rm -rf /' is not a Slurm job id");
+  ::unsetenv("ANGARA_SCONTROL");
+}
+END_TEST
+
+START_TEST(test_plugin_arguments) {
+  const PluginSettings defaults = parse_plugin_arguments({});
+  ck_assert(defaults.config_path.empty());
+  ck_assert(!defaults.dry_run);
+  ck_assert(defaults.on_failure == FailurePolicy::Drain);
+  ck_assert(defaults.failed_states == FailedStates::Down);
+  ck_assert(defaults.restore_default);
+  ck_assert_int_eq(defaults.query_timeout, 30);
+
+  const PluginSettings s = parse_plugin_arguments(
+      {"config=/etc/angara/test.yaml", "algorithm=bfs", "allow=bfs", "tables=/run/angara", "cache=/shared/cache",
+       "dryrun", "on_failure=cancel", "failed=down,drained", "epilog=keep", "timeout=7"});
+  ck_assert_std_str_eq(s.config_path, "/etc/angara/test.yaml");
+  ck_assert_std_str_eq(s.algorithm, "bfs");
+  ck_assert_std_str_eq(joined(s.allowed), "bfs");
+  ck_assert_std_str_eq(s.table_dir, "/run/angara");
+  ck_assert_std_str_eq(s.cache_dir, "/shared/cache");
+  ck_assert(s.dry_run);
+  ck_assert(s.on_failure == FailurePolicy::Cancel);
+  ck_assert(s.failed_states == FailedStates::DownAndDrained);
+  ck_assert(!s.restore_default);
+  ck_assert_int_eq(s.query_timeout, 7);
+  ck_assert(!parse_plugin_arguments({"dryrun=no"}).dry_run);
+  ck_assert(parse_plugin_arguments({"failed=none"}).failed_states == FailedStates::None);
+
+  const auto error_of = [](const std::vector<std::string>& args) {
+    try {
+      parse_plugin_arguments(args);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  ck_assert_std_str_eq(error_of({"tabels=/x"}),
+                       "unknown plugstack argument 'tabels=/x' (valid: config=FILE, algorithm=NAME, "
+                       "allow=NAME[,NAME...], tables=DIR, cache=DIR, dryrun, on_failure=drain|cancel, "
+                       "failed=down|down,drained|none, epilog=default|keep, timeout=SECONDS)");
+  ck_assert_std_str_eq(error_of({"on_failure=requeue"}), "plugstack argument on_failure=requeue: expected drain or cancel");
+  ck_assert_std_str_eq(error_of({"failed=up"}), "plugstack argument failed=up: expected down, down,drained or none");
+  ck_assert_std_str_eq(error_of({"timeout=0"}), "plugstack argument timeout=0: expected seconds from 1 to 3600");
+  ck_assert_std_str_eq(error_of({"config="}), "plugstack argument 'config' needs a value: config=...");
+  ck_assert_std_str_eq(error_of({"algorithm=nope"}),
+                       "plugstack argument algorithm=nope: unknown algorithm (valid: " + generator_names() + ")");
+  ck_assert_std_str_eq(error_of({"dryrun=maybe"}), "plugstack argument 'dryrun=maybe': expected yes or no");
+}
+END_TEST
+
+START_TEST(test_algorithm_choice) {
+  const PluginSettings all = parse_plugin_arguments({});
+  ck_assert_std_str_eq(check_algorithm_choice(all, "bfs"), "");
+  ck_assert_std_str_eq(check_algorithm_choice(all, "foo"),
+                       "unknown routing algorithm 'foo'; valid names: " + generator_names());
+  const PluginSettings only_bfs = parse_plugin_arguments({"allow=bfs"});
+  ck_assert_std_str_eq(joined(selectable_algorithms(only_bfs)), "bfs");
+  const std::string other = other_algorithm();
+  if (other != "bfs")
+    ck_assert_std_str_eq(check_algorithm_choice(only_bfs, other),
+                         "routing algorithm '" + other + "' is not enabled on this cluster; valid names: bfs");
+}
+END_TEST
+
+START_TEST(test_unreadable_config) {
+  PluginSettings settings;
+  settings.config_path = "/nonexistent/angara.yaml";
+  std::string message;
+  try {
+    load_plugin_config(settings);
+  } catch (const ConfigError& e) {
+    message = e.what();
+  }
+  ck_assert(message.find("cannot open /nonexistent/angara.yaml") != std::string::npos);
+}
+END_TEST
+
+// Each node computes the whole job and writes its own table; the eight
+// prologues together must give byte for byte what one run writing every
+// table gives.
+START_TEST(test_install_is_identical_on_every_node) {
+  TempDir per_node, at_once;
+  const Config config = desmos_default_config();
+  PluginSettings settings;
+  settings.table_dir = per_node.path();
+  JobContext job;
+  job.job_id = "42";
+  job.node_list = "desmos[00-07]";
+  for (int i = 0; i < 8; ++i) {
+    job.this_node = "desmos0" + std::to_string(i);
+    const TableOutcome outcome = install_job_table(settings, config, job);
+    ck_assert_uint_eq(directory_names(per_node.path()).size(), static_cast<std::size_t>(i + 1));
+    if (i == 3)
+      ck_assert(outcome.message.find("; no failed routers; table of desmos03 written to " + per_node.path()) !=
+                std::string::npos);
+  }
+  JobRequest request;
+  request.job = "42";
+  request.node_names = {"desmos00", "desmos01", "desmos02", "desmos03",
+                        "desmos04", "desmos05", "desmos06", "desmos07"};
+  write_job_tables(config, compute_job_routes(config, request), at_once.path());
+  const std::vector<std::string> names = directory_names(at_once.path());
+  ck_assert_std_str_eq(joined(names), joined(directory_names(per_node.path())));
+  ck_assert_uint_eq(names.size(), 8);
+  for (const std::string& name : names)
+    ck_assert(read_text(per_node.file(name)) == read_text(at_once.file(name)));
+
+  const NodeTable table = read_node_table(per_node.file("desmos03.rt"));
+  ck_assert_std_str_eq(table.job, "42");
+  ck_assert_std_str_eq(table.algorithm, "bfs");
+  ck_assert_std_str_eq(table.node_name, "desmos03");
+  ck_assert_uint_eq(table.entries.size(), 7);
+}
+END_TEST
+
+START_TEST(test_install_routes_around_failed_nodes) {
+  TempDir dir;
+  const Config config = desmos_default_config();
+  PluginSettings settings;
+  settings.table_dir = dir.path();
+  JobContext job;
+  job.job_id = "7";
+  job.node_list = "desmos[00,02]";
+  job.this_node = "desmos00";
+  job.requested_algorithm = other_algorithm();
+  // login1 is a Slurm node outside the torus: ignored.
+  job.failed_nodes = {"login1", "desmos01"};
+  const TableOutcome outcome = install_job_table(settings, config, job);
+  ck_assert(outcome.message.find("; failed routers desmos01; table of desmos00 written to") != std::string::npos);
+  const NodeTable table = read_node_table(dir.file("desmos00.rt"));
+  ck_assert_std_str_eq(table.algorithm, other_algorithm());
+  // 0,0,0,0 -> 2,0,0,0 in two hops without desmos01 (1,0,0,0): only through 3,0,0,0.
+  ck_assert_std_str_eq(route_to(table, "2,0,0,0"), "-X -X");
+  ck_assert_std_str_eq(joined(directory_names(dir.path())), "desmos00.rt");
+}
+END_TEST
+
+START_TEST(test_dry_run_writes_nothing) {
+  TempDir dir;
+  const std::string tables = dir.file("tables");
+  const Config config = desmos_default_config();
+  PluginSettings settings = parse_plugin_arguments({"tables=" + tables, "dryrun"});
+  JobContext job{"9", "desmos[00-03]", "desmos01", "", {}};
+  const TableOutcome outcome = install_job_table(settings, config, job);
+  ck_assert(outcome.message.find("table of desmos01 dry run, nothing written") != std::string::npos);
+  ck_assert_uint_eq(outcome.result.table.size(), 4);
+  const TableOutcome restored = restore_default_table(settings, config, "desmos01", {});
+  ck_assert_uint_eq(restored.result.table.size(), 32);
+  ck_assert(!fs::exists(tables));
+}
+END_TEST
+
+START_TEST(test_bad_job_inputs) {
+  TempDir dir;
+  const Config config = desmos_default_config();
+  PluginSettings settings = parse_plugin_arguments({"tables=" + dir.path(), "allow=bfs"});
+  const auto error_of = [&](const JobContext& job) {
+    try {
+      install_job_table(settings, config, job);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("(installed)");
+  };
+  ck_assert_std_str_eq(error_of({"5", "desmos[00-01]", "desmos00", "foo", {}}),
+                       "unknown routing algorithm 'foo'; valid names: bfs");
+  ck_assert_std_str_eq(error_of({"5", "", "desmos00", "", {}}), "job 5: no node list in the environment");
+  ck_assert_std_str_eq(error_of({"5", "desmos[00-01]", "", "", {}}), "job 5: this node's name is unknown");
+  ck_assert_std_str_eq(error_of({"5", "desmos[00-01]", "login1", "", {}}),
+                       "this node 'login1' is not a node of the machine described by <built-in Desmos default>");
+  ck_assert_uint_eq(directory_names(dir.path()).size(), 0);
+}
+END_TEST
+
+START_TEST(test_restore_default) {
+  TempDir dir;
+  const Config config = desmos_default_config();
+  PluginSettings settings;
+  settings.table_dir = dir.path();
+  // The node running its epilogue is alive even when Slurm calls it drained.
+  const TableOutcome outcome = restore_default_table(settings, config, "desmos04", {"desmos04", "desmos05"});
+  ck_assert(outcome.message.find("; failed routers desmos05; default table of desmos04 written to") !=
+            std::string::npos);
+  const NodeTable table = read_node_table(dir.file("desmos04.rt"));
+  ck_assert_std_str_eq(table.job, "default");
+  ck_assert_uint_eq(table.entries.size(), 30);
+  ck_assert_std_str_eq(route_to(table, "1,1,0,0"), "");  // desmos05 has no route
+  ck_assert_std_str_eq(joined(directory_names(dir.path())), "desmos04.rt");
+}
+END_TEST
+
+START_TEST(test_rebuild_keeps_algorithm_and_drops_failed) {
+  TempDir dir;
+  const Config config = desmos_default_config();
+  PluginSettings settings;
+  settings.table_dir = dir.path();
+  JobContext job{"11", "desmos[00-03]", "", other_algorithm(), {}};
+  for (const char* node : {"desmos00", "desmos01", "desmos02", "desmos03"}) {
+    job.this_node = node;
+    install_job_table(settings, config, job);
+  }
+  const std::string before = read_text(dir.file("desmos00.rt"));
+
+  RebuildRequest request;
+  request.job = parse_jobs("JobId=11 JobState=RUNNING NodeList=desmos[00-03]\n").front();
+  request.failed_nodes = {"desmos01", "login1"};
+  request.table_dir = dir.path();
+  const RebuildOutcome outcome = rebuild_job_tables(config, request);
+  ck_assert_std_str_eq(joined(outcome.written), "desmos00 desmos02 desmos03");
+  ck_assert_std_str_eq(joined(outcome.dropped), "desmos01");
+  ck_assert(outcome.message.find("; left out failed job nodes desmos01; tables of desmos[00,02-03] written to") !=
+            std::string::npos);
+  const NodeTable table = read_node_table(dir.file("desmos00.rt"));
+  ck_assert_std_str_eq(table.algorithm, other_algorithm());
+  ck_assert_std_str_eq(table.job, "11");
+  ck_assert_uint_eq(table.entries.size(), 2);
+  ck_assert_std_str_eq(route_to(table, "2,0,0,0"), "-X -X");
+  ck_assert(read_text(dir.file("desmos00.rt")) != before);
+  // The failed node's own file is left alone: nothing can be loaded into a dead router.
+  ck_assert_std_str_eq(read_node_table(dir.file("desmos01.rt")).job, "11");
+  ck_assert_uint_eq(read_node_table(dir.file("desmos01.rt")).entries.size(), 3);
+
+  request.only = {"desmos01"};
+  std::string message;
+  try {
+    rebuild_job_tables(config, request);
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  }
+  ck_assert_std_str_eq(message, "node 'desmos01' is not a live node of job 11");
+
+  request.only = {"desmos03"};
+  request.dry_run = true;
+  const RebuildOutcome dry = rebuild_job_tables(config, request);
+  ck_assert_uint_eq(dry.written.size(), 0);
+  ck_assert(dry.message.find("dry run, nothing written") != std::string::npos);
+}
+END_TEST
+
+int main() {
+  Suite* s = suite_create("slurm");
+  TCase* queries = tcase_create("queries");
+  tcase_set_timeout(queries, 30);
+  tcase_add_test(queries, test_parse_record);
+  tcase_add_test(queries, test_node_states);
+  tcase_add_test(queries, test_jobs);
+  tcase_add_test(queries, test_run_command);
+  tcase_add_test(queries, test_queries_through_scontrol);
+  suite_add_tcase(s, queries);
+  TCase* plugin = tcase_create("plugin");
+  tcase_set_timeout(plugin, 60);
+  tcase_add_test(plugin, test_plugin_arguments);
+  tcase_add_test(plugin, test_algorithm_choice);
+  tcase_add_test(plugin, test_unreadable_config);
+  tcase_add_test(plugin, test_install_is_identical_on_every_node);
+  tcase_add_test(plugin, test_install_routes_around_failed_nodes);
+  tcase_add_test(plugin, test_dry_run_writes_nothing);
+  tcase_add_test(plugin, test_bad_job_inputs);
+  tcase_add_test(plugin, test_restore_default);
+  tcase_add_test(plugin, test_rebuild_keeps_algorithm_and_drops_failed);
+  suite_add_tcase(s, plugin);
+  return angara_test::run_suite(s);
+}

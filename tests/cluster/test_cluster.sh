@@ -1,0 +1,343 @@
+#!/bin/bash
+# spank-angara(8) and `angara-route rebuild` on a real Slurm cluster: munged,
+# slurmctld and 32 slurmd (desmos[00-31]) on this host, started by
+# cluster.sh in a private directory and stopped by PID at the end.
+#
+# Needs root (slurmd does); skips (exit 77) otherwise.  Run from `make check`,
+# or by hand: TOP_BUILDDIR=/path/to/build tests/cluster/test_cluster.sh
+# ANGARA_CLUSTER_KEEP=1 keeps the cluster's directory (logs) afterwards.
+set -u
+
+if [ "$(id -u)" != 0 ]; then
+  echo "SKIP: the test cluster needs root (slurmd runs as root)"
+  exit 77
+fi
+
+here=$(cd "$(dirname "$0")" && pwd)
+top_builddir=${TOP_BUILDDIR:-$(pwd)/..}
+tool=$top_builddir/plugin/angara-route
+plugin=$top_builddir/plugin/.libs/spank-angara.so
+if [ ! -x "$tool" ] || [ ! -f "$plugin" ]; then
+  echo "ERROR: build first: $tool or $plugin is missing" >&2
+  exit 99
+fi
+
+state=$(mktemp -d "${TMPDIR:-/tmp}/angara-cluster.XXXXXX") || exit 99
+tables=$state/tables
+work=$state/work
+config=$state/angara.yaml
+mkdir -p "$work"
+export SLURM_CONF=$state/etc/slurm.conf
+
+passed=0
+failed=0
+ok() {
+  passed=$((passed + 1))
+  echo "PASS: $1"
+}
+not_ok() {
+  failed=$((failed + 1))
+  echo "FAIL: $1"
+  [ $# -gt 1 ] && printf '      %s\n' "${@:2}"
+}
+# check DESCRIPTION COMMAND...: passes when the command succeeds.
+check() {
+  local what=$1
+  shift
+  if "$@"; then ok "$what"; else not_ok "$what" "command: $*"; fi
+}
+
+cleanup() {
+  strigger --clear --user=root >/dev/null 2>&1
+  "$here/cluster.sh" stop "$state" >/dev/null
+}
+trap cleanup EXIT
+
+# The machine as the plugin and the tool both read it: only config= goes
+# into plugstack.conf, as spank-angara(8) recommends.
+write_config() {
+  local file=$1 failed_nodes=$2
+  cat >"$file" <<EOF
+machine:
+  torus: 4x2x2x2
+  nodes: desmos[00-31]
+failures:
+  nodes: [$failed_nodes]
+tables:
+  directory: $tables
+EOF
+}
+write_config "$config" ""
+
+plugstack() { "$here/cluster.sh" plugstack "$state" "$@"; }
+
+slurmd_log() { cat "$state/log/slurmd-$1.log"; }
+
+job_field() { scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# Waits until the job reaches one of the states (a regular expression).
+wait_job_state() {
+  local job=$1 pattern=$2 limit=${3:-60} deadline state
+  deadline=$((SECONDS + limit))
+  while [ $SECONDS -lt $deadline ]; do
+    state=$(job_field "$job" JobState)
+    [[ $state =~ ^($pattern)$ ]] && return 0
+    sleep 0.5
+  done
+  echo "      job $job is '$(job_field "$job" JobState)' (reason $(job_field "$job" Reason)), expected $pattern" >&2
+  return 1
+}
+
+wait_job_done() { wait_job_state "$1" "COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL" "${2:-90}"; }
+
+# A table file's header value: table_field FILE job|algorithm|fingerprint.
+table_field() { sed -n "s/^$2 //p" "$1" 2>/dev/null | head -n 1; }
+
+# Copies the job's table of every node (each node copies its own, inside the job).
+copy_tables_step() {
+  local out=$1
+  echo "srun --ntasks-per-node=1 sh -c 'f=$tables/\$SLURMD_NODENAME.rt; grep -qx \"job \$SLURM_JOB_ID\" \$f && cp \$f $out/ && echo table-ok \$SLURMD_NODENAME \$(grep ^algorithm \$f)'"
+}
+
+ANGARA_SPANK_PLUGIN=$plugin ANGARA_PLUGSTACK_ARGS="config=$config" "$here/cluster.sh" start "$state" || exit 99
+
+# The algorithm for "the user's choice is honoured": any but the default.
+bad_output=$(sbatch --angara-routing=no-such-algorithm --wrap true 2>&1)
+valid_names=$(echo "$bad_output" | sed -n "s/.*valid names: //p" | head -n 1)
+other=$(echo "$valid_names" | tr ',' '\n' | tr -d ' ' | grep -vx bfs | head -n 1)
+[ -n "$other" ] || other=bfs
+echo "algorithms: $valid_names; testing the choice with '$other'"
+
+# --- the option reaches all three commands ----------------------------------
+for command in srun sbatch salloc; do
+  if $command --help 2>&1 | grep -q -- '--angara-routing=NAME'; then
+    ok "$command --help lists --angara-routing"
+  else
+    not_ok "$command --help lists --angara-routing"
+  fi
+done
+
+# --- a bad name is rejected at submission, with the list --------------------
+jobs_before=$(squeue -h | wc -l)
+for command in sbatch srun salloc; do
+  case $command in
+    sbatch) output=$(sbatch --angara-routing=no-such-algorithm --wrap true 2>&1) ;;
+    srun) output=$(timeout 60 srun --angara-routing=no-such-algorithm true 2>&1) ;;
+    salloc) output=$(timeout 60 salloc --angara-routing=no-such-algorithm true 2>&1) ;;
+  esac
+  status=$?
+  if [ $status -ne 0 ] && echo "$output" | grep -q "unknown routing algorithm 'no-such-algorithm'; valid names: bfs"; then
+    ok "$command rejects a bad --angara-routing with the valid names"
+  else
+    not_ok "$command rejects a bad --angara-routing with the valid names" "exit $status: $output"
+  fi
+done
+jobs_after=$(squeue -h | wc -l)
+check "no job was submitted with a bad name" [ "$jobs_before" = "$jobs_after" ]
+
+# --- sbatch -N8: every node finds its table written before the job starts ---
+out=$work/sbatch8
+mkdir -p "$out/tables"
+job=$(sbatch --parsable -N8 -o "$out/batch.out" --wrap "$(copy_tables_step "$out/tables")")
+if wait_job_done "$job" && [ "$(job_field "$job" JobState)" = COMPLETED ]; then
+  ok "sbatch -N8 job $job completed"
+else
+  not_ok "sbatch -N8 job $job completed" "$(cat "$out/batch.out" 2>/dev/null)"
+fi
+check "all 8 nodes found the job's bfs table in place" \
+  [ "$(grep -c '^table-ok desmos.. algorithm bfs$' "$out/batch.out" 2>/dev/null)" = 8 ]
+if "$tool" verify --config "$config" --tables "$out/tables" >"$out/verify.txt" 2>&1; then
+  ok "the 8 tables of job $job verify as one routing"
+else
+  not_ok "the 8 tables of job $job verify as one routing" "$(cat "$out/verify.txt")"
+fi
+# Computed independently on 8 nodes, they equal what the admin tool writes.
+nodes=$(job_field "$job" NodeList)
+mkdir -p "$out/tool"
+"$tool" generate --config "$config" --nodes "$nodes" --job-name "$job" --output "$out/tool" >/dev/null 2>&1
+if [ "$(ls "$out/tool" | wc -l)" = 8 ] && diff -r "$out/tool" "$out/tables" >/dev/null; then
+  ok "prologue tables are byte-identical to 'angara-route generate'"
+else
+  not_ok "prologue tables are byte-identical to 'angara-route generate'" "$(diff -r "$out/tool" "$out/tables" 2>&1 | head -5)"
+fi
+first=$(echo "$nodes" | sed 's/\[\([0-9]*\).*/\1/')
+check "the epilogue restored the default table ($first)" [ "$(table_field "$tables/$first.rt" job)" = default ]
+if grep -q "spank-angara: job $job: bfs on 8 nodes.*table of $first written to $tables" "$state/log/slurmd-$first.log"; then
+  ok "the prologue logged its work in the slurmd log"
+else
+  not_ok "the prologue logged its work in the slurmd log" "$(grep spank-angara "$state/log/slurmd-$first.log" | tail -3)"
+fi
+
+# --- srun --angara-routing is honoured --------------------------------------
+output=$(timeout 60 srun -N4 --angara-routing="$other" sh -c \
+  "grep -x \"job \$SLURM_JOB_ID\" $tables/\$SLURMD_NODENAME.rt >/dev/null && grep ^algorithm $tables/\$SLURMD_NODENAME.rt" 2>&1)
+if [ "$(echo "$output" | grep -cx "algorithm $other")" = 4 ]; then
+  ok "srun --angara-routing=$other: 4 nodes run on $other tables"
+else
+  not_ok "srun --angara-routing=$other: 4 nodes run on $other tables" "$output"
+fi
+
+# --- sbatch --angara-routing is honoured ------------------------------------
+out=$work/sbatch-choice
+mkdir -p "$out/tables"
+job=$(sbatch --parsable -N4 --angara-routing="$other" -o "$out/batch.out" --wrap "$(copy_tables_step "$out/tables")")
+wait_job_done "$job"
+check "sbatch --angara-routing=$other: 4 nodes run on $other tables" \
+  [ "$(grep -c "^table-ok desmos.. algorithm $other\$" "$out/batch.out" 2>/dev/null)" = 4 ]
+
+# --- two concurrent jobs on disjoint nodes ----------------------------------
+for name in a b; do mkdir -p "$work/concurrent-$name"; done
+job_a=$(sbatch --parsable -N8 -w 'desmos[08-15]' -o "$work/concurrent-a/batch.out" \
+  --wrap "$(copy_tables_step "$work/concurrent-a") && sleep 6")
+job_b=$(sbatch --parsable -N8 -w 'desmos[16-23]' --angara-routing="$other" -o "$work/concurrent-b/batch.out" \
+  --wrap "$(copy_tables_step "$work/concurrent-b") && sleep 6")
+together=no
+deadline=$((SECONDS + 60))
+while [ $SECONDS -lt $deadline ]; do
+  if [ "$(job_field "$job_a" JobState)" = RUNNING ] && [ "$(job_field "$job_b" JobState)" = RUNNING ]; then
+    together=yes
+    break
+  fi
+  sleep 0.5
+done
+check "jobs $job_a and $job_b ran at the same time" [ $together = yes ]
+wait_job_done "$job_a"
+wait_job_done "$job_b"
+for name in a b; do
+  dir=$work/concurrent-$name
+  [ $name = a ] && id=$job_a || id=$job_b
+  [ $name = a ] && algorithm=bfs || algorithm=$other
+  count=$(grep -c "^table-ok desmos.. algorithm $algorithm\$" "$dir/batch.out" 2>/dev/null)
+  if [ "$count" = 8 ] && "$tool" verify --config "$config" --tables "$dir" >"$dir.verify" 2>&1 &&
+    [ "$(cat "$dir"/*.rt | grep -c "^job $id\$")" = 8 ]; then
+    ok "concurrent job $id: its own 8 $algorithm tables, verified"
+  else
+    not_ok "concurrent job $id: its own 8 $algorithm tables, verified" "table-ok lines: $count" "$(cat "$dir.verify" 2>/dev/null)"
+  fi
+done
+
+# --- a node goes DOWN: rebuild routes the running job around it -------------
+out=$work/down
+mkdir -p "$out/before" "$out/after"
+write_config "$out/desmos01-failed.yaml" "desmos01"
+job=$(sbatch --parsable -N2 -w 'desmos[00,02]' --angara-routing="$other" -o /dev/null --wrap 'sleep 300')
+wait_job_state "$job" RUNNING 60
+cp "$tables/desmos00.rt" "$tables/desmos02.rt" "$out/before/"
+# Without desmos01 the job's current routes are wrong: the check below must see that.
+if "$tool" verify --config "$out/desmos01-failed.yaml" --tables "$out/before" >/dev/null 2>&1; then
+  not_ok "job $job's routes use desmos01 before the failure (test premise)"
+else
+  ok "job $job's routes use desmos01 before the failure (test premise)"
+fi
+# The recipe of spank-angara(8): rebuild whenever a node goes down.
+strigger --set --node --down --flags=PERM \
+  --program="$tool rebuild --all-running --idle --config $config" >/dev/null
+scontrol update nodename=desmos01 state=down reason=angara-test
+if "$tool" rebuild --job "$job" --config "$config" >"$out/rebuild.txt" 2>&1; then
+  ok "angara-route rebuild --job $job"
+else
+  not_ok "angara-route rebuild --job $job" "$(cat "$out/rebuild.txt")"
+fi
+cp "$tables/desmos00.rt" "$tables/desmos02.rt" "$out/after/"
+if "$tool" verify --config "$out/desmos01-failed.yaml" --tables "$out/after" >"$out/verify.txt" 2>&1; then
+  ok "after the rebuild job $job routes around desmos01"
+else
+  not_ok "after the rebuild job $job routes around desmos01" "$(cat "$out/verify.txt")"
+fi
+check "the rebuild kept the job and its algorithm $other" \
+  [ "$(table_field "$out/after/desmos00.rt" job)/$(table_field "$out/after/desmos00.rt" algorithm)" = "$job/$other" ]
+check "the rebuild logged the failed router" grep -q "failed routers desmos01" "$out/rebuild.txt"
+# The strigger program rewrites idle nodes' default tables (desmos31 ran no job yet).
+deadline=$((SECONDS + 60))
+until [ "$(table_field "$tables/desmos31.rt" job)" = default ] && ! grep -q '^1,0,0,0 ' "$tables/desmos31.rt" ||
+  [ $SECONDS -ge $deadline ]; do
+  sleep 1
+done
+if [ -f "$tables/desmos31.rt" ] && [ "$(table_field "$tables/desmos31.rt" job)" = default ] &&
+  [ "$(table_field "$tables/desmos31.rt" entries)" = 30 ] && ! grep -q '^1,0,0,0 ' "$tables/desmos31.rt"; then
+  ok "the strigger recipe rebuilt idle default tables without desmos01"
+else
+  not_ok "the strigger recipe rebuilt idle default tables without desmos01" "$(head -8 "$tables/desmos31.rt" 2>&1)"
+fi
+strigger --clear --user=root >/dev/null 2>&1
+# A new job's prologue counts the DOWN node as a failed router.
+job2=$(sbatch --parsable --wait -N1 -w desmos03 -o /dev/null --wrap true)
+if grep -q "spank-angara: job $job2: .*failed routers desmos01" "$state/log/slurmd-desmos03.log"; then
+  ok "a new job's prologue counts DOWN desmos01 as failed"
+else
+  not_ok "a new job's prologue counts DOWN desmos01 as failed" "$(grep "job $job2" "$state/log/slurmd-desmos03.log")"
+fi
+scancel "$job"
+wait_job_done "$job" 30 >/dev/null
+scontrol update nodename=desmos01 state=resume
+
+# --- a shared cache: computed once, read back, still the job's own tables ----
+plugstack "config=$config" "cache=$state/cache"
+mkdir -p "$work/cache1" "$work/cache2"
+job1=$(sbatch --parsable --wait -N4 -w 'desmos[04-07]' -o /dev/null --wrap "$(copy_tables_step "$work/cache1")")
+job2=$(sbatch --parsable --wait -N4 -w 'desmos[04-07]' -o /dev/null --wrap "$(copy_tables_step "$work/cache2")")
+check "cache: the first job stored its routes" [ -n "$(ls "$state/cache" 2>/dev/null)" ]
+check "cache: the second job read them back on desmos04" \
+  grep -q "spank-angara: job $job2: bfs on 4 nodes.*from cache" "$state/log/slurmd-desmos04.log"
+check "cache: the second job's tables are its own" [ "$(cat "$work"/cache2/*.rt | grep -c "^job $job2\$")" = 4 ]
+plugstack "config=$config"
+
+# --- a misspelt plugstack argument stops submission with the reason ---------
+plugstack "config=$config" "tabels=/tmp"
+output=$(sbatch --wrap true 2>&1)
+status=$?
+if [ $status -ne 0 ] && echo "$output" | grep -q "spank-angara: bad plugstack.conf arguments: unknown plugstack argument 'tabels=/tmp'"; then
+  ok "a bad plugstack argument is refused at submission"
+else
+  not_ok "a bad plugstack argument is refused at submission" "exit $status: $output"
+fi
+plugstack "config=$config"
+
+# --- dry run writes nothing --------------------------------------------------
+plugstack "config=$config" dryrun
+rm -f "$tables"/desmos2[0-3].rt
+job=$(sbatch --parsable --wait -N4 -w 'desmos[20-23]' -o /dev/null --wrap true)
+check "dry run: job $job ran" [ "$(job_field "$job" JobState)" = COMPLETED ]
+check "dry run: no table written by prologue or epilogue" [ -z "$(ls "$tables" | grep '^desmos2[0-3]\.rt$')" ]
+check "dry run: the prologue logged what it computed" \
+  grep -q "spank-angara: job $job: bfs on 4 nodes.*dry run, nothing written" "$state/log/slurmd-desmos20.log"
+plugstack "config=$config"
+
+# --- a failing prologue keeps the job from running ---------------------------
+plugstack "config=$state/no-such-dir/angara.yaml"
+job=$(sbatch --parsable -N2 -w 'desmos[24-25]' -o /dev/null --wrap "touch $work/ran-$$")
+wait_job_state "$job" PENDING 30
+deadline=$((SECONDS + 30))
+until [ "$(job_field "$job" Reason)" = launch_failed_requeued_held ] || [ $SECONDS -ge $deadline ]; do sleep 0.5; done
+check "on_failure=drain: batch job $job requeued and held" [ "$(job_field "$job" Reason)" = launch_failed_requeued_held ]
+check "on_failure=drain: the job's script never ran" [ ! -e "$work/ran-$$" ]
+check "on_failure=drain: desmos24 drained by Slurm" \
+  sh -c "sinfo -h -N -n desmos24 -o '%T' | grep -q drain"
+if grep -q "spank-angara: job $job on desmos24: routing table not installed: .*no-such-dir/angara.yaml" \
+  "$state/log/slurmd-desmos24.log"; then
+  ok "on_failure=drain: the reason is in the slurmd log"
+else
+  not_ok "on_failure=drain: the reason is in the slurmd log" "$(grep spank-angara "$state/log/slurmd-desmos24.log" | tail -3)"
+fi
+output=$(timeout 60 srun -N2 -w 'desmos[26-27]' touch "$work/ran-srun-$$" 2>&1)
+status=$?
+check "on_failure=drain: srun fails and its task never runs" [ $status -ne 0 -a ! -e "$work/ran-srun-$$" ]
+scancel "$job"
+scontrol update nodename='desmos[24-27]' state=resume
+
+plugstack "config=$state/no-such-dir/angara.yaml" on_failure=cancel
+job=$(sbatch --parsable -N2 -w 'desmos[28-29]' -o /dev/null --wrap "touch $work/ran-cancel-$$")
+wait_job_state "$job" CANCELLED 30
+check "on_failure=cancel: job $job cancelled" [ "$(job_field "$job" JobState)" = CANCELLED ]
+check "on_failure=cancel: the job's script never ran" [ ! -e "$work/ran-cancel-$$" ]
+check "on_failure=cancel: desmos28 stays in service" \
+  sh -c "sinfo -h -N -n desmos28 -o '%T' | grep -qx idle"
+check "on_failure=cancel: logged" grep -q "spank-angara: job $job cancelled (on_failure=cancel)" "$state/log/slurmd-desmos28.log"
+plugstack "config=$config"
+
+echo "$passed passed, $failed failed"
+if [ $failed -ne 0 ]; then
+  echo "---- spank-angara lines of the slurmd logs:"
+  grep -h spank-angara "$state"/log/slurmd-*.log | tail -n 30
+fi
+[ $failed -eq 0 ]
