@@ -5,11 +5,14 @@
 namespace angara {
 
 std::unique_ptr<Generator> create_bfs_generator();
+std::unique_ptr<Generator> create_sssp_generator();
 
 const std::vector<GeneratorInfo>& generators() {
   static const std::vector<GeneratorInfo> all = {
       {"bfs", "breadth-first search in the routing graph (ANSU paper, Algorithms 1-2)",
        &create_bfs_generator},
+      {"sssp", "single-source shortest paths in the routing graph (ANSU paper, Algorithms 3-4)",
+       &create_sssp_generator},
   };
   return all;
 }
