@@ -4,6 +4,10 @@
 // coordinate) still point at the value that caused them.
 #include "angara/config.hpp"
 
+#include <sys/stat.h>
+
+#include <cstdlib>
+
 #include <yaml.h>
 
 #include <cerrno>
@@ -563,6 +567,16 @@ Config load_config(const std::string& path) {
   while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, got);
   if (std::ferror(file.get())) throw ConfigError(path, 0, 0, "cannot read " + path + ": " + std::strerror(errno));
   return parse_config(text, path);
+}
+
+std::string system_config_path() { return std::string(SYSCONFDIR) + "/angara/angara.yaml"; }
+
+Config find_config(const std::string& path) {
+  if (!path.empty()) return load_config(path);
+  if (const char* env = std::getenv("ANGARA_CONFIG"); env && *env) return load_config(env);
+  struct stat info {};
+  if (::stat(system_config_path().c_str(), &info) == 0) return load_config(system_config_path());
+  return desmos_default_config();
 }
 
 }  // namespace angara

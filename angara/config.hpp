@@ -65,6 +65,12 @@ Config desmos_default_config();
 // load_config reads the file at `path`; parse_config parses `yaml_text` and
 // names it `source_name` in errors and in Config::source.
 Config load_config(const std::string& path);
+
+// The search the admin tool and the plugin share: `path` when given, else
+// $ANGARA_CONFIG, else SYSCONFDIR/angara/angara.yaml when it exists, else the
+// built-in Desmos machine.
+Config find_config(const std::string& path);
+std::string system_config_path();
 Config parse_config(const std::string& yaml_text, const std::string& source_name);
 
 }  // namespace angara

@@ -23,21 +23,13 @@
 #include "routing/patterns.hpp"
 #include "routing/pipeline.hpp"
 #include "routing/report.hpp"
+#include "plugin/exit_status.hpp"
+#include "plugin/job_tables.hpp"
 #include "plugin/rebuild_command.hpp"
 
 namespace {
 
 using namespace angara;
-
-// Exit codes, documented in angara-route(8).
-enum ExitCode : int {
-  kExitOk = 0,
-  kExitRejected = 1,   // a table broke a rule: nothing written / verify failed
-  kExitUsage = 2,      // bad command line
-  kExitInput = 3,      // bad configuration, node name, algorithm name
-  kExitNoRoute = 4,    // the faults leave no valid routing
-  kExitIo = 5,         // a table file could not be written or read
-};
 
 const char* const kProgram = "angara-route";
 
@@ -49,15 +41,6 @@ struct CommonOptions {
 int usage_error(const std::string& message) {
   std::cerr << kProgram << ": " << message << "\nTry '" << kProgram << " --help'.\n";
   return kExitUsage;
-}
-
-Config load_configuration(const std::string& path) {
-  if (!path.empty()) return load_config(path);
-  if (const char* env = std::getenv("ANGARA_CONFIG"); env && *env) return load_config(env);
-  const std::string system_path = std::string(SYSCONFDIR) + "/angara/angara.yaml";
-  struct stat info {};
-  if (::stat(system_path.c_str(), &info) == 0) return load_config(system_path);
-  return desmos_default_config();
 }
 
 void print_result(const Config& config, const JobResult& result, const ReportContext& context, bool json) {
@@ -75,7 +58,11 @@ int cmd_generate(int argc, char** argv) {
       {"dump-routes", required_argument, nullptr, 'D'}, {"json", no_argument, nullptr, 'j'},
       {"output", required_argument, nullptr, 'o'},    {"job-name", required_argument, nullptr, 'J'},
       {"down", required_argument, nullptr, 'x'},      {"cache", required_argument, nullptr, 'C'},
+      {"job", required_argument, nullptr, 'k'},       {"failed", required_argument, nullptr, 'f'},
       {nullptr, 0, nullptr, 0}};
+  std::string slurm_job;
+  slurm::FailedStates failed_states = slurm::FailedStates::Down;
+  std::vector<std::string> extra_down;
   int opt;
   while ((opt = getopt_long(argc, argv, "c:n:a:dD:jo:", long_options, nullptr)) != -1) {
     switch (opt) {
@@ -88,17 +75,29 @@ int cmd_generate(int argc, char** argv) {
       case 'o': output_dir = optarg; break;
       case 'J': request.job = optarg; break;
       case 'x': {
-        for (std::string& name : expand_hostlist(optarg)) request.down_nodes.push_back(std::move(name));
+        for (std::string& name : expand_hostlist(optarg)) extra_down.push_back(std::move(name));
         break;
       }
       case 'C': request.cache_dir = optarg; break;
+      case 'k': slurm_job = optarg; break;
+      case 'f': failed_states = spank::parse_failed_states(optarg); break;
       default: return usage_error("generate: unknown option");
     }
   }
   if (optind != argc) return usage_error(std::string("generate: unexpected argument '") + argv[optind] + "'");
 
-  const Config config = load_configuration(common.config_path);
+  if (!slurm_job.empty() && !nodes.empty()) return usage_error("generate: --job and --nodes exclude each other");
+
+  const Config config = find_config(common.config_path);
+  if (!slurm_job.empty()) {
+    // The job's live nodes and the routers Slurm reports failed, from slurmctld.
+    JobRequest from_slurm = spank::job_request_from_slurm(config, slurm_job, failed_states);
+    request.job = from_slurm.job;
+    request.node_names = std::move(from_slurm.node_names);
+    request.down_nodes = std::move(from_slurm.down_nodes);
+  }
   if (!nodes.empty()) request.node_names = expand_hostlist(nodes);
+  request.down_nodes.insert(request.down_nodes.end(), extra_down.begin(), extra_down.end());
   const JobResult result = compute_job_routes(config, request);
 
   if (!dump_path.empty()) {
@@ -137,7 +136,7 @@ int cmd_verify(int argc, char** argv) {
   }
   if (optind != argc) return usage_error(std::string("verify: unexpected argument '") + argv[optind] + "'");
   if (tables.empty()) return usage_error("verify: --tables DIR is required");
-  const Config config = load_configuration(common.config_path);
+  const Config config = find_config(common.config_path);
   const JobResult result = verify_table_directory(config, tables);
   print_result(config, result, ReportContext{"verify", "read from " + tables}, common.json);
   return result.report.ok() ? kExitOk : kExitRejected;
@@ -165,7 +164,7 @@ int cmd_analyze(int argc, char** argv) {
   }
   if (optind != argc) return usage_error(std::string("analyze: unexpected argument '") + argv[optind] + "'");
   if (tables.empty() == dump.empty()) return usage_error("analyze: give exactly one of --tables DIR or --dump FILE");
-  const Config config = load_configuration(common.config_path);
+  const Config config = find_config(common.config_path);
   RouteTable table;
   std::string source;
   if (!tables.empty()) {
@@ -211,7 +210,8 @@ const Subcommand kSubcommands[] = {
     {"generate",
      "generate [--config F] [--nodes HOSTLIST] [--algorithm NAME] [--dry-run]\n"
      "                    [--dump-routes FILE] [--json] [--output DIR] [--down HOSTLIST]\n"
-     "                    [--job-name NAME] [--cache DIR]",
+     "                    [--job-name NAME] [--cache DIR]\n"
+     "         generate --job JOBID [--failed down|down,drained|none] [...]",
      &cmd_generate},
     {"verify", "verify --tables DIR [--config F] [--json]", &cmd_verify},
     {"rebuild",
@@ -233,7 +233,8 @@ void print_help() {
   std::cout << "\nWithout --config the tool reads $ANGARA_CONFIG, then " << SYSCONFDIR
             << "/angara/angara.yaml,\nand falls back to the built-in Desmos machine (4x2x2x2, desmos[00-31]).\n"
             << "Exit status: 0 ok, 1 table rejected by the verifier, 2 usage error,\n"
-            << "3 bad configuration or input, 4 no valid routing exists, 5 table file I/O error.\n"
+            << "3 bad configuration or input, 4 no valid routing exists, 5 table file I/O error,\n"
+            << "6 slurmctld could not be queried.\n"
             << "See angara-route(8), angara.yaml(5), angara-tables(5).\n";
 }
 
@@ -254,24 +255,12 @@ int main(int argc, char** argv) {
     if (command != sub.name) continue;
     try {
       return sub.run(argc - 1, argv + 1);
-    } catch (const ConfigError& e) {
-      std::cerr << kProgram << ": " << e.what() << "\n";
-      return kExitInput;
-    } catch (const VerificationError& e) {
-      std::cerr << kProgram << ": " << e.what() << "\nNothing was written.\n";
-      return kExitRejected;
-    } catch (const RoutingError& e) {
-      std::cerr << kProgram << ": no valid routing: " << e.what() << "\nNothing was written.\n";
-      return kExitNoRoute;
-    } catch (const TableFileError& e) {
-      std::cerr << kProgram << ": " << e.what() << "\n";
-      return kExitIo;
-    } catch (const std::invalid_argument& e) {
-      std::cerr << kProgram << ": " << e.what() << "\n";
-      return kExitInput;
-    } catch (const std::exception& e) {
-      std::cerr << kProgram << ": " << e.what() << "\n";
-      return kExitIo;
+    } catch (...) {
+      const std::exception_ptr error = std::current_exception();
+      const int status = exit_status_of(error);
+      std::cerr << kProgram << ": " << message_of(error) << "\n";
+      if (status == kExitRejected || status == kExitNoRoute) std::cerr << "Nothing was written.\n";
+      return status;
     }
   }
   return usage_error("unknown command '" + command + "'");

@@ -154,13 +154,7 @@ PluginSettings parse_plugin_arguments(const std::vector<std::string>& arguments)
   return settings;
 }
 
-Config load_plugin_config(const PluginSettings& settings) {
-  if (!settings.config_path.empty()) return load_config(settings.config_path);
-  const std::string system_path = std::string(SYSCONFDIR) + "/angara/angara.yaml";
-  struct stat info {};
-  if (::stat(system_path.c_str(), &info) == 0) return load_config(system_path);
-  return desmos_default_config();
-}
+Config load_plugin_config(const PluginSettings& settings) { return find_config(settings.config_path); }
 
 std::vector<std::string> selectable_algorithms(const PluginSettings& settings) {
   std::vector<std::string> names;

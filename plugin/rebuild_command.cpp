@@ -13,6 +13,7 @@
 #include "angara/config.hpp"
 #include "angara/hostlist.hpp"
 #include "angara/table_file.hpp"
+#include "plugin/exit_status.hpp"
 #include "plugin/job_tables.hpp"
 #include "plugin/slurm_query.hpp"
 #include "routing/generator.hpp"
@@ -28,37 +29,6 @@ const char* const kUsage =
     "         [--failed down|down,drained|none] [--down HOSTLIST] [--timeout S] [--dry-run]\n"
     "         [DOWN-HOSTLIST...]   (as strigger --node --down passes them)\n";
 
-// The exit status the tool gives each failure (angara-route(8)).
-int exit_status_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const VerificationError&) {
-    return 1;
-  } catch (const RoutingError&) {
-    return 4;
-  } catch (const TableFileError&) {
-    return 5;
-  } catch (const slurm::SlurmQueryError&) {
-    return kExitSlurmQuery;
-  } catch (const ConfigError&) {
-    return 3;
-  } catch (const std::invalid_argument&) {
-    return 3;
-  } catch (...) {
-    return 5;
-  }
-}
-
-std::string message_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "unexpected error";
-  }
-}
-
 struct Options {
   std::string job_id;
   bool all_running = false;
@@ -73,14 +43,6 @@ struct Options {
   int timeout = 30;
   bool dry_run = false;
 };
-
-Config load_configuration(const std::string& path) {
-  spank::PluginSettings settings;
-  settings.config_path = path;
-  if (settings.config_path.empty())
-    if (const char* env = std::getenv("ANGARA_CONFIG"); env && *env) settings.config_path = env;
-  return spank::load_plugin_config(settings);
-}
 
 // Only the nodes of `job_nodes` the operator asked for (all when none asked).
 std::vector<std::string> selected(const std::vector<std::string>& only, const std::vector<std::string>& job_nodes) {
@@ -122,7 +84,7 @@ int rebuild_command(int argc, char** argv) {
           options.failed_states = spank::parse_failed_states(optarg);
         } catch (const std::invalid_argument& e) {
           std::cerr << "angara-route: rebuild: --failed " << optarg << ": " << e.what() << "\n";
-          return 2;
+          return kExitUsage;
         }
         break;
       case 'x':
@@ -133,14 +95,14 @@ int rebuild_command(int argc, char** argv) {
         const long seconds = std::strtol(optarg, &end, 10);
         if (*optarg == '\0' || *end != '\0' || seconds < 1 || seconds > 3600) {
           std::cerr << "angara-route: rebuild: --timeout " << optarg << ": expected seconds from 1 to 3600\n";
-          return 2;
+          return kExitUsage;
         }
         options.timeout = static_cast<int>(seconds);
         break;
       }
       case 'd': options.dry_run = true; break;
-      case 'h': std::cout << kUsage; return 0;
-      default: std::cerr << kUsage; return 2;
+      case 'h': std::cout << kUsage; return kExitOk;
+      default: std::cerr << kUsage; return kExitUsage;
     }
   }
   // strigger(1) appends the nodes that went down to the program's arguments.
@@ -148,19 +110,19 @@ int rebuild_command(int argc, char** argv) {
     for (std::string& name : expand_hostlist(argv[i])) options.extra_down.push_back(std::move(name));
   if (options.job_id.empty() == !options.all_running) {
     std::cerr << "angara-route: rebuild: give exactly one of --job JOBID and --all-running\n" << kUsage;
-    return 2;
+    return kExitUsage;
   }
   if (options.idle && !options.all_running) {
     std::cerr << "angara-route: rebuild: --idle goes with --all-running\n" << kUsage;
-    return 2;
+    return kExitUsage;
   }
   if (!options.algorithm.empty() && !make_generator(options.algorithm)) {
     std::cerr << "angara-route: rebuild: unknown algorithm '" << options.algorithm << "' (valid: " << generator_names()
               << ")\n";
-    return 3;
+    return kExitInput;
   }
 
-  const Config config = load_configuration(options.config_path);
+  const Config config = find_config(options.config_path);
   std::vector<std::string> failed;
   try {
     failed = slurm::failed_node_names(slurm::query_node_states(options.timeout), options.failed_states);
@@ -179,7 +141,7 @@ int rebuild_command(int argc, char** argv) {
       if (!slurm::job_is_active(job)) {
         std::cerr << "angara-route: rebuild: job " << job.id << " is " << job.state
                   << ", not running: it has no tables to rebuild\n";
-        return 3;
+        return kExitInput;
       }
       jobs.push_back(std::move(job));
     }

@@ -5,10 +5,6 @@
 
 namespace angara {
 
-// Exit status as the other subcommands (angara-route(8)), plus 6 when
-// slurmctld could not be asked (scontrol failed or timed out).
-constexpr int kExitSlurmQuery = 6;
-
 // argv[0] is "rebuild".  Prints one line per job to stdout, problems to
 // stderr.  Throws the core's exceptions (ConfigError, RoutingError, ...) for
 // a single --job, so the tool's common handler maps them to exit codes; with

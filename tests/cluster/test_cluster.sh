@@ -246,6 +246,15 @@ else
   not_ok "angara-route rebuild --job $job" "$(cat "$out/rebuild.txt")"
 fi
 cp "$tables/desmos00.rt" "$tables/desmos02.rt" "$out/after/"
+# The admin's dry run for a job reads the allocation and DOWN nodes from slurmctld.
+sum_before=$(cat "$tables"/*.rt | md5sum)
+if "$tool" generate --job "$job" --config "$config" --dry-run >"$out/dryrun.txt" 2>&1 &&
+  grep -q "failures     1 node(s)" "$out/dryrun.txt" && grep -q "job          $job\$" "$out/dryrun.txt" &&
+  grep -q "nodes        desmos\[00,02\] (2)" "$out/dryrun.txt" && [ "$(cat "$tables"/*.rt | md5sum)" = "$sum_before" ]; then
+  ok "generate --job $job --dry-run: the job's nodes, desmos01 failed, nothing written"
+else
+  not_ok "generate --job $job --dry-run" "$(cat "$out/dryrun.txt")"
+fi
 if "$tool" verify --config "$out/desmos01-failed.yaml" --tables "$out/after" >"$out/verify.txt" 2>&1; then
   ok "after the rebuild job $job routes around desmos01"
 else

@@ -1,0 +1,24 @@
+// The admin tool's exit statuses (angara-route(8)) and the one mapping from
+// the core's exceptions to them, shared by every subcommand.
+#pragma once
+
+#include <exception>
+#include <string>
+
+namespace angara {
+
+enum ExitStatus : int {
+  kExitOk = 0,
+  kExitRejected = 1,     // a table broke a verifier rule
+  kExitUsage = 2,        // bad command line
+  kExitInput = 3,        // bad configuration, node name, algorithm name
+  kExitNoRoute = 4,      // the failures leave no valid routing
+  kExitIo = 5,           // a table file could not be written or read
+  kExitSlurmQuery = 6,   // slurmctld could not be asked (scontrol failed or timed out)
+};
+
+int exit_status_of(const std::exception_ptr& error);
+// what() of the exception, with "no valid routing: " before a RoutingError's.
+std::string message_of(const std::exception_ptr& error);
+
+}  // namespace angara
