@@ -6,6 +6,8 @@ namespace angara {
 
 std::unique_ptr<Generator> create_bfs_generator();
 std::unique_ptr<Generator> create_sssp_generator();
+std::unique_ptr<Generator> create_balanced_generator();
+std::unique_ptr<Generator> create_genetic_generator();
 
 const std::vector<GeneratorInfo>& generators() {
   static const std::vector<GeneratorInfo> all = {
@@ -13,6 +15,10 @@ const std::vector<GeneratorInfo>& generators() {
        &create_bfs_generator},
       {"sssp", "single-source shortest paths in the routing graph (ANSU paper, Algorithms 3-4)",
        &create_sssp_generator},
+      {"balanced", "minimal routes balanced to the per-dimension lower bound (greedy + local search)",
+       &create_balanced_generator},
+      {"genetic", "genetic search over route variants, fitness sigma(4) (ANSU paper, section 4.2)",
+       &create_genetic_generator},
   };
   return all;
 }

@@ -1,0 +1,154 @@
+// Candidate routes shared by the load-balancing generators (balanced,
+// genetic): for an ordered pair, the minimal Angara-encodable routes over the
+// live part of the network whose turns are deadlock-safe, in a fixed order.
+//
+// Deadlock safety uses one fixed set of allowed turns: the acyclic
+// augmentation of the DOR channel dependency graph of ANSU paper section 3.2
+// (Theorem 2), as built by ChannelDependencies (angara/routing_graph.hpp) for
+// the routing graph too.  Every route made only of DOR moves and allowed turns
+// keeps the CDG free of cycles other than same-direction ring cycles
+// (harmless under bubble flow control), so any mix of candidates is
+// deadlock-free on one virtual channel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "angara/routing_graph.hpp"
+
+namespace angara {
+
+// The steps a route may take on one virtual channel, over the augmented
+// channel dependency graph of angara/routing_graph.hpp.  A step from channel
+// `from` (direction Di) on to direction Dj at its head is:
+//   Dj == Di                  a ring step, always allowed;
+//   Dj == opposite(Di)        a U-turn, never taken (it only lengthens a route);
+//   Dj >  Di                  a DOR move, always allowed;
+//   Dj <  Di                  a turn, allowed iff the augmentation added it
+//                             (First Step turns positive -> lower positive,
+//                             Last Step turns negative -> lower negative).
+// Every allowed step is an edge of that acyclic-except-rings CDG, so any mix
+// of routes built from allowed steps is deadlock-free.
+class TurnRules {
+ public:
+  explicit TurnRules(const Network& network) : dependencies_(network) {}
+
+  bool step_allowed(ChannelId from, Direction next) const {
+    const Direction current = Torus::channel_direction(from);
+    if (next == current) return true;
+    if (next == current.opposite()) return false;
+    if (current < next) return true;
+    return dependencies_.turn_allowed(from, next);
+  }
+  // Number of turns the augmentation added (0 on a fault-free torus).
+  std::size_t turn_count() const {
+    return dependencies_.first_step_turns() + dependencies_.last_step_turns();
+  }
+  const ChannelDependencies& dependencies() const { return dependencies_; }
+
+ private:
+  ChannelDependencies dependencies_;
+};
+
+// True if `hops` walks from `src` over live channels and every consecutive
+// pair of hops is a step `rules` allows.  `channels` (optional) receives the
+// channels in order.
+bool route_is_usable(const Network& network, const TurnRules& rules, NodeId src,
+                     const std::vector<Direction>& hops, std::vector<ChannelId>* channels = nullptr);
+
+// Every minimal Angara-encodable route from `src` to `dst` (src != dst) that
+// is usable under `rules`, at most `cap` of them.  Order: the pure DOR +
+// direction-bit routes, then routes with a First Step, then with a Last Step,
+// then with both; inside each group the sign choices of the tied dimensions
+// (ring distance d/2 on an even ring, the two cables of a size-2 dimension)
+// in lexicographic order X..K with + before -, then FS/LS directions in
+// direction order.  Minimal routes use one sign per dimension, so the only
+// encodable orders of a sign choice are DOR, or DOR with one positive hop
+// moved to the front (FS) and/or one negative hop moved to the end (LS).
+std::vector<std::vector<Direction>> minimal_routes(const Network& network, const TurnRules& rules,
+                                                   NodeId src, NodeId dst, std::size_t cap);
+
+// The shortest usable Angara-encodable routes from `src` to every node, for
+// the pairs that faults leave without a minimal route: a breadth-first search
+// over (node, route state) states, where the state records the First Step or
+// the directions used so far in the DOR middle, and a Last Step ends a route.
+class ShortestRouteSearch {
+ public:
+  ShortestRouteSearch(const Network& network, const TurnRules& rules, NodeId src);
+  // Hops of the shortest encodable route to `dst`, or -1 if none exists.
+  int length(NodeId dst) const;
+  // Up to `cap` distinct shortest routes to `dst`, in a fixed order.
+  std::vector<std::vector<Direction>> routes(NodeId dst, std::size_t cap) const;
+
+ private:
+  static constexpr int kStages = 1 + 4 + 256;  // begin, FS(P), DOR middle by used-direction mask
+  std::size_t state(NodeId node, int stage) const { return std::size_t(node) * kStages + std::size_t(stage); }
+  bool transition(NodeId node, int stage, Direction d, int* next_stage, bool* last_step) const;
+  void collect(NodeId node, int stage, std::vector<Direction>& suffix,
+               std::vector<std::vector<Direction>>& out, std::size_t limit) const;
+
+  const Network& network_;
+  const TurnRules& rules_;
+  NodeId src_;
+  std::vector<int> dist_;      // per state, -1 = unreached
+  std::vector<int> ls_dist_;   // per node, length of the shortest route ending with a Last Step there
+};
+
+// A view of the channels of one candidate route.
+struct ChannelSpan {
+  const ChannelId* first = nullptr;
+  const ChannelId* last = nullptr;
+  const ChannelId* begin() const { return first; }
+  const ChannelId* end() const { return last; }
+  std::size_t size() const { return static_cast<std::size_t>(last - first); }
+};
+
+// The candidate routes of every ordered pair of an allocation, stored flat as
+// channel sequences.  Pair p = src_index * n + dst_index over the sorted,
+// deduplicated allocation (the order of RouteTable); diagonal pairs are empty.
+// A pair gets its minimal routes; only when faults leave it none, its
+// shortest encodable routes.  Throws RoutingError when a pair has no route.
+class CandidateSet {
+ public:
+  CandidateSet(const Network& network, const TurnRules& rules, std::vector<NodeId> allocation,
+               std::size_t cap_per_pair);
+
+  const std::vector<NodeId>& nodes() const { return nodes_; }
+  std::size_t node_count() const { return nodes_.size(); }
+  std::size_t pair_count() const { return nodes_.size() * nodes_.size(); }
+  std::size_t pair(std::size_t src, std::size_t dst) const { return src * nodes_.size() + dst; }
+  std::size_t pair_source(std::size_t pair) const { return pair / nodes_.size(); }
+  std::size_t pair_destination(std::size_t pair) const { return pair % nodes_.size(); }
+
+  std::size_t variants(std::size_t pair) const { return pair_first_[pair + 1] - pair_first_[pair]; }
+  ChannelSpan channels(std::size_t pair, std::size_t variant) const {
+    const std::size_t r = pair_first_[pair] + variant;
+    return {channels_.data() + route_first_[r], channels_.data() + route_first_[r + 1]};
+  }
+  std::vector<Direction> hops(std::size_t pair, std::size_t variant) const;
+  // Whether the pair's candidates are minimal (false: shortest detours).
+  bool minimal(std::size_t pair) const { return minimal_[pair] != 0; }
+  // Index of the variant with exactly these hops, or npos.
+  std::size_t find(std::size_t pair, const std::vector<Direction>& hops) const;
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+  // Channel slots any candidate uses (sorted).
+  std::vector<ChannelId> used_channels() const;
+
+  // The table that takes variant choice[p] for every pair p.
+  RouteTable make_table(const std::vector<std::uint32_t>& choice, const std::string& algorithm) const;
+
+ private:
+  void add_route(const std::vector<ChannelId>& channels);
+
+  std::vector<NodeId> nodes_;
+  std::vector<ChannelId> channels_;
+  std::vector<std::size_t> route_first_{0};  // route r: channels_[route_first_[r], route_first_[r+1])
+  std::vector<std::size_t> pair_first_{0};   // pair p: routes [pair_first_[p], pair_first_[p+1])
+  std::vector<std::uint8_t> minimal_;
+};
+
+}  // namespace angara
