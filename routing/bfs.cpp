@@ -130,16 +130,8 @@ void BfsSearch::search(NodeId source, const std::vector<unsigned char>& wanted_n
 RouteTable BfsGenerator::generate(const Network& network, const std::vector<NodeId>& allocation,
                                   const GeneratorOptions& /*options*/) const {
   const Torus& torus = network.torus();
-  RouteTable table(allocation);
-  table.algorithm = std::string(name());
+  RouteTable table = start_route_table(name(), network, allocation);
   const std::vector<NodeId>& nodes = table.nodes();
-  for (NodeId node : nodes) {
-    if (node >= torus.node_count())
-      throw RoutingError("bfs: allocated node id " + std::to_string(node) + " is outside the " +
-                         torus.to_string() + " torus");
-    if (!network.node_alive(node))
-      throw RoutingError("bfs: allocated node " + torus.format_coord(node) + " has failed");
-  }
   if (nodes.size() < 2) return table;
 
   const RoutingGraph graph(network);

@@ -53,6 +53,11 @@ const std::vector<GeneratorInfo>& generators();
 std::unique_ptr<Generator> make_generator(std::string_view name);
 // "bfs, sssp, ..." for error messages.
 std::string generator_names();
+// The empty table a generator fills: the allocation checked (every node
+// inside the torus and alive, else RoutingError "NAME: ...") and the
+// generator's name recorded.
+RouteTable start_route_table(std::string_view generator, const Network& network, const std::vector<NodeId>& allocation);
+
 // The generator used when nothing else is configured.
 std::string_view default_generator_name();
 

@@ -521,16 +521,8 @@ RouteTable SsspGenerator::generate(const Network& network, const std::vector<Nod
                                    const GeneratorOptions& options) const {
   const WeightReading reading = read_weight_reading(options);
   const Torus& torus = network.torus();
-  RouteTable table(allocation);
-  table.algorithm = std::string(name());
+  RouteTable table = start_route_table(name(), network, allocation);
   const std::vector<NodeId>& nodes = table.nodes();
-  for (NodeId node : nodes) {
-    if (node >= torus.node_count())
-      throw RoutingError("sssp: allocated node id " + std::to_string(node) + " is outside the " +
-                         torus.to_string() + " torus");
-    if (!network.node_alive(node))
-      throw RoutingError("sssp: allocated node " + torus.format_coord(node) + " has failed");
-  }
   const std::size_t n = nodes.size();
   if (n < 2) return table;
 
