@@ -39,7 +39,7 @@ struct Config {
   std::vector<std::string> node_names;
   std::vector<NodeId> failed_nodes;
   std::vector<std::pair<NodeId, Direction>> failed_links;
-  std::string algorithm = "bfs";   // generator name
+  std::string algorithm = "balanced";  // generator name; see default_generator_name()
   std::uint64_t seed = 1;
   int virtual_channels = 1;
   std::map<std::string, std::string> algorithm_options;  // "routing: options:"

@@ -52,6 +52,9 @@ std::string generator_names() {
   return out;
 }
 
-std::string_view default_generator_name() { return "bfs"; }
+// balanced is the default: on the ANSU machine set it reaches the lower
+// bound on every whole machine and no other generator beats it on any
+// allocation (doc/benchmarks.md).
+std::string_view default_generator_name() { return "balanced"; }
 
 }  // namespace angara

@@ -60,7 +60,7 @@ START_TEST(test_desmos_default) {
   ck_assert(!config.node_by_name("desmos32"));
   ck_assert(config.failed_nodes.empty());
   ck_assert(config.failed_links.empty());
-  ck_assert_std_str_eq(config.algorithm, "bfs");
+  ck_assert_std_str_eq(config.algorithm, "balanced");
   ck_assert_uint_eq(config.seed, 1u);
   ck_assert_int_eq(config.virtual_channels, 1);
   ck_assert(config.algorithm_options.empty());

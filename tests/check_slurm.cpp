@@ -348,7 +348,7 @@ START_TEST(test_install_is_identical_on_every_node) {
 
   const NodeTable table = read_node_table(per_node.file("desmos03.rt"));
   ck_assert_std_str_eq(table.job, "42");
-  ck_assert_std_str_eq(table.algorithm, "bfs");
+  ck_assert_std_str_eq(table.algorithm, "balanced");
   ck_assert_std_str_eq(table.node_name, "desmos03");
   ck_assert_uint_eq(table.entries.size(), 7);
 }

@@ -70,6 +70,8 @@ machine:
   nodes: desmos[00-31]
 failures:
   nodes: [$failed_nodes]
+routing:
+  algorithm: bfs      # the configured default the checks below expect
 tables:
   directory: $tables
 EOF
