@@ -7,10 +7,12 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,7 +61,8 @@ int cmd_generate(int argc, char** argv) {
       {"output", required_argument, nullptr, 'o'},    {"job-name", required_argument, nullptr, 'J'},
       {"down", required_argument, nullptr, 'x'},      {"cache", required_argument, nullptr, 'C'},
       {"job", required_argument, nullptr, 'k'},       {"failed", required_argument, nullptr, 'f'},
-      {nullptr, 0, nullptr, 0}};
+      {"seed", required_argument, nullptr, 's'},      {nullptr, 0, nullptr, 0}};
+  std::optional<std::uint64_t> seed;
   std::string slurm_job;
   slurm::FailedStates failed_states = slurm::FailedStates::Down;
   std::vector<std::string> extra_down;
@@ -80,6 +83,15 @@ int cmd_generate(int argc, char** argv) {
       }
       case 'C': request.cache_dir = optarg; break;
       case 'k': slurm_job = optarg; break;
+      case 's': {
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long value = std::strtoull(optarg, &end, 10);
+        if (*optarg == '\0' || *optarg == '-' || *end != '\0' || errno == ERANGE)
+          return usage_error(std::string("generate: --seed expects a non-negative integer, got '") + optarg + "'");
+        seed = value;
+        break;
+      }
       case 'f': failed_states = spank::parse_failed_states(optarg); break;
       default: return usage_error("generate: unknown option");
     }
@@ -88,7 +100,8 @@ int cmd_generate(int argc, char** argv) {
 
   if (!slurm_job.empty() && !nodes.empty()) return usage_error("generate: --job and --nodes exclude each other");
 
-  const Config config = find_config(common.config_path);
+  Config config = find_config(common.config_path);
+  if (seed) config.seed = *seed;  // randomised generators (genetic): same seed, same tables
   if (!slurm_job.empty()) {
     // The job's live nodes and the routers Slurm reports failed, from slurmctld.
     JobRequest from_slurm = spank::job_request_from_slurm(config, slurm_job, failed_states);
@@ -210,7 +223,7 @@ const Subcommand kSubcommands[] = {
     {"generate",
      "generate [--config F] [--nodes HOSTLIST] [--algorithm NAME] [--dry-run]\n"
      "                    [--dump-routes FILE] [--json] [--output DIR] [--down HOSTLIST]\n"
-     "                    [--job-name NAME] [--cache DIR]\n"
+     "                    [--job-name NAME] [--cache DIR] [--seed N]\n"
      "         generate --job JOBID [--failed down|down,drained|none] [...]",
      &cmd_generate},
     {"verify", "verify --tables DIR [--config F] [--json]", &cmd_verify},

@@ -49,6 +49,14 @@ for algorithm in $("$tool" --help | sed -n 's/^  \([a-z0-9_-]*\)\( (default)\)\?
   expect "$algorithm dump passes the independent checker" 0 python3 "$checker" "$work/$algorithm.dump"
 done
 
+# The genetic generator is reproducible under --seed.
+expect "genetic seed 7" 0 "$tool" generate --algorithm genetic --seed 7 --nodes 'desmos[00-15]' --dry-run \
+  --dump-routes "$work/g7a.dump"
+expect "genetic seed 7 again" 0 "$tool" generate --algorithm genetic --seed 7 --nodes 'desmos[00-15]' --dry-run \
+  --dump-routes "$work/g7b.dump"
+cmp -s "$work/g7a.dump" "$work/g7b.dump" && ok "same seed, same routes" || not_ok "same seed gave different routes"
+expect "bad seed" 2 "$tool" generate --seed -3 --dry-run
+
 # Failures: routes go around a failed router and a failed cable.
 expect "faulty Desmos routed" 0 "$tool" generate --config "$data/desmos_faulty.yaml" --dry-run \
   --dump-routes "$work/faulty.dump"
