@@ -458,9 +458,19 @@ class BalancedGenerator : public Generator {
 
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override {
+    // The shared allocation check: "NAME: allocated node ... has failed".
+    start_route_table(name(), network, allocation);
     const Start start = read_start(options);
     const TurnRules rules(network);
-    const CandidateSet set(network, rules, allocation, kCandidateCap);
+    // A disconnected pair is reported with the generator's name, as the
+    // other generators do.
+    const CandidateSet set = [&] {
+      try {
+        return CandidateSet(network, rules, allocation, kCandidateCap);
+      } catch (const RoutingError& e) {
+        throw RoutingError(std::string(name()) + ": " + e.what());
+      }
+    }();
     const std::uint32_t bound = candidate_space_bound(set);
     const std::size_t slots = network.torus().channel_slots();
 

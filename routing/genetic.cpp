@@ -331,9 +331,19 @@ class GeneticGenerator : public Generator {
 
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override {
+    // The shared allocation check: "NAME: allocated node ... has failed".
+    start_route_table(name(), network, allocation);
     const GeneticSettings settings = read_settings(options);
     const TurnRules rules(network);
-    const CandidateSet set(network, rules, allocation, settings.variants);
+    // A disconnected pair is reported with the generator's name, as the
+    // other generators do.
+    const CandidateSet set = [&] {
+      try {
+        return CandidateSet(network, rules, allocation, settings.variants);
+      } catch (const RoutingError& e) {
+        throw RoutingError(std::string(name()) + ": " + e.what());
+      }
+    }();
     GeneticSearch search(network, set, settings, options.seed);
     return set.make_table(search.run(), "genetic");
   }

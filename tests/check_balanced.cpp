@@ -1,6 +1,5 @@
 // Candidate routes (routing/candidates.hpp) and the "balanced" generator
 // (routing/balanced.cpp).
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,30 +13,16 @@
 #include "tests/test_support.hpp"
 
 using namespace angara;
+using angara_test::block;
+using angara_test::error_message;
+using angara_test::generate;
+using angara_test::live_nodes;
+using angara_test::verified;
 
 namespace {
 
 const Direction kPlusX = Direction::make(0, false), kMinusX = Direction::make(0, true);
 const Direction kPlusY = Direction::make(1, false), kMinusY = Direction::make(1, true);
-
-std::vector<NodeId> live_nodes(const Network& net) {
-  std::vector<NodeId> nodes;
-  for (NodeId v = 0; v < net.torus().node_count(); ++v)
-    if (net.node_alive(v)) nodes.push_back(v);
-  return nodes;
-}
-
-// The nodes of the block [0, extent) of the machine.
-std::vector<NodeId> block(const Torus& torus, const Coord& extent) {
-  std::vector<NodeId> nodes;
-  for (NodeId v = 0; v < torus.node_count(); ++v) {
-    const Coord c = torus.coord(v);
-    bool inside = true;
-    for (int dim = 0; dim < kMaxDims; ++dim) inside = inside && c[dim] < extent[dim];
-    if (inside) nodes.push_back(v);
-  }
-  return nodes;
-}
 
 std::string text(const std::vector<Direction>& hops) {
   Route route;
@@ -62,19 +47,7 @@ std::vector<std::vector<Direction>> candidates(const Network& net, const char* f
 }
 
 RouteTable balanced(const Network& net, const std::vector<NodeId>& nodes, const GeneratorOptions& options = {}) {
-  std::unique_ptr<Generator> generator = make_generator("balanced");
-  ck_assert(generator != nullptr);
-  RouteTable table = generator->generate(net, nodes, options);
-  ck_assert_std_str_eq(table.algorithm, "balanced");
-  return table;
-}
-
-// Every table goes through the independent verifier.
-VerifyReport verified(const Network& net, const RouteTable& table) {
-  const VerifyReport report = verify(net, table);
-  ck_assert_msg(report.ok(), "%s", report.ok() ? "" : report.violations.front().message.c_str());
-  ck_assert_uint_eq(report.routes, table.size() * (table.size() - 1));
-  return report;
+  return generate("balanced", net, nodes, options);
 }
 
 }  // namespace
@@ -193,14 +166,8 @@ START_TEST(test_disconnected_pair_throws) {
   for (int rank = 0; rank < kDirectionCount; ++rank)
     if (t.direction_present(Direction(rank))) net.fail_link(lonely, Direction(rank));
   const TurnRules rules(net);
-  std::string message;
-  try {
-    const CandidateSet set(net, rules, {t.id({0, 0, 0, 0}), lonely}, 64);
-    ck_abort_msg("a pair without any route was accepted");
-  } catch (const RoutingError& e) {
-    message = e.what();
-  }
-  ck_assert_std_str_eq(message, "no deadlock-free Angara-encodable route from 0,0 to 1,1");
+  ck_assert_std_str_eq(error_message([&] { CandidateSet(net, rules, {t.id({0, 0, 0, 0}), lonely}, 64); }),
+                       "no deadlock-free Angara-encodable route from 0,0 to 1,1");
 }
 END_TEST
 
@@ -292,19 +259,6 @@ START_TEST(test_faulty_machine_routed) {
 }
 END_TEST
 
-START_TEST(test_deterministic) {
-  Network net(Torus::parse("5x4x2"));
-  net.fail_node(7);
-  std::vector<NodeId> nodes;
-  for (NodeId v = 0; v < net.torus().node_count(); v += 3)
-    if (net.node_alive(v)) nodes.push_back(v);
-  const RouteTable first = balanced(net, nodes), second = balanced(net, nodes);
-  verified(net, first);
-  for (std::size_t s = 0; s < first.size(); ++s)
-    for (std::size_t d = 0; d < first.size(); ++d) ck_assert(first.route(s, d) == second.route(s, d));
-}
-END_TEST
-
 // Half of a 4x4 (X ring full, Y in {0, 1}) is not a whole sub-torus, so the
 // search starts from the greedy stage or from SSSP's table.  The per-dimension
 // bound says 4, but 5 is optimal: the 16 Y hops between columns x = 0 -> 1 all
@@ -323,15 +277,14 @@ START_TEST(test_start_option) {
   }
   GeneratorOptions bad;
   bad.extra["start"] = "random";
-  std::string message;
-  try {
-    balanced(net, half, bad);
-  } catch (const std::invalid_argument& e) {
-    message = e.what();
-  }
-  ck_assert_std_str_eq(message, "balanced: option 'start' expects greedy, sssp or best, got 'random'");
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { balanced(net, half, bad); }),
+                       "balanced: option 'start' expects greedy, sssp or best, got 'random'");
 }
 END_TEST
+
+// Determinism (also on a partial allocation of a faulty 5x4x2), whole
+// machines, partial allocations with faults and the error messages are
+// checked for every generator in check_generators.
 
 int main() {
   Suite* s = suite_create("balanced");
@@ -350,7 +303,6 @@ int main() {
   tcase_add_test(generator_case, test_whole_machines_reach_bound);
   tcase_add_test(generator_case, test_forced_routes_uniform);
   tcase_add_test(generator_case, test_faulty_machine_routed);
-  tcase_add_test(generator_case, test_deterministic);
   tcase_add_test(generator_case, test_start_option);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);

@@ -10,57 +10,12 @@
 #include "tests/test_support.hpp"
 
 using namespace angara;
+using angara_test::all_nodes;
+using angara_test::block;
+using angara_test::dor_table;
+using angara_test::set_route;
 
 namespace {
-
-// Plain dimension-order routes written out by hand in the test: in each
-// dimension the shorter way round (+ on a tie, so + on size-2 dimensions),
-// positive hops first, then negative ones.
-RouteTable dor_table(const Torus& torus, const std::vector<NodeId>& allocation) {
-  RouteTable table(allocation);
-  for (std::size_t s = 0; s < table.size(); ++s)
-    for (std::size_t d = 0; d < table.size(); ++d) {
-      if (s == d) continue;
-      const Coord from = torus.coord(table.nodes()[s]), to = torus.coord(table.nodes()[d]);
-      std::vector<Direction> positive, negative;
-      for (int dim = 0; dim < kMaxDims; ++dim) {
-        const int n = torus.size(dim);
-        const int forward = ((to[dim] - from[dim]) % n + n) % n;
-        if (forward == 0) continue;
-        if (forward <= n - forward)
-          positive.insert(positive.end(), forward, Direction::make(dim, false));
-        else
-          negative.insert(negative.end(), n - forward, Direction::make(dim, true));
-      }
-      Route& route = table.route(s, d);
-      route.hops = positive;
-      route.hops.insert(route.hops.end(), negative.begin(), negative.end());
-    }
-  return table;
-}
-
-std::vector<NodeId> all_nodes(const Torus& torus) {
-  std::vector<NodeId> nodes(torus.node_count());
-  for (NodeId n = 0; n < torus.node_count(); ++n) nodes[n] = n;
-  return nodes;
-}
-
-// Nodes of the torus whose coordinates lie below `limit` in every dimension.
-std::vector<NodeId> block(const Torus& torus, Coord limit) {
-  std::vector<NodeId> nodes;
-  for (NodeId n = 0; n < torus.node_count(); ++n) {
-    const Coord c = torus.coord(n);
-    bool inside = true;
-    for (int dim = 0; dim < kMaxDims; ++dim) inside = inside && c[dim] < limit[dim];
-    if (inside) nodes.push_back(n);
-  }
-  return nodes;
-}
-
-void set_route(RouteTable& table, const Torus& torus, const char* src, const char* dst, const char* hops) {
-  table.route(table.index_of(torus.id(torus.parse_coord(src))), table.index_of(torus.id(torus.parse_coord(dst))))
-      .hops = parse_hops(hops);
-}
 
 const Direction kPlusX = Direction::make(0, false);
 const Direction kMinusX = Direction::make(0, true);

@@ -23,6 +23,7 @@
 using namespace angara;
 using namespace angara::spank;
 using namespace angara::slurm;
+using angara_test::error_message;
 namespace fs = std::filesystem;
 
 namespace {
@@ -158,13 +159,9 @@ START_TEST(test_jobs) {
   ck_assert(!job_is_active(jobs[3]));
   ck_assert_uint_eq(parse_jobs("No jobs in the system\n").size(), 0);
 
-  bool threw = false;
-  try {
-    parse_jobs("JobId=7 JobState=RUNNING NodeList=desmos[01-\n");
-  } catch (const SlurmQueryError& e) {
-    threw = std::string(e.what()).rfind("job 7: bad NodeList 'desmos[01-'", 0) == 0;
-  }
-  ck_assert(threw);
+  const std::string bad_list =
+      error_message<SlurmQueryError>([] { parse_jobs("JobId=7 JobState=RUNNING NodeList=desmos[01-\n"); });
+  ck_assert_msg(bad_list.rfind("job 7: bad NodeList 'desmos[01-'", 0) == 0, "%s", bad_list.c_str());
 }
 END_TEST
 
@@ -174,21 +171,10 @@ START_TEST(test_run_command) {
   ck_assert_std_str_eq(result.out, "out\n");
   ck_assert_std_str_eq(result.err, "err\n");
 
-  std::string message;
-  try {
-    run_command({"/bin/sleep", "10"}, 1);
-  } catch (const SlurmQueryError& e) {
-    message = e.what();
-  }
-  ck_assert_std_str_eq(message, "'/bin/sleep 10' did not finish within 1 s and was killed");
-
-  message.clear();
-  try {
-    run_command({"/nonexistent/scontrol", "ping"}, 5);
-  } catch (const SlurmQueryError& e) {
-    message = e.what();
-  }
-  ck_assert_std_str_eq(message, "cannot run '/nonexistent/scontrol': No such file or directory");
+  ck_assert_std_str_eq(error_message<SlurmQueryError>([&] { run_command({"/bin/sleep", "10"}, 1); }),
+                       "'/bin/sleep 10' did not finish within 1 s and was killed");
+  ck_assert_std_str_eq(error_message<SlurmQueryError>([&] { run_command({"/nonexistent/scontrol", "ping"}, 5); }),
+                       "cannot run '/nonexistent/scontrol': No such file or directory");
 }
 END_TEST
 
@@ -224,20 +210,11 @@ START_TEST(test_queries_through_scontrol) {
   ck_assert_std_str_eq(joined(request.down_nodes), "desmos01 desmos05 desmos08 desmos09 desmos10 desmos12");
   ck_assert_uint_eq(job_request_from_slurm(desmos_default_config(), "3", FailedStates::None).down_nodes.size(), 0);
 
-  std::string message;
-  try {
-    query_job("99");
-  } catch (const SlurmQueryError& e) {
-    message = e.what();
-  }
-  ck_assert_std_str_eq(message, "'" + script + " show job -o 99' failed (exit 1): slurm_load_jobs error: Invalid job id specified");
-  message.clear();
-  try {
-    query_job("3; rm -rf /");
-  } catch (const SlurmQueryError& e) {
-    message = e.what();
-  }
-  ck_assert_std_str_eq(message, "'3; rm -rf /' is not a Slurm job id");
+  ck_assert_std_str_eq(error_message<SlurmQueryError>([&] { query_job("99"); }),
+                       "'" + script +
+                           " show job -o 99' failed (exit 1): slurm_load_jobs error: Invalid job id specified");
+  ck_assert_std_str_eq(error_message<SlurmQueryError>([&] { query_job("3; rm -rf /"); }),
+                       "'3; rm -rf /' is not a Slurm job id");
   ::unsetenv("ANGARA_SCONTROL");
 }
 END_TEST
@@ -306,12 +283,7 @@ END_TEST
 START_TEST(test_unreadable_config) {
   PluginSettings settings;
   settings.config_path = "/nonexistent/angara.yaml";
-  std::string message;
-  try {
-    load_plugin_config(settings);
-  } catch (const ConfigError& e) {
-    message = e.what();
-  }
+  const std::string message = error_message<ConfigError>([&] { load_plugin_config(settings); });
   ck_assert(message.find("cannot open /nonexistent/angara.yaml") != std::string::npos);
 }
 END_TEST
@@ -462,13 +434,8 @@ START_TEST(test_rebuild_keeps_algorithm_and_drops_failed) {
   ck_assert_uint_eq(read_node_table(dir.file("desmos01.rt")).entries.size(), 3);
 
   request.only = {"desmos01"};
-  std::string message;
-  try {
-    rebuild_job_tables(config, request);
-  } catch (const std::invalid_argument& e) {
-    message = e.what();
-  }
-  ck_assert_std_str_eq(message, "node 'desmos01' is not a live node of job 11");
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { rebuild_job_tables(config, request); }),
+                       "node 'desmos01' is not a live node of job 11");
 
   request.only = {"desmos03"};
   request.dry_run = true;

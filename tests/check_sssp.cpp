@@ -1,8 +1,7 @@
 // The SSSP routing table generator (ANSU paper, section 4.3, Algorithms 3-4).
-#include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,52 +14,21 @@
 #include "tests/test_support.hpp"
 
 using namespace angara;
+using angara_test::block;
+using angara_test::error_message;
+using angara_test::expect_routes;
+using angara_test::generate;
+using angara_test::live_nodes;
+using angara_test::route_text;
+using angara_test::verified;
 
 namespace {
 
-std::unique_ptr<Generator> sssp() {
-  std::unique_ptr<Generator> generator = make_generator("sssp");
-  ck_assert(generator != nullptr);
-  return generator;
-}
-
-std::vector<NodeId> live_nodes(const Network& net) {
-  std::vector<NodeId> nodes;
-  for (NodeId v = 0; v < net.torus().node_count(); ++v)
-    if (net.node_alive(v)) nodes.push_back(v);
-  return nodes;
-}
-
-// The nodes of the block [0, extent) of the machine.
-std::vector<NodeId> block(const Torus& torus, const Coord& extent) {
-  std::vector<NodeId> nodes;
-  for (NodeId v = 0; v < torus.node_count(); ++v) {
-    const Coord c = torus.coord(v);
-    bool inside = true;
-    for (int dim = 0; dim < kMaxDims; ++dim) inside = inside && c[dim] < extent[dim];
-    if (inside) nodes.push_back(v);
-  }
-  return nodes;
-}
-
-// Every table goes through the independent verifier; returns its report.
-VerifyReport verified(const Network& net, const RouteTable& table) {
-  const VerifyReport report = verify(net, table);
-  ck_assert_msg(report.ok(), "%s", report.ok() ? "" : report.violations.front().message.c_str());
-  ck_assert_uint_eq(report.routes, table.size() * (table.size() - 1));
-  return report;
-}
-
+// Every whole-machine table goes through the independent verifier.
 RouteTable route_all(const Network& net, const GeneratorOptions& options = {}) {
-  RouteTable table = sssp()->generate(net, live_nodes(net), options);
-  ck_assert_std_str_eq(table.algorithm, "sssp");
+  RouteTable table = angara_test::route_all("sssp", net, options);
   verified(net, table);
   return table;
-}
-
-std::string route_text(const Network& net, const RouteTable& table, const char* from, const char* to) {
-  const Torus& t = net.torus();
-  return table.route(table.index_of(t.id(t.parse_coord(from))), table.index_of(t.id(t.parse_coord(to)))).to_string();
 }
 
 ShortestRoutes count(const Network& net, const char* from, const char* to) {
@@ -188,30 +156,13 @@ END_TEST
 START_TEST(test_routes_2x2) {
   const Network net(Torus::parse("2x2"));
   const RouteTable table = route_all(net);
-  const char* expected[][3] = {
-      {"0,0", "1,0", "+X"},    {"0,0", "0,1", "+Y"},    {"0,0", "1,1", "-X -Y"},
-      {"1,0", "0,0", "+X"},    {"1,0", "1,1", "+Y"},    {"1,0", "0,1", "-X -Y"},
-      {"0,1", "1,1", "+X"},    {"0,1", "0,0", "+Y"},    {"0,1", "1,0", "-X -Y"},
-      {"1,1", "0,1", "+X"},    {"1,1", "1,0", "+Y"},    {"1,1", "0,0", "-X -Y"},
-  };
-  for (const auto& row : expected) ck_assert_std_str_eq(route_text(net, table, row[0], row[1]), row[2]);
+  expect_routes(net, table, {{"0,0", "1,0", "+X"}, {"0,0", "0,1", "+Y"}, {"0,0", "1,1", "-X -Y"},
+                             {"1,0", "0,0", "+X"}, {"1,0", "1,1", "+Y"}, {"1,0", "0,1", "-X -Y"},
+                             {"0,1", "1,1", "+X"}, {"0,1", "0,0", "+Y"}, {"0,1", "1,0", "-X -Y"},
+                             {"1,1", "0,1", "+X"}, {"1,1", "1,0", "+Y"}, {"1,1", "0,0", "-X -Y"}});
   const VerifyReport report = verified(net, table);
   ck_assert_uint_eq(report.metrics.max_gamma, 1);
   ck_assert_uint_eq(report.metrics.min_gamma, 1);
-}
-END_TEST
-
-// Rings of 3: every pair is unique, stage 1 routes the whole table, by DOR.
-START_TEST(test_routes_3x3) {
-  const Network net(Torus::parse("3x3"));
-  const RouteTable table = route_all(net);
-  ck_assert_std_str_eq(route_text(net, table, "0,0", "2,2"), "-X -Y");
-  ck_assert_std_str_eq(route_text(net, table, "0,0", "1,2"), "+X -Y");
-  ck_assert_std_str_eq(route_text(net, table, "2,1", "0,0"), "+X -Y");
-  ck_assert_std_str_eq(route_text(net, table, "1,2", "0,0"), "+Y -X");
-  for (std::size_t s = 0; s < table.size(); ++s)
-    for (std::size_t d = 0; d < table.size(); ++d)
-      if (s != d) ck_assert(is_dor_route(table.route(s, d).hops));
 }
 END_TEST
 
@@ -228,14 +179,14 @@ END_TEST
 START_TEST(test_routes_4x4) {
   const Network net(Torus::parse("4x4"));
   const RouteTable table = route_all(net);
-  ck_assert_std_str_eq(route_text(net, table, "0,0", "1,3"), "+X -Y");
-  ck_assert_std_str_eq(route_text(net, table, "0,0", "3,1"), "+Y -X");
-  ck_assert_std_str_eq(route_text(net, table, "0,0", "3,3"), "-X -Y");
-  ck_assert_std_str_eq(route_text(net, table, "2,2", "1,1"), "-X -Y");
-  ck_assert_std_str_eq(route_text(net, table, "0,0", "2,0"), "+X +X");
-  ck_assert_std_str_eq(route_text(net, table, "0,0", "0,2"), "+Y +Y");
-  ck_assert_std_str_eq(route_text(net, table, "1,0", "3,0"), "-X -X");
-  ck_assert_std_str_eq(route_text(net, table, "1,0", "1,2"), "+Y +Y");
+  expect_routes(net, table, {{"0,0", "1,3", "+X -Y"},
+                             {"0,0", "3,1", "+Y -X"},
+                             {"0,0", "3,3", "-X -Y"},
+                             {"2,2", "1,1", "-X -Y"},
+                             {"0,0", "2,0", "+X +X"},
+                             {"0,0", "0,2", "+Y +Y"},
+                             {"1,0", "3,0", "-X -X"},
+                             {"1,0", "1,2", "+Y +Y"}});
   // Lower bound: per dimension, 16 sources * 4 rows * (0 + 1 + 2 + 1) hops
   // over 32 channels = 8.  The greedy rounds end one above it (measured).
   const VerifyReport report = verified(net, table);
@@ -253,7 +204,7 @@ START_TEST(test_desmos_max_gamma) {
   const struct { Coord extent; std::uint64_t max_gamma, bound; } expected[] = {
       {{4, 2, 1, 1}, 4, 4}, {{4, 2, 2, 1}, 9, 8}, {{4, 2, 2, 2}, 17, 16}};
   for (const auto& row : expected) {
-    const RouteTable table = sssp()->generate(net, block(t, row.extent), {});
+    const RouteTable table = generate("sssp", net, block(t, row.extent));
     const VerifyReport report = verified(net, table);
     ck_assert_uint_eq(report.metrics.max_gamma, row.max_gamma);
     ck_assert_uint_eq(report.metrics.lower_bound, row.bound);
@@ -277,24 +228,8 @@ START_TEST(test_weight_readings) {
   ck_assert_uint_eq(verified(net, route_all(net, applied)).metrics.max_gamma, 17);
   GeneratorOptions bad;
   bad.extra["weights"] = "some";
-  std::string message;
-  try {
-    sssp()->generate(net, live_nodes(net), bad);
-  } catch (const std::invalid_argument& e) {
-    message = e.what();
-  }
-  ck_assert_std_str_eq(message, "sssp: option 'weights' expects 'applied' or 'all', got 'some'");
-}
-END_TEST
-
-START_TEST(test_fault_free_tables_minimal) {
-  for (const char* dims : {"5", "2x2", "3x3", "4x4", "2x2x2", "3x3x3", "4x4x4", "4x2x2x2", "3x4x2", "2x3x2x3",
-                           "6x5", "3x3x3x3"}) {
-    const Network net(Torus::parse(dims));
-    const VerifyReport report = verified(net, route_all(net));
-    ck_assert_uint_eq(report.non_minimal, 0);
-    ck_assert_uint_eq(report.fs_ls_routes, 0);
-  }
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { generate("sssp", net, live_nodes(net), bad); }),
+                       "sssp: option 'weights' expects 'applied' or 'all', got 'some'");
 }
 END_TEST
 
@@ -343,59 +278,9 @@ START_TEST(test_failed_link) {
 }
 END_TEST
 
-// Several faults at once on a bigger machine, partial allocation.
-START_TEST(test_faults_partial_allocation) {
-  Network net(Torus::parse("5x4x3"));
-  const Torus& t = net.torus();
-  net.fail_node(t.id({2, 1, 1, 0}));
-  net.fail_node(t.id({4, 3, 0, 0}));
-  net.fail_link(t.id({0, 0, 0, 0}), *Direction::parse("+Z"));
-  net.fail_link(t.id({3, 2, 2, 0}), *Direction::parse("-X"));
-  std::vector<NodeId> allocation;
-  for (NodeId v = 0; v < t.node_count(); v += 2)
-    if (net.node_alive(v)) allocation.push_back(v);
-  const RouteTable table = sssp()->generate(net, allocation, {});
-  ck_assert_uint_eq(table.size(), allocation.size());
-  verified(net, table);
-  // One node: nothing to route.
-  ck_assert_uint_eq(sssp()->generate(net, {3}, {}).size(), 1);
-}
-END_TEST
-
-START_TEST(test_deterministic) {
-  Network net(Torus::parse("4x2x2x2"));
-  net.fail_node(net.torus().id({2, 1, 0, 1}));
-  net.fail_link(net.torus().id({0, 0, 1, 0}), *Direction::parse("-K"));
-  const RouteTable a = route_all(net);
-  const RouteTable b = route_all(net);
-  ck_assert_uint_eq(a.size(), b.size());
-  for (std::size_t s = 0; s < a.size(); ++s)
-    for (std::size_t d = 0; d < a.size(); ++d) ck_assert(a.route(s, d) == b.route(s, d));
-}
-END_TEST
-
-START_TEST(test_errors) {
-  Network net(Torus::parse("4x4"));
-  const Torus& t = net.torus();
-  // (0,0) loses all four neighbours.
-  for (const Coord& c : {Coord{1, 0, 0, 0}, Coord{3, 0, 0, 0}, Coord{0, 1, 0, 0}, Coord{0, 3, 0, 0}})
-    net.fail_node(t.id(c));
-  std::string message;
-  try {
-    sssp()->generate(net, {t.id({2, 2, 0, 0}), t.id({0, 0, 0, 0})}, {});
-  } catch (const RoutingError& e) {
-    message = e.what();
-  }
-  ck_assert_std_str_eq(message, "sssp: no Angara route from 0,0 to 2,2 avoids the failures");
-  message.clear();
-  try {
-    sssp()->generate(net, {t.id({2, 2, 0, 0}), t.id({1, 0, 0, 0})}, {});
-  } catch (const RoutingError& e) {
-    message = e.what();
-  }
-  ck_assert_std_str_eq(message, "sssp: allocated node 1,0 has failed");
-}
-END_TEST
+// The DOR routes on odd rings, determinism, fault-free minimal tables,
+// partial allocations with faults and the error messages are checked for
+// every generator in check_generators.
 
 int main() {
   Suite* s = suite_create("sssp");
@@ -405,16 +290,11 @@ int main() {
   tcase_add_test(tc, test_route_counts_with_faults);
   tcase_add_test(tc, test_route_counts_match_enumeration);
   tcase_add_test(tc, test_routes_2x2);
-  tcase_add_test(tc, test_routes_3x3);
   tcase_add_test(tc, test_routes_4x4);
   tcase_add_test(tc, test_desmos_max_gamma);
   tcase_add_test(tc, test_weight_readings);
-  tcase_add_test(tc, test_fault_free_tables_minimal);
   tcase_add_test(tc, test_failed_node);
   tcase_add_test(tc, test_failed_link);
-  tcase_add_test(tc, test_faults_partial_allocation);
-  tcase_add_test(tc, test_deterministic);
-  tcase_add_test(tc, test_errors);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }

@@ -17,6 +17,7 @@
 #include "tests/test_support.hpp"
 
 using namespace angara;
+using angara_test::error_message;
 namespace fs = std::filesystem;
 
 namespace {
@@ -84,6 +85,12 @@ std::string table_error(const std::function<void()>& action) {
 
 std::string parse_error(const std::string& text) {
   return table_error([&] { parse_node_table(text, "t.rt"); });
+}
+
+// The reader's message for the tiny table with `from` replaced by `to` and the
+// checksum recomputed, so that only the redundancy inside the file can tell.
+std::string resealed_edit_error(const std::string& from, const std::string& to) {
+  return parse_error(reseal(replace_once(kTinyBody, from, to)));
 }
 
 void assert_same(const NodeTable& a, const NodeTable& b) {
@@ -221,40 +228,24 @@ START_TEST(test_node_table_from_missing_route) {
   const Torus t = Torus::parse("2x2");
   RouteTable routes({0, 1, 3});
   routes.route(1, 0) = make_route("+X");
-  try {
-    node_table_from(routes, 1, t);
-    ck_abort_msg("a missing route was accepted");
-  } catch (const std::invalid_argument& e) {
-    ck_assert_std_str_eq(e.what(), "no route from 1,0 to 1,1");
-  }
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { node_table_from(routes, 1, t); }),
+                       "no route from 1,0 to 1,1");
 }
 END_TEST
 
 START_TEST(test_format_rejects_bad_tables) {
   NodeTable table = tiny_table();
   table.entries[0].route = make_route("+Y");  // does not reach (1,0)
-  try {
-    format_node_table(table);
-    ck_abort_msg("accepted a route to the wrong node");
-  } catch (const std::invalid_argument& e) {
-    ck_assert_std_str_eq(e.what(), "the route '+Y' from 0,0 ends at 0,1, not at 1,0");
-  }
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { format_node_table(table); }),
+                       "the route '+Y' from 0,0 ends at 0,1, not at 1,0");
   table = tiny_table();
   table.node_name = "two words";
-  try {
-    format_node_table(table);
-    ck_abort_msg("accepted a name with a space");
-  } catch (const std::invalid_argument& e) {
-    ck_assert_std_str_eq(e.what(), "node name 'two words' must be one word of printable ASCII other than '-'");
-  }
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { format_node_table(table); }),
+                       "node name 'two words' must be one word of printable ASCII other than '-'");
   table = tiny_table();
   std::swap(table.entries[0], table.entries[1]);
-  try {
-    format_node_table(table);
-    ck_abort_msg("accepted entries out of order");
-  } catch (const std::invalid_argument& e) {
-    ck_assert_std_str_eq(e.what(), "table entries must be other nodes of the torus in ascending order");
-  }
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { format_node_table(table); }),
+                       "table entries must be other nodes of the torus in ascending order");
 }
 END_TEST
 
@@ -292,8 +283,8 @@ START_TEST(test_foreign_and_future_files) {
                        "t.rt: not an angara table file (the first line is not '# angara-table v1')");
   ck_assert_std_str_eq(parse_error("# angara-routes v1 dims=2x2\n0,0 1,0 0 +X\n"),
                        "t.rt: not an angara table file (the first line is not '# angara-table v1')");
-  const std::string v2 = reseal(replace_once(kTinyBody, "# angara-table v1", "# angara-table v2"));
-  ck_assert_std_str_eq(parse_error(v2), "t.rt: unsupported angara-table format version '2' (this reader understands v1)");
+  ck_assert_std_str_eq(resealed_edit_error("# angara-table v1", "# angara-table v2"),
+                       "t.rt: unsupported angara-table format version '2' (this reader understands v1)");
   const std::string other_sum = replace_once(tiny_text(), "checksum crc32 ", "checksum sha1 ");
   ck_assert_std_str_eq(parse_error(other_sum),
                        "t.rt: the last line must read 'checksum crc32 <8 lowercase hex digits>', got "
@@ -304,43 +295,42 @@ END_TEST
 // Edits with a recomputed checksum: the redundancy inside the file still
 // catches them, and the message names the line.
 START_TEST(test_resealed_edits_rejected) {
-  const std::string body = kTinyBody;
-  ck_assert_std_str_eq(parse_error(reseal(replace_once(body, "1 +X +Y", "1 +Y +X"))),
+  ck_assert_std_str_eq(resealed_edit_error("1 +X +Y", "1 +Y +X"),
                        "t.rt: line 10: hops '+Y +X' disagree with the header flit, which encodes '+X +Y'");
-  ck_assert_std_str_eq(parse_error(reseal(replace_once(body, "1 +X +Y", "0 +X +Y"))),
+  ck_assert_std_str_eq(resealed_edit_error("1 +X +Y", "0 +X +Y"),
                        "t.rt: line 10: layer 0 disagrees with the header flit's virtual channel 1");
-  ck_assert_std_str_eq(parse_error(reseal(replace_once(body, "1,1 a0", "0,1 a0"))),
+  ck_assert_std_str_eq(resealed_edit_error("1,1 a0", "0,1 a0"),
                        "t.rt: line 10: the header flit is addressed to 1,1, not to 0,1");
-  ck_assert_std_str_eq(parse_error(reseal(replace_once(body, "entries 3", "entries 4"))),
+  ck_assert_std_str_eq(resealed_edit_error("entries 3", "entries 4"),
                        "t.rt: the entries line says 4 but the file has 3 entry lines");
-  ck_assert_std_str_eq(parse_error(reseal(replace_once(body, "machine 2x2", "machin 2x2"))),
+  ck_assert_std_str_eq(resealed_edit_error("machine 2x2", "machin 2x2"),
                        "t.rt: line 2: expected 'machine <sizes like 4x2x2x2>', got 'machin 2x2'");
-  ck_assert_std_str_eq(parse_error(reseal(replace_once(body, "machine 2x2", "machine 2x2x0"))),
+  ck_assert_std_str_eq(resealed_edit_error("machine 2x2", "machine 2x2x0"),
                        "t.rt: line 2: torus sizes must be at least 1");
-  ck_assert_std_str_eq(parse_error(reseal(replace_once(body, "node 0,0 n00", "node 0,0"))),
+  ck_assert_std_str_eq(resealed_edit_error("node 0,0 n00", "node 0,0"),
                        "t.rt: line 3: expected 'node <coordinate> <name>', got 'node 0,0'");
-  ck_assert_std_str_eq(parse_error(reseal(replace_once(body, "job 1234", "job 12 34"))),
+  ck_assert_std_str_eq(resealed_edit_error("job 1234", "job 12 34"),
                        "t.rt: line 4: expected 'job <job id or default>', got 'job 12 34'");
-  ck_assert_std_str_eq(parse_error(reseal(replace_once(body, " 0 +Y", "0 +Y"))),
+  ck_assert_std_str_eq(resealed_edit_error(" 0 +Y", "0 +Y"),
                        "t.rt: line 9: expected '<destination> <32 hex digit header> <layer> <hops>', got "
                        "'0,1 a00000000000010000000000000100000 +Y'");
-  ck_assert_std_str_eq(parse_error(reseal(replace_once(body, "a0000000000001000000000000010000", "a000"))),
+  ck_assert_std_str_eq(resealed_edit_error("a0000000000001000000000000010000", "a000"),
                        "t.rt: line 9: expected a header flit of 32 hex digits, got 'a000'");
   ck_assert_std_str_eq(
-      parse_error(reseal(replace_once(body, "a0000000000001000000000000010000", "b0000000000001000000000000010000"))),
+      resealed_edit_error("a0000000000001000000000000010000", "b0000000000001000000000000010000"),
       "t.rt: line 9: malformed header flit: format tag is 0xb, expected 0xa");
   // Entries swapped: each line is self-consistent, the order is not.
-  const std::string swapped = replace_once(
-      body, "1,0 a0000000000000010000000000008100 0 -X\n0,1 a0000000000001000000000000010000 0 +Y\n",
-      "0,1 a0000000000001000000000000010000 0 +Y\n1,0 a0000000000000010000000000008100 0 -X\n");
-  ck_assert_std_str_eq(parse_error(reseal(swapped)),
-                       "t.rt: line 9: destinations must be in ascending node order without repeats");
+  ck_assert_std_str_eq(
+      resealed_edit_error(
+          "1,0 a0000000000000010000000000008100 0 -X\n0,1 a0000000000001000000000000010000 0 +Y\n",
+          "0,1 a0000000000001000000000000010000 0 +Y\n1,0 a0000000000000010000000000008100 0 -X\n"),
+      "t.rt: line 9: destinations must be in ascending node order without repeats");
   // Consistent entry that starts at the wrong node: node line says (1,0).
-  ck_assert_std_str_eq(parse_error(reseal(replace_once(body, "node 0,0", "node 1,1"))),
+  ck_assert_std_str_eq(resealed_edit_error("node 0,0", "node 1,1"),
                        "t.rt: line 8: the route '-X' from 1,1 ends at 0,1");
   // A consistent entry for the node itself: "+X -X" goes out and back.
-  ck_assert_std_str_eq(parse_error(reseal(replace_once(body, "1,0 a0000000000000010000000000008100 0 -X",
-                                                       "0,0 a0000000000000000000000000008101 0 +X -X"))),
+  ck_assert_std_str_eq(resealed_edit_error("1,0 a0000000000000010000000000008100 0 -X",
+                                           "0,0 a0000000000000000000000000008101 0 +X -X"),
                        "t.rt: line 8: an entry for the table's own node");
 }
 END_TEST

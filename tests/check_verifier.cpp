@@ -9,54 +9,13 @@
 #include "tests/test_support.hpp"
 
 using namespace angara;
+using angara_test::all_nodes;
+using angara_test::dor_table;
+using angara_test::node_at;
+using angara_test::route_between;
+using angara_test::set_route;
 
 namespace {
-
-// Dimension-order routes written out by hand in the test (no generator): in
-// each dimension the shorter way round (+ on a tie), positive hops first.
-// On 3x3 this gives e.g. 0,0 -> 2,1: dx = 2 is one -X, dy = 1 one +Y, so
-// "+Y -X".
-RouteTable dor_table(const Torus& torus, const std::vector<NodeId>& allocation) {
-  RouteTable table(allocation);
-  for (std::size_t s = 0; s < table.size(); ++s)
-    for (std::size_t d = 0; d < table.size(); ++d) {
-      if (s == d) continue;
-      const Coord from = torus.coord(table.nodes()[s]), to = torus.coord(table.nodes()[d]);
-      std::vector<Direction> positive, negative;
-      for (int dim = 0; dim < kMaxDims; ++dim) {
-        const int n = torus.size(dim);
-        const int forward = ((to[dim] - from[dim]) % n + n) % n;
-        if (forward == 0) continue;
-        if (forward <= n - forward)
-          positive.insert(positive.end(), forward, Direction::make(dim, false));
-        else
-          negative.insert(negative.end(), n - forward, Direction::make(dim, true));
-      }
-      Route& route = table.route(s, d);
-      route.hops = positive;
-      route.hops.insert(route.hops.end(), negative.begin(), negative.end());
-    }
-  return table;
-}
-
-std::vector<NodeId> all_nodes(const Torus& torus) {
-  std::vector<NodeId> nodes(torus.node_count());
-  for (NodeId n = 0; n < torus.node_count(); ++n) nodes[n] = n;
-  return nodes;
-}
-
-NodeId at(const Torus& torus, const char* coord) { return torus.id(torus.parse_coord(coord)); }
-
-Route& route_of(RouteTable& table, const Torus& torus, const char* src, const char* dst) {
-  return table.route(table.index_of(at(torus, src)), table.index_of(at(torus, dst)));
-}
-
-void set_route(RouteTable& table, const Torus& torus, const char* src, const char* dst, const char* hops,
-               int layer = 0) {
-  Route& route = route_of(table, torus, src, dst);
-  route.hops = parse_hops(hops);
-  route.layer = static_cast<std::uint8_t>(layer);
-}
 
 // Asserts that the report holds exactly one example, of `rule`, with this text.
 void expect_single(const VerifyReport& report, Rule rule, const std::string& message, std::size_t count) {
@@ -154,8 +113,8 @@ START_TEST(test_layers_split_the_cycle) {
   const Torus torus = Torus::parse("2x2");
   const Network network(torus);
   RouteTable table = staircase_table(torus);
-  route_of(table, torus, "1,0", "0,1").layer = 1;
-  route_of(table, torus, "0,1", "1,0").layer = 1;
+  route_between(table, torus, "1,0", "0,1").layer = 1;
+  route_between(table, torus, "0,1", "1,0").layer = 1;
   ck_assert(layer_deadlock_free(network, table, 0, nullptr));
   ck_assert(layer_deadlock_free(network, table, 1, nullptr));
 
@@ -207,7 +166,7 @@ START_TEST(test_missing_pair) {
   const Torus torus = Torus::parse("3x3");
   const Network network(torus);
   RouteTable table = dor_table(torus, all_nodes(torus));
-  route_of(table, torus, "1,0", "2,2").hops.clear();
+  route_between(table, torus, "1,0", "2,2").hops.clear();
   const VerifyReport report = verify(network, table);
   expect_single(report, Rule::MissingRoute, "no route from 1,0 to 2,2", 1);
   ck_assert_uint_eq(report.routes, 71);
@@ -223,7 +182,7 @@ END_TEST
 START_TEST(test_route_over_failed_link) {
   const Torus torus = Torus::parse("3x3");
   Network network(torus);
-  network.fail_link(at(torus, "0,1"), Direction::make(0, false));
+  network.fail_link(node_at(torus, "0,1"), Direction::make(0, false));
   RouteTable table = dor_table(torus, all_nodes(torus));
   set_route(table, torus, "0,0", "2,1", "+Y +X +X");
   const VerifyReport report = verify(network, table);
@@ -240,9 +199,9 @@ END_TEST
 START_TEST(test_route_through_failed_node) {
   const Torus torus = Torus::parse("3x3");
   Network network(torus);
-  network.fail_node(at(torus, "1,1"));
+  network.fail_node(node_at(torus, "1,1"));
   std::vector<NodeId> allocation = all_nodes(torus);
-  allocation.erase(allocation.begin() + at(torus, "1,1"));
+  allocation.erase(allocation.begin() + node_at(torus, "1,1"));
   const VerifyReport report = verify(network, dor_table(torus, allocation));
   expect_single(report, Rule::DeadNode, "route 1,0 -> 0,1 (+Y -X) passes through failed node 1,1 at hop 1", 4);
   ck_assert_uint_eq(report.routes, 56);
@@ -255,7 +214,7 @@ END_TEST
 START_TEST(test_allocated_node_failed) {
   const Torus torus = Torus::parse("3x3");
   Network network(torus);
-  network.fail_node(at(torus, "1,1"));
+  network.fail_node(node_at(torus, "1,1"));
   const VerifyReport report = verify(network, dor_table(torus, all_nodes(torus)));
   expect_single(report, Rule::DeadNode, "allocated node 1,1 is failed", 5);
 }
@@ -291,7 +250,7 @@ START_TEST(test_layer_out_of_range) {
   const Torus torus = Torus::parse("3x3");
   const Network network(torus);
   RouteTable table = dor_table(torus, all_nodes(torus));
-  route_of(table, torus, "2,2", "0,0").layer = 3;
+  route_between(table, torus, "2,2", "0,0").layer = 3;
   VerifyOptions options;
   options.max_virtual_channels = 2;
   const VerifyReport report = verify(network, table, options);
@@ -334,8 +293,8 @@ START_TEST(test_one_example_per_rule) {
   const Torus torus = Torus::parse("3x3");
   const Network network(torus);
   RouteTable table = dor_table(torus, all_nodes(torus));
-  route_of(table, torus, "1,0", "2,2").hops.clear();
-  route_of(table, torus, "2,0", "0,0").hops.clear();
+  route_between(table, torus, "1,0", "2,2").hops.clear();
+  route_between(table, torus, "2,0", "0,0").hops.clear();
   set_route(table, torus, "0,0", "2,2", "-X");
   set_route(table, torus, "0,0", "1,2", "-Y +X");
   const VerifyReport report = verify(network, table);
