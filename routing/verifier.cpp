@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <stdexcept>
 
 namespace angara {
 
@@ -61,108 +62,37 @@ struct LayerDeadlocks {
   std::string example;                // names the first such turn and a route using it
 };
 
+// Calls visit(src_index, dst_index, src_node, route) for every route of `layer`.
+template <class Visit>
+void for_each_layer_route(const Torus& torus, const RouteTable& table, int layer, Visit visit) {
+  const std::vector<NodeId>& nodes = table.nodes();
+  for (std::size_t s = 0; s < nodes.size(); ++s) {
+    if (nodes[s] >= torus.node_count()) continue;
+    for (std::size_t d = 0; d < nodes.size(); ++d)
+      if (table.has_route(s, d) && table.route(s, d).layer == layer) visit(s, d, nodes[s], table.route(s, d));
+  }
+}
+
 // The channel dependency graph of one layer (shared model, "Deadlock model";
-// the CDG as defined in the DFSSSP paper, section II).  A dependency c1 -> c2 always
-// leads from c1 to a channel leaving c1's head node, so the edge is fully
-// named by c2's direction: one 8-bit successor mask per channel slot.
-class DependencyGraph {
- public:
-  DependencyGraph(const Torus& torus, const RouteTable& table, int layer)
-      : torus_(torus), successors_(torus.channel_slots(), 0) {
-    for_each_layer_route(table, layer, [&](std::size_t, std::size_t, NodeId src, const Route& route) {
-      NodeId at = src;
-      ChannelId previous = 0;
-      for (std::size_t k = 0; k < route.hops.size(); ++k) {
-        const ChannelId c = Torus::channel(at, route.hops[k]);
-        if (k) successors_[previous] |= static_cast<std::uint8_t>(1u << route.hops[k].rank());
-        previous = c;
-        at = torus.neighbor(at, route.hops[k]);
-      }
-    });
-  }
-
-  template <class Visit>
-  void for_each_layer_route(const RouteTable& table, int layer, Visit visit) const {
-    const std::vector<NodeId>& nodes = table.nodes();
-    for (std::size_t s = 0; s < nodes.size(); ++s) {
-      if (nodes[s] >= torus_.node_count()) continue;
-      for (std::size_t d = 0; d < nodes.size(); ++d)
-        if (table.has_route(s, d) && table.route(s, d).layer == layer) visit(s, d, nodes[s], table.route(s, d));
+// the CDG as defined in the DFSSSP paper, section II).
+ChannelDependencyGraph layer_graph(const Torus& torus, const RouteTable& table, int layer) {
+  ChannelDependencyGraph graph(torus);
+  for_each_layer_route(torus, table, layer, [&](std::size_t, std::size_t, NodeId src, const Route& route) {
+    NodeId at = src;
+    ChannelId previous = 0;
+    for (std::size_t k = 0; k < route.hops.size(); ++k) {
+      const ChannelId c = Torus::channel(at, route.hops[k]);
+      if (k) graph.add(previous, route.hops[k]);
+      previous = c;
+      at = torus.neighbor(at, route.hops[k]);
     }
-  }
-
-  ChannelId slots() const { return static_cast<ChannelId>(successors_.size()); }
-  std::uint8_t successors(ChannelId c) const { return successors_[c]; }
-  ChannelId target(ChannelId c, int rank) const {
-    return Torus::channel(torus_.neighbor(Torus::channel_node(c), Torus::channel_direction(c)), Direction(rank));
-  }
-
-  // Tarjan's strongly connected components, iterative (a recursion could be
-  // as deep as the number of channels).  Returns the component of each slot.
-  std::vector<std::int32_t> components() const {
-    const ChannelId n = slots();
-    std::vector<std::int32_t> index(n, -1), low(n, 0), component(n, -1);
-    std::vector<unsigned char> on_stack(n, 0);
-    std::vector<ChannelId> stack;
-    struct Frame {
-      ChannelId channel;
-      int next_rank;
-    };
-    std::vector<Frame> calls;
-    std::int32_t counter = 0, count = 0;
-    auto open = [&](ChannelId c) {
-      index[c] = low[c] = counter++;
-      stack.push_back(c);
-      on_stack[c] = 1;
-      calls.push_back({c, 0});
-    };
-    for (ChannelId root = 0; root < n; ++root) {
-      if (!successors_[root] || index[root] >= 0) continue;
-      open(root);
-      while (!calls.empty()) {
-        const std::size_t top = calls.size() - 1;
-        const ChannelId v = calls[top].channel;
-        bool descended = false;
-        while (calls[top].next_rank < kDirectionCount) {
-          const int rank = calls[top].next_rank++;
-          if (!((successors_[v] >> rank) & 1u)) continue;
-          const ChannelId w = target(v, rank);
-          if (index[w] < 0) {
-            open(w);
-            descended = true;
-            break;
-          }
-          if (on_stack[w]) low[v] = std::min(low[v], index[w]);
-        }
-        if (descended) continue;
-        if (low[v] == index[v]) {
-          ChannelId w;
-          do {
-            w = stack.back();
-            stack.pop_back();
-            on_stack[w] = 0;
-            component[w] = count;
-          } while (w != v);
-          ++count;
-        }
-        calls.pop_back();
-        if (!calls.empty()) {
-          const ChannelId parent = calls.back().channel;
-          low[parent] = std::min(low[parent], low[v]);
-        }
-      }
-    }
-    return component;
-  }
-
- private:
-  const Torus& torus_;
-  std::vector<std::uint8_t> successors_;
-};
+  });
+  return graph;
+}
 
 LayerDeadlocks find_layer_deadlocks(const Network& network, const RouteTable& table, int layer) {
   const Torus& torus = network.torus();
-  const DependencyGraph graph(torus, table, layer);
+  const ChannelDependencyGraph graph = layer_graph(torus, table, layer);
   const std::vector<std::int32_t> component = graph.components();
 
   LayerDeadlocks result;
@@ -191,7 +121,7 @@ LayerDeadlocks find_layer_deadlocks(const Network& network, const RouteTable& ta
                    " -> " + channel_name(torus, graph.target(turn_from, turn_rank)) +
                    " lies on a channel dependency cycle";
   bool found = false;
-  graph.for_each_layer_route(table, layer, [&](std::size_t, std::size_t d, NodeId src, const Route& route) {
+  for_each_layer_route(torus, table, layer, [&](std::size_t, std::size_t d, NodeId src, const Route& route) {
     if (found) return;
     NodeId at = src;
     for (std::size_t k = 0; k + 1 < route.hops.size(); ++k) {
@@ -325,6 +255,86 @@ VerifyReport verify(const Network& network, const RouteTable& table, const Verif
   log.fill(report);
   report.metrics = compute_metrics(network, table);
   return report;
+}
+
+ChannelDependencyGraph::ChannelDependencyGraph(const Torus& torus)
+    : torus_(&torus), successors_(torus.channel_slots(), 0) {}
+
+void ChannelDependencyGraph::add(ChannelId from, ChannelId to) {
+  if (Torus::channel_node(to) != torus_->neighbor(Torus::channel_node(from), Torus::channel_direction(from)))
+    throw std::invalid_argument("a channel dependency must lead to a channel leaving the first channel's head node");
+  add(from, Torus::channel_direction(to));
+}
+
+ChannelId ChannelDependencyGraph::target(ChannelId c, int rank) const {
+  return Torus::channel(torus_->neighbor(Torus::channel_node(c), Torus::channel_direction(c)), Direction(rank));
+}
+
+std::vector<std::int32_t> ChannelDependencyGraph::components() const {
+  const ChannelId n = slots();
+  std::vector<std::int32_t> index(n, -1), low(n, 0), component(n, -1);
+  std::vector<unsigned char> on_stack(n, 0);
+  std::vector<ChannelId> stack;
+  struct Frame {
+    ChannelId channel;
+    int next_rank;
+  };
+  std::vector<Frame> calls;
+  std::int32_t counter = 0, count = 0;
+  auto open = [&](ChannelId c) {
+    index[c] = low[c] = counter++;
+    stack.push_back(c);
+    on_stack[c] = 1;
+    calls.push_back({c, 0});
+  };
+  for (ChannelId root = 0; root < n; ++root) {
+    if (!successors_[root] || index[root] >= 0) continue;
+    open(root);
+    while (!calls.empty()) {
+      const std::size_t top = calls.size() - 1;
+      const ChannelId v = calls[top].channel;
+      bool descended = false;
+      while (calls[top].next_rank < kDirectionCount) {
+        const int rank = calls[top].next_rank++;
+        if (!((successors_[v] >> rank) & 1u)) continue;
+        const ChannelId w = target(v, rank);
+        if (index[w] < 0) {
+          open(w);
+          descended = true;
+          break;
+        }
+        if (on_stack[w]) low[v] = std::min(low[v], index[w]);
+      }
+      if (descended) continue;
+      if (low[v] == index[v]) {
+        ChannelId w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          on_stack[w] = 0;
+          component[w] = count;
+        } while (w != v);
+        ++count;
+      }
+      calls.pop_back();
+      if (!calls.empty()) {
+        const ChannelId parent = calls.back().channel;
+        low[parent] = std::min(low[parent], low[v]);
+      }
+    }
+  }
+  return component;
+}
+
+std::size_t ChannelDependencyGraph::turns_on_cycles() const {
+  const std::vector<std::int32_t> component = components();
+  std::size_t turns = 0;
+  for (ChannelId c = 0; c < slots(); ++c)
+    for (int rank = 0; successors_[c] && rank < kDirectionCount; ++rank)
+      if (((successors_[c] >> rank) & 1u) && Direction(rank) != Torus::channel_direction(c) &&
+          component[target(c, rank)] == component[c])
+        ++turns;
+  return turns;
 }
 
 }  // namespace angara

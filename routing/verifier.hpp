@@ -2,6 +2,7 @@
 // passes through it before anything is written.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,33 @@ struct VerifyOptions {
 // from or to a failed allocated node are not walked (the node is reported).
 // Also counts non-minimal and FS/LS routes and computes the metrics.
 VerifyReport verify(const Network& network, const RouteTable& table, const VerifyOptions& options = {});
+
+// A channel dependency graph.  A dependency c1 -> c2 always leads to a
+// channel leaving c1's head node, so it is named by c2's direction: one 8-bit
+// successor mask per channel slot.  The verifier builds one per virtual
+// channel; tests use it to check other channel graphs by the same rule.
+class ChannelDependencyGraph {
+ public:
+  explicit ChannelDependencyGraph(const Torus& torus);
+  void add(ChannelId from, Direction next) { successors_[from] |= static_cast<std::uint8_t>(1u << next.rank()); }
+  // Throws std::invalid_argument when `to` does not leave from's head node.
+  void add(ChannelId from, ChannelId to);
+
+  ChannelId slots() const { return static_cast<ChannelId>(successors_.size()); }
+  std::uint8_t successors(ChannelId c) const { return successors_[c]; }
+  ChannelId target(ChannelId c, int rank) const;
+  // Tarjan's strongly connected components, iterative (a recursion could be
+  // as deep as the number of channels).  Returns the component of each slot.
+  std::vector<std::int32_t> components() const;
+  // Dependencies between channels of different direction (turns) that lie
+  // inside one strongly connected component: 0 means deadlock-free under
+  // the shared model's rule.
+  std::size_t turns_on_cycles() const;
+
+ private:
+  const Torus* torus_;
+  std::vector<std::uint8_t> successors_;
+};
 
 // Deadlock check alone, exposed for tests: true when no strongly connected
 // component of the CDG of `layer` contains a turn (two channels that differ in

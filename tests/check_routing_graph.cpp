@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
 #include <random>
 #include <stdexcept>
@@ -11,6 +10,7 @@
 
 #include "angara/network.hpp"
 #include "angara/routing_graph.hpp"
+#include "routing/verifier.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;
@@ -46,52 +46,13 @@ std::vector<Edge> out_edges(const RoutingGraph& g, VertexId v) {
   return edges;
 }
 
-bool is_turn(ChannelId a, ChannelId b) { return Torus::channel_direction(a) != Torus::channel_direction(b); }
-
-// Tarjan's strongly connected components over channel ids; returns the
-// component of each channel.
-std::vector<int> strongly_connected(const std::vector<std::vector<ChannelId>>& successors) {
-  const std::size_t count = successors.size();
-  std::vector<int> index(count, -1), low(count, 0), component(count, -1);
-  std::vector<unsigned char> on_stack(count, 0);
-  std::vector<ChannelId> stack;
-  int next_index = 0, next_component = 0;
-  std::function<void(ChannelId)> visit = [&](ChannelId v) {
-    index[v] = low[v] = next_index++;
-    stack.push_back(v);
-    on_stack[v] = 1;
-    for (ChannelId w : successors[v]) {
-      if (index[w] < 0) {
-        visit(w);
-        low[v] = std::min(low[v], low[w]);
-      } else if (on_stack[w]) {
-        low[v] = std::min(low[v], index[w]);
-      }
-    }
-    if (low[v] == index[v]) {
-      ChannelId w;
-      do {
-        w = stack.back();
-        stack.pop_back();
-        on_stack[w] = 0;
-        component[w] = next_component;
-      } while (w != v);
-      ++next_component;
-    }
-  };
-  for (ChannelId c = 0; c < count; ++c)
-    if (index[c] < 0) visit(c);
-  return component;
-}
-
-// Number of edges whose two channels form a turn inside one component.
-int turns_inside_components(const std::vector<std::vector<ChannelId>>& successors) {
-  const std::vector<int> component = strongly_connected(successors);
-  int turns = 0;
+// Number of dependencies between channels of different direction inside one
+// strongly connected component, by the verifier's channel dependency graph.
+std::size_t turns_inside_components(const Torus& torus, const std::vector<std::vector<ChannelId>>& successors) {
+  ChannelDependencyGraph graph(torus);
   for (ChannelId a = 0; a < successors.size(); ++a)
-    for (ChannelId b : successors[a])
-      if (component[a] == component[b] && is_turn(a, b)) ++turns;
-  return turns;
+    for (ChannelId b : successors[a]) graph.add(a, b);
+  return graph.turns_on_cycles();
 }
 
 // The augmented CDG as adjacency lists, from ChannelDependencies::has_edge.
@@ -320,7 +281,7 @@ START_TEST(test_turns_where_faults_cut) {
   ck_assert(std::any_of(fs.begin(), fs.end(), [&](const Edge& e) {
     return e.target == g.dirbit_vertex(t.id({1, 1, 0, 0}), dirs({"+X"}));
   }));
-  ck_assert_int_eq(turns_inside_components(cdg_successors(cdg)), 0);
+  ck_assert_uint_eq(turns_inside_components(t, cdg_successors(cdg)), 0);
 }
 END_TEST
 
@@ -365,7 +326,7 @@ START_TEST(test_random_faulty_tori_deadlock_free) {
       }
       ck_assert_uint_eq(cdg.used_directions(c), reach);
     }
-    ck_assert_int_eq(turns_inside_components(successors), 0);
+    ck_assert_uint_eq(turns_inside_components(t, successors), 0);
 
     std::vector<std::vector<ChannelId>> rg_pairs(t.channel_slots());
     for (VertexId v = 0; v < g.vertex_count(); ++v) {
@@ -379,7 +340,7 @@ START_TEST(test_random_faulty_tori_deadlock_free) {
         ++pairs_checked;
       }
     }
-    ck_assert_int_eq(turns_inside_components(rg_pairs), 0);
+    ck_assert_uint_eq(turns_inside_components(t, rg_pairs), 0);
   }
   // The faults must actually have produced turns, or the test proves nothing.
   ck_assert_uint_gt(turns_seen, 20);
