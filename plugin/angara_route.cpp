@@ -2,7 +2,6 @@
 // calls the core library (routing/pipeline.hpp) and reports; no routing logic
 // lives here.
 #include <getopt.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>

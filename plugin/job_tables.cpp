@@ -1,6 +1,5 @@
 #include "plugin/job_tables.hpp"
 
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
