@@ -46,7 +46,12 @@ class RouteTable {
 
   // Routes by allocation index (src != dst).  A route with no hops and src !=
   // dst means "missing": has_route() is false for it.
-  Route& route(std::size_t src, std::size_t dst) { return routes_[src * nodes_.size() + dst]; }
+  // Writers go through set_route() and readers through the const route()
+  // only, so the storage behind them can change (a compact encoding) without
+  // touching the generators.
+  void set_route(std::size_t src, std::size_t dst, Route route) {
+    routes_[src * nodes_.size() + dst] = std::move(route);
+  }
   const Route& route(std::size_t src, std::size_t dst) const {
     return routes_[src * nodes_.size() + dst];
   }

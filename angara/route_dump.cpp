@@ -52,7 +52,7 @@ class DumpReader {
     RouteTable table(std::move(nodes));
     table.algorithm = algorithm_;
     for (Entry& entry : routes_)
-      table.route(table.index_of(entry.src), table.index_of(entry.dst)) = std::move(entry.route);
+      table.set_route(table.index_of(entry.src), table.index_of(entry.dst), std::move(entry.route));
     return table;
   }
 

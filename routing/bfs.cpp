@@ -159,8 +159,7 @@ RouteTable BfsGenerator::generate(const Network& network, const std::vector<Node
       if (!bfs.reached(end))
         throw RoutingError("bfs: no Angara route from " + torus.format_coord(src) + " to " +
                            torus.format_coord(nodes[dst]) + " avoids the failures");
-      std::vector<Direction>& hops = table.route(source, dst).hops;
-      hops.clear();
+      std::vector<Direction> hops;
       for (VertexId v = bfs.parent(end); v != graph.begin_vertex(src); v = bfs.parent(v)) {
         const ChannelId channel = bfs.entry_channel(v);
         hops.push_back(Torus::channel_direction(channel));
@@ -168,6 +167,7 @@ RouteTable BfsGenerator::generate(const Network& network, const std::vector<Node
       }
       std::reverse(hops.begin(), hops.end());
       last_lengths[dst] = hops.size();
+      table.set_route(source, dst, Route{std::move(hops)});
     }
     for (ChannelId channel : path_channels) ++weights[channel];
     path_channels.clear();

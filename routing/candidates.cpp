@@ -429,7 +429,7 @@ RouteTable CandidateSet::make_table(const std::vector<std::uint32_t>& choice, co
   const std::size_t n = nodes_.size();
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t d = 0; d < n; ++d)
-      if (s != d) table.route(s, d).hops = hops(pair(s, d), choice[pair(s, d)]);
+      if (s != d) table.set_route(s, d, Route{hops(pair(s, d), choice[pair(s, d)])});
   table.algorithm = algorithm;
   return table;
 }

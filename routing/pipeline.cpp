@@ -177,7 +177,7 @@ JobResult verify_table_directory(const Config& config, const std::string& direct
       if (dst == RouteTable::npos || dst == src)
         throw TableFileError(where + ": route to " + result.network.torus().format_coord(entry.destination) +
                              ", which has no table file of its own");
-      table.route(src, dst) = entry.route;
+      table.set_route(src, dst, entry.route);
     }
   }
   table.algorithm = first.algorithm;

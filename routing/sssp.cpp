@@ -508,9 +508,10 @@ class SsspGenerator : public Generator {
 };
 
 // The route that follows `channels`.
-void set_route(Route& route, const std::vector<ChannelId>& channels) {
-  route.hops.clear();
+Route route_along(const std::vector<ChannelId>& channels) {
+  Route route;
   for (ChannelId c : channels) route.hops.push_back(Torus::channel_direction(c));
+  return route;
 }
 
 struct PendingPair {
@@ -550,7 +551,7 @@ RouteTable SsspGenerator::generate(const Network& network, const std::vector<Nod
                              torus.format_coord(dst) + " avoids the failures");
         if (counter.count(dst) == 1) {
           counter.unique_route(dst, path);
-          set_route(table.route(s, d), path);
+          table.set_route(s, d, route_along(path));
           for (ChannelId c : path) ++weights[c];
         } else {
           pending.push_back({geometry.turns(src, dst), counter.length(dst),
@@ -597,7 +598,7 @@ RouteTable SsspGenerator::generate(const Network& network, const std::vector<Nod
         }
         for (ChannelId c : path) taken[c] = 1;
         round_channels.insert(round_channels.end(), path.begin(), path.end());
-        set_route(table.route(s, d), path);
+        table.set_route(s, d, route_along(path));
       }
       for (ChannelId c : round_channels) {
         ++weights[c];

@@ -38,7 +38,7 @@ START_TEST(test_ring_all_plus_x) {
   RouteTable table(all_nodes(torus));
   for (std::size_t s = 0; s < 4; ++s)
     for (std::size_t d = 0; d < 4; ++d)
-      if (s != d) table.route(s, d).hops.assign((d + 4 - s) % 4, kPlusX);
+      if (s != d) table.set_route(s, d, Route{std::vector<Direction>((d + 4 - s) % 4, kPlusX)});
 
   const auto loads = channel_loads(network, table);
   for (NodeId n = 0; n < 4; ++n) {
@@ -69,9 +69,9 @@ START_TEST(test_ring_minimal) {
   const Network network(torus);
   RouteTable table(all_nodes(torus));
   for (std::size_t s = 0; s < 4; ++s) {
-    table.route(s, (s + 1) % 4).hops = {kPlusX};
-    table.route(s, (s + 2) % 4).hops = {kPlusX, kPlusX};
-    table.route(s, (s + 3) % 4).hops = {kMinusX};
+    table.set_route(s, (s + 1) % 4, Route{{kPlusX}});
+    table.set_route(s, (s + 2) % 4, Route{{kPlusX, kPlusX}});
+    table.set_route(s, (s + 3) % 4, Route{{kMinusX}});
   }
   const Metrics m = compute_metrics(network, table);
   ck_assert_uint_eq(m.max_gamma, 3);

@@ -123,9 +123,9 @@ START_TEST(test_route_table_indexing) {
   ck_assert_uint_eq(table.index_of(5), 1);
   ck_assert_uint_eq(table.index_of(4), RouteTable::npos);
   ck_assert(!table.has_route(0, 1));
-  table.route(0, 1).hops = parse_hops("+X");
+  table.set_route(0, 1, Route{parse_hops("+X")});
   ck_assert(table.has_route(0, 1));
-  table.route(2, 0).layer = 2;
+  table.set_route(2, 0, Route{parse_hops("-X"), 2});
   ck_assert_uint_eq(table.virtual_channels(), 3);
 }
 END_TEST

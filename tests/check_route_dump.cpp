@@ -19,9 +19,8 @@ NodeId at(const Torus& torus, const char* coord) { return torus.id(torus.parse_c
 RouteTable two_node_table(const Torus& torus) {
   RouteTable table({at(torus, "3,1"), at(torus, "0,0")});
   table.algorithm = "sssp";
-  table.route(0, 1).hops = parse_hops("+Y -X");
-  table.route(1, 0).hops = parse_hops("+X -Y");
-  table.route(1, 0).layer = 1;
+  table.set_route(0, 1, Route{parse_hops("+Y -X")});
+  table.set_route(1, 0, Route{parse_hops("+X -Y"), 1});
   return table;
 }
 
@@ -60,7 +59,7 @@ START_TEST(test_write_exact_text) {
   // Four-dimensional coordinates, and a missing route left out.
   const Torus desmos = Torus::parse("4x2x2x2");
   RouteTable table({0, 1});
-  table.route(0, 1).hops = parse_hops("+X");
+  table.set_route(0, 1, Route{parse_hops("+X")});
   ck_assert_std_str_eq(dump(desmos, table),
                        "# angara-routes v1 dims=4x2x2x2 algorithm=unknown\n"
                        "0,0,0,0 1,0,0,0 0 +X\n");
@@ -80,8 +79,8 @@ START_TEST(test_round_trip) {
       if (s == d) continue;
       // Not meant to be routable: just distinct content per pair.
       const Direction hop = Direction::make(static_cast<int>((s + d) % 2), (s * d) % 3 == 0);
-      table.route(s, d).hops.assign(1 + (s + 2 * d) % 3, hop);
-      table.route(s, d).layer = static_cast<std::uint8_t>((s + d) % 4);
+      table.set_route(s, d, Route{std::vector<Direction>(1 + (s + 2 * d) % 3, hop),
+                                  static_cast<std::uint8_t>((s + d) % 4)});
     }
   const std::string text = dump(torus, table);
   std::istringstream lines(text);

@@ -50,9 +50,9 @@ NodeTable tiny_table() {
   const Torus t = Torus::parse("2x2");
   RouteTable routes({0, 1, 2, 3});
   routes.algorithm = "bfs";
-  routes.route(0, 1) = make_route("-X");
-  routes.route(0, 2) = make_route("+Y");
-  routes.route(0, 3) = make_route("+X +Y", 1);
+  routes.set_route(0, 1, make_route("-X"));
+  routes.set_route(0, 2, make_route("+Y"));
+  routes.set_route(0, 3, make_route("+X +Y", 1));
   NodeTable table = node_table_from(routes, 0, t);
   table.node_name = "n00";
   table.job = "1234";
@@ -197,11 +197,11 @@ START_TEST(test_round_trip_desmos) {
   routes.algorithm = "sssp";
   const std::size_t src = routes.index_of(5);
   for (std::size_t dst = 0; dst < routes.size(); ++dst)
-    if (dst != src) routes.route(src, dst) = dor_route(t, 5, nodes[dst], static_cast<int>(dst % 3));
+    if (dst != src) routes.set_route(src, dst, dor_route(t, 5, nodes[dst], static_cast<int>(dst % 3)));
   // 5 = (1,1,0,0) to 7 = (3,1,0,0): FS=+Y then a DOR middle +X +X -Y;
   // to 1 = (1,0,0,0): FS=+Y, middle +X, LS=-X.
-  routes.route(src, routes.index_of(7)) = make_route("+Y +X +X -Y", 2);
-  routes.route(src, routes.index_of(1)) = make_route("+Y +X -X", 2);
+  routes.set_route(src, routes.index_of(7), make_route("+Y +X +X -Y", 2));
+  routes.set_route(src, routes.index_of(1), make_route("+Y +X -X", 2));
   NodeTable table = node_table_from(routes, src, t);
   ck_assert_uint_eq(table.entries.size(), 15u);
   ck_assert_uint_eq(table.entries.front().destination, 1u);
@@ -227,7 +227,7 @@ END_TEST
 START_TEST(test_node_table_from_missing_route) {
   const Torus t = Torus::parse("2x2");
   RouteTable routes({0, 1, 3});
-  routes.route(1, 0) = make_route("+X");
+  routes.set_route(1, 0, make_route("+X"));
   ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { node_table_from(routes, 1, t); }),
                        "no route from 1,0 to 1,1");
 }
@@ -388,9 +388,9 @@ START_TEST(test_read_table_directory) {
   const std::string dir = scratch.path();
   NodeTable first = tiny_table();
   RouteTable routes({0, 1, 2, 3});
-  routes.route(2, 0) = make_route("-Y");
-  routes.route(2, 1) = make_route("+X -Y");
-  routes.route(2, 3) = make_route("+X");
+  routes.set_route(2, 0, make_route("-Y"));
+  routes.set_route(2, 1, make_route("+X -Y"));
+  routes.set_route(2, 3, make_route("+X"));
   NodeTable second = node_table_from(routes, 2, first.torus);
   second.node_name = "m02";
   write_node_table(dir, second);

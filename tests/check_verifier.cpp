@@ -12,7 +12,7 @@ using namespace angara;
 using angara_test::all_nodes;
 using angara_test::dor_table;
 using angara_test::node_at;
-using angara_test::route_between;
+using angara_test::set_layer;
 using angara_test::set_route;
 
 namespace {
@@ -113,8 +113,8 @@ START_TEST(test_layers_split_the_cycle) {
   const Torus torus = Torus::parse("2x2");
   const Network network(torus);
   RouteTable table = staircase_table(torus);
-  route_between(table, torus, "1,0", "0,1").layer = 1;
-  route_between(table, torus, "0,1", "1,0").layer = 1;
+  set_layer(table, torus, "1,0", "0,1", 1);
+  set_layer(table, torus, "0,1", "1,0", 1);
   ck_assert(layer_deadlock_free(network, table, 0, nullptr));
   ck_assert(layer_deadlock_free(network, table, 1, nullptr));
 
@@ -138,7 +138,7 @@ START_TEST(test_same_direction_ring_passes) {
   RouteTable table(all_nodes(torus));
   for (std::size_t s = 0; s < 4; ++s)
     for (std::size_t d = 0; d < 4; ++d)
-      if (s != d) table.route(s, d).hops.assign((d + 4 - s) % 4, Direction::make(0, false));
+      if (s != d) table.set_route(s, d, Route{std::vector<Direction>((d + 4 - s) % 4, Direction::make(0, false))});
   ck_assert(layer_deadlock_free(network, table, 0, nullptr));
   const VerifyReport report = verify(network, table);
   ck_assert(report.ok());
@@ -166,7 +166,7 @@ START_TEST(test_missing_pair) {
   const Torus torus = Torus::parse("3x3");
   const Network network(torus);
   RouteTable table = dor_table(torus, all_nodes(torus));
-  route_between(table, torus, "1,0", "2,2").hops.clear();
+  set_route(table, torus, "1,0", "2,2", "");
   const VerifyReport report = verify(network, table);
   expect_single(report, Rule::MissingRoute, "no route from 1,0 to 2,2", 1);
   ck_assert_uint_eq(report.routes, 71);
@@ -250,7 +250,7 @@ START_TEST(test_layer_out_of_range) {
   const Torus torus = Torus::parse("3x3");
   const Network network(torus);
   RouteTable table = dor_table(torus, all_nodes(torus));
-  route_between(table, torus, "2,2", "0,0").layer = 3;
+  set_layer(table, torus, "2,2", "0,0", 3);
   VerifyOptions options;
   options.max_virtual_channels = 2;
   const VerifyReport report = verify(network, table, options);
@@ -293,8 +293,8 @@ START_TEST(test_one_example_per_rule) {
   const Torus torus = Torus::parse("3x3");
   const Network network(torus);
   RouteTable table = dor_table(torus, all_nodes(torus));
-  route_between(table, torus, "1,0", "2,2").hops.clear();
-  route_between(table, torus, "2,0", "0,0").hops.clear();
+  set_route(table, torus, "1,0", "2,2", "");
+  set_route(table, torus, "2,0", "0,0", "");
   set_route(table, torus, "0,0", "2,2", "-X");
   set_route(table, torus, "0,0", "1,2", "-Y +X");
   const VerifyReport report = verify(network, table);

@@ -89,25 +89,32 @@ inline angara::RouteTable dor_table(const angara::Torus& torus, const std::vecto
         else
           negative.insert(negative.end(), n - forward, Direction::make(dim, true));
       }
-      angara::Route& route = table.route(s, d);
-      route.hops = positive;
+      angara::Route route{positive};
       route.hops.insert(route.hops.end(), negative.begin(), negative.end());
+      table.set_route(s, d, std::move(route));
     }
   return table;
 }
 
-// The route between two allocated nodes given by coordinates.
-inline angara::Route& route_between(angara::RouteTable& table, const angara::Torus& torus, const char* from,
-                                    const char* to) {
+// The route between two allocated nodes given by coordinates (a copy).
+inline angara::Route route_between(const angara::RouteTable& table, const angara::Torus& torus, const char* from,
+                                   const char* to) {
   return table.route(table.index_of(node_at(torus, from)), table.index_of(node_at(torus, to)));
+}
+
+// Moves the route between two allocated nodes to virtual channel `layer`.
+inline void set_layer(angara::RouteTable& table, const angara::Torus& torus, const char* from, const char* to,
+                      int layer) {
+  angara::Route route = route_between(table, torus, from, to);
+  route.layer = static_cast<std::uint8_t>(layer);
+  table.set_route(table.index_of(node_at(torus, from)), table.index_of(node_at(torus, to)), std::move(route));
 }
 
 // Writes a route by hand: hops as text ("+X -Y"), on virtual channel `layer`.
 inline void set_route(angara::RouteTable& table, const angara::Torus& torus, const char* from, const char* to,
                       const char* hops, int layer = 0) {
-  angara::Route& route = route_between(table, torus, from, to);
-  route.hops = angara::parse_hops(hops);
-  route.layer = static_cast<std::uint8_t>(layer);
+  table.set_route(table.index_of(node_at(torus, from)), table.index_of(node_at(torus, to)),
+                  angara::Route{angara::parse_hops(hops), static_cast<std::uint8_t>(layer)});
 }
 
 // A route's hops as text ("+X -Y"), for exact comparison.

@@ -29,6 +29,15 @@ if [ ! -x "$tool" ] || [ ! -f "$plugin" ]; then
   exit 99
 fi
 
+# One live cluster at a time on this host: 32 slurmd on 2 cores are slow
+# enough, and parallel builds (several work trees) would fight over them.
+lock=${ANGARA_CLUSTER_LOCK:-${TMPDIR:-/tmp}/angara-cluster.lock}
+exec 9>"$lock"
+if ! flock -w 1800 9; then
+  echo "ERROR: another cluster test holds $lock for 30 minutes" >&2
+  exit 99
+fi
+
 state=$(mktemp -d "${TMPDIR:-/tmp}/angara-cluster.XXXXXX") || exit 99
 tables=$state/tables
 work=$state/work
