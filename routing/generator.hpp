@@ -13,12 +13,15 @@
 
 #include "angara/network.hpp"
 #include "angara/route.hpp"
+#include "angara/rules.hpp"
 
 namespace angara {
 
 struct GeneratorOptions {
   std::uint64_t seed = 1;       // for randomised generators (genetic)
   int virtual_channels = 1;     // layers a generator may use
+  RuleSet rules = RuleSet::angara;                // which paths are allowed
+  FlowControl flow_control = FlowControl::bubble; // which CDG cycles are deadlocks
   // Generator-specific settings from the configuration ("population: 100").
   std::map<std::string, std::string> extra;
 };

@@ -8,6 +8,7 @@
 
 #include "angara/network.hpp"
 #include "angara/route.hpp"
+#include "angara/rules.hpp"
 #include "routing/metrics.hpp"
 
 namespace angara {
@@ -45,6 +46,8 @@ struct VerifyReport {
 
 struct VerifyOptions {
   int max_virtual_channels = 1;
+  RuleSet rules = RuleSet::angara;                // general: encodability is not required
+  FlowControl flow_control = FlowControl::bubble; // none: every CDG cycle is a deadlock
 };
 
 // Checks, without any generator or the routing graph: every ordered pair of
