@@ -1,6 +1,7 @@
 #include "angara/route.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 namespace angara {
@@ -65,17 +66,137 @@ RouteTable::RouteTable(std::vector<NodeId> nodes) : nodes_(std::move(nodes)) {
   const NodeId top = nodes_.empty() ? 0 : nodes_.back() + 1;
   index_.assign(top, npos);
   for (std::size_t i = 0; i < nodes_.size(); ++i) index_[nodes_[i]] = i;
-  routes_.resize(nodes_.size() * nodes_.size());
+  codes_.assign(nodes_.size() * nodes_.size(), 0);
+}
+
+RouteTable::RouteTable(const RouteTable& other)
+    : algorithm(other.algorithm),
+      nodes_(other.nodes_),
+      index_(other.index_),
+      codes_(other.codes_),
+      overflow_(other.overflow_),
+      overflow_hops_(other.overflow_hops_) {}
+
+RouteTable& RouteTable::operator=(const RouteTable& other) {
+  if (this != &other) {
+    RouteTable copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
 }
 
 std::size_t RouteTable::index_of(NodeId node) const {
   return node < index_.size() ? index_[node] : npos;
 }
 
+namespace {
+
+// The word of hops[fs, size - ls) as a DOR + direction-bit middle, with the
+// First Step hops[0] (fs) and Last Step hops.back() (ls); 0 if it does not fit.
+std::uint32_t pack_split(const std::vector<Direction>& hops, bool fs, bool ls) {
+  std::array<int, kMaxDims> count{};
+  std::array<int, kMaxDims> sign{};  // 0 unused, 1 +, 2 -
+  int previous = -1;
+  for (std::size_t i = fs ? 1 : 0; i + (ls ? 1 : 0) < hops.size(); ++i) {
+    const Direction d = hops[i];
+    if (d.rank() < previous) return 0;  // direction order
+    const int s = d.negative() ? 2 : 1;
+    if (sign[d.dim()] && sign[d.dim()] != s) return 0;  // direction bit
+    sign[d.dim()] = s;
+    if (++count[d.dim()] > 31) return 0;
+    previous = d.rank();
+  }
+  std::uint32_t word = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (count[dim]) word |= static_cast<std::uint32_t>(count[dim] + (sign[dim] == 2 ? 32 : 0)) << (6 * dim);
+  const unsigned first = fs ? static_cast<unsigned>(hops.front().dim() + 1) : 0u;
+  const unsigned last = ls ? static_cast<unsigned>(hops.back().dim() + 1) : 0u;
+  return word | (first * 5 + last) << 24;
+}
+
+}  // namespace
+
+std::optional<PackedRoute> RouteTable::pack(const Route& route) {
+  const std::vector<Direction>& hops = route.hops;
+  if (hops.empty()) return PackedRoute{};
+  if (route.layer > 7) return std::nullopt;
+  // The splits in the order of canonical_split (angara/route_code.hpp).
+  const bool can_fs = hops.front().positive(), can_ls = hops.back().negative() && hops.size() >= 2;
+  std::uint32_t word = pack_split(hops, false, false);
+  if (!word && can_fs) word = pack_split(hops, true, false);
+  if (!word && hops.back().negative()) word = pack_split(hops, false, true);
+  if (!word && can_fs && can_ls) word = pack_split(hops, true, true);
+  if (!word) return std::nullopt;
+  return PackedRoute{word | static_cast<std::uint32_t>(route.layer) << 29};
+}
+
+void RouteTable::set_route(std::size_t src, std::size_t dst, const Route& route) {
+  std::uint32_t& slot = codes_[src * nodes_.size() + dst];
+  if (const auto packed = pack(route)) {
+    if (is_overflow(slot)) {  // the old overflow entry is dead now
+      const std::lock_guard<std::mutex> lock(*overflow_mutex_);
+      overflow_[slot >> 6].layer = 0;
+    }
+    slot = packed->code;
+    return;
+  }
+  const auto length = static_cast<std::uint32_t>(route.hops.size());
+  const std::lock_guard<std::mutex> lock(*overflow_mutex_);
+  std::uint32_t index;
+  if (is_overflow(slot) && overflow_[slot >> 6].capacity >= length) {
+    index = slot >> 6;
+  } else {
+    if (overflow_.size() >= (std::size_t{1} << 26))
+      throw std::length_error("route table: more than 2^26 routes that are not Angara-encodable");
+    if (overflow_hops_.size() + length > UINT32_MAX) throw std::length_error("route table: overflow store full");
+    if (is_overflow(slot)) overflow_[slot >> 6].layer = 0;  // left behind
+    index = static_cast<std::uint32_t>(overflow_.size());
+    overflow_.push_back({static_cast<std::uint32_t>(overflow_hops_.size()), 0, length, 0});
+    overflow_hops_.resize(overflow_hops_.size() + length);
+  }
+  Overflow& entry = overflow_[index];
+  std::copy(route.hops.begin(), route.hops.end(), overflow_hops_.begin() + entry.first);
+  entry.length = length;
+  entry.layer = route.layer;
+  slot = index << 6 | kEscape;
+}
+
+Route RouteTable::route(std::size_t src, std::size_t dst) const {
+  Route out;
+  const std::uint32_t word = code(src, dst);
+  if (word == 0) return out;
+  out.layer = layer(src, dst);
+  out.hops.reserve(hop_count(src, dst));
+  for_each_run(src, dst, [&](Direction d, int count) { out.hops.insert(out.hops.end(), count, d); });
+  return out;
+}
+
+std::uint8_t RouteTable::layer(std::size_t src, std::size_t dst) const {
+  const std::uint32_t word = code(src, dst);
+  return is_overflow(word) ? overflow(word).layer : static_cast<std::uint8_t>(word >> 29);
+}
+
+std::size_t RouteTable::hop_count(std::size_t src, std::size_t dst) const {
+  const std::uint32_t word = code(src, dst);
+  if (is_overflow(word)) return overflow(word).length;
+  const unsigned steps = (word >> 24) & 31u;
+  std::size_t hops = (steps / 5 ? 1 : 0) + (steps % 5 ? 1 : 0);
+  for (int dim = 0; dim < kMaxDims; ++dim) hops += (word >> (6 * dim)) & 31u;
+  return hops;
+}
+
 std::size_t RouteTable::virtual_channels() const {
-  std::size_t layers = 1;
-  for (const Route& r : routes_) layers = std::max<std::size_t>(layers, r.layer + 1u);
+  std::uint32_t top = 0;  // the highest layer field of a compact word
+  for (std::uint32_t word : codes_)
+    if (!is_overflow(word)) top = std::max(top, word >> 29);
+  std::size_t layers = top + 1u;
+  for (const Overflow& entry : overflow_) layers = std::max<std::size_t>(layers, entry.layer + 1u);
   return layers;
+}
+
+std::size_t RouteTable::route_bytes() const {
+  return codes_.capacity() * sizeof(std::uint32_t) + overflow_.capacity() * sizeof(Overflow) +
+         overflow_hops_.capacity() * sizeof(Direction);
 }
 
 }  // namespace angara

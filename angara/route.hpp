@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,12 +34,33 @@ bool is_angara_encodable(const std::vector<Direction>& hops);
 // Pure DOR + direction-bit route (no FS/LS needed).
 bool is_dor_route(const std::vector<Direction>& hops);
 
+// A route as the compact store keeps it: one 32-bit word holding the
+// Angara header's fields, [FS] DOR middle [LS] (shared model, "Routing
+// rules"): an optional First Step (positive), per dimension the sign and hop
+// count of the middle, an optional Last Step (negative) and the layer.  Made
+// by RouteTable::pack(); 0 is the empty (missing) route.
+struct PackedRoute {
+  std::uint32_t code = 0;
+};
+
 // The routes of every ordered pair of distinct allocated nodes.
+//
+// Storage (issue 8): one PackedRoute word per ordered pair, 4 bytes a route
+// instead of a vector of hops; an Angara-encodable route with at most 31 hops
+// per dimension in the middle always fits.  Anything else (the arbitrary
+// paths of the `general` rule set, layers above 7, long detours) goes to an
+// overflow store of hop sequences, and its word holds the overflow index, so
+// the class serves every generator.  Readers that walk many routes use
+// for_each_run() / hop_count() / layer(), which decode without allocating.
 class RouteTable {
  public:
   RouteTable() = default;
   // `nodes` is the allocation; it is sorted and deduplicated.
   explicit RouteTable(std::vector<NodeId> nodes);
+  RouteTable(const RouteTable& other);
+  RouteTable(RouteTable&& other) noexcept = default;
+  RouteTable& operator=(const RouteTable& other);
+  RouteTable& operator=(RouteTable&& other) noexcept = default;
 
   const std::vector<NodeId>& nodes() const { return nodes_; }
   std::size_t size() const { return nodes_.size(); }
@@ -47,25 +71,80 @@ class RouteTable {
   // Routes by allocation index (src != dst).  A route with no hops and src !=
   // dst means "missing": has_route() is false for it.
   // Writers go through set_route() and readers through the const route()
-  // only, so the storage behind them can change (a compact encoding) without
-  // touching the generators.
-  void set_route(std::size_t src, std::size_t dst, Route route) {
-    routes_[src * nodes_.size() + dst] = std::move(route);
-  }
-  const Route& route(std::size_t src, std::size_t dst) const {
-    return routes_[src * nodes_.size() + dst];
-  }
-  bool has_route(std::size_t src, std::size_t dst) const {
-    return src != dst && !route(src, dst).hops.empty();
-  }
+  // only.  set_route() may be called from several threads at once for
+  // distinct pairs.
+  void set_route(std::size_t src, std::size_t dst, const Route& route);
+  // The fast writer: a word from pack(), shared by many pairs.
+  void set_route(std::size_t src, std::size_t dst, PackedRoute packed) { codes_[src * nodes_.size() + dst] = packed.code; }
+  // The compact word of `route`, or nullopt when it needs the overflow store
+  // (not Angara-encodable, a middle count above 31, a layer above 7).
+  static std::optional<PackedRoute> pack(const Route& route);
+
+  // The decoded route (a copy).
+  Route route(std::size_t src, std::size_t dst) const;
+  bool has_route(std::size_t src, std::size_t dst) const { return src != dst && code(src, dst) != 0; }
+  std::uint8_t layer(std::size_t src, std::size_t dst) const;
+  std::size_t hop_count(std::size_t src, std::size_t dst) const;
+  // Calls run(Direction, count) for the route's runs of equal hops, in
+  // order, without allocating (adjacent runs may share a direction).
+  template <class Run>
+  void for_each_run(std::size_t src, std::size_t dst, Run run) const;
+
   std::size_t virtual_channels() const;  // 1 + highest layer used
+  // Bytes held by the routes (words and overflow store), for the reports.
+  std::size_t route_bytes() const;
+  std::size_t overflow_routes() const { return overflow_.size(); }
 
   std::string algorithm;  // name of the generator that produced it
 
  private:
+  // Word layout: bits 6d..6d+5 dimension d's middle (count 0..31 for +D,
+  // 32 + count for -D); bits 24..28 FS * 5 + LS (0 none, 1 + dimension);
+  // bits 29..31 the layer.  X's field 32 ("-X, no hops") never occurs in a
+  // compact word and marks an overflow word: the index is in bits 6..31.
+  static constexpr std::uint32_t kEscape = 32;
+  static bool is_overflow(std::uint32_t code) { return (code & 63u) == kEscape; }
+  std::uint32_t code(std::size_t src, std::size_t dst) const { return codes_[src * nodes_.size() + dst]; }
+  struct Overflow {
+    std::uint32_t first = 0;     // in overflow_hops_
+    std::uint32_t length = 0;
+    std::uint32_t capacity = 0;  // a rewrite that fits reuses the slot
+    std::uint8_t layer = 0;
+  };
+  const Overflow& overflow(std::uint32_t code) const { return overflow_[code >> 6]; }
+
   std::vector<NodeId> nodes_;
   std::vector<std::size_t> index_;  // NodeId -> index, npos if absent
-  std::vector<Route> routes_;
+  std::vector<std::uint32_t> codes_;
+  std::vector<Overflow> overflow_;
+  std::vector<Direction> overflow_hops_;
+  std::unique_ptr<std::mutex> overflow_mutex_ = std::make_unique<std::mutex>();
 };
+
+template <class Run>
+void RouteTable::for_each_run(std::size_t src, std::size_t dst, Run run) const {
+  const std::uint32_t word = code(src, dst);
+  if (word == 0) return;
+  if (is_overflow(word)) {
+    const Overflow& entry = overflow(word);
+    const Direction* hops = overflow_hops_.data() + entry.first;
+    for (std::uint32_t i = 0; i < entry.length;) {
+      std::uint32_t j = i + 1;
+      while (j < entry.length && hops[j] == hops[i]) ++j;
+      run(hops[i], static_cast<int>(j - i));
+      i = j;
+    }
+    return;
+  }
+  const unsigned steps = (word >> 24) & 31u;
+  if (steps / 5) run(Direction::make(static_cast<int>(steps / 5 - 1), false), 1);
+  for (int negative = 0; negative <= 1; ++negative)
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const unsigned field = (word >> (6 * dim)) & 63u;
+      if (field && (field >= kEscape) == (negative != 0))
+        run(Direction::make(dim, negative != 0), static_cast<int>(field & 31u));
+    }
+  if (steps % 5) run(Direction::make(static_cast<int>(steps % 5 - 1), true), 1);
+}
 
 }  // namespace angara

@@ -103,10 +103,12 @@ std::vector<std::uint64_t> channel_loads(const Network& network, const RouteTabl
     for (std::size_t d = 0; d < nodes.size(); ++d) {
       if (!table.has_route(s, d)) continue;
       NodeId at = nodes[s];
-      for (Direction hop : table.route(s, d).hops) {
-        ++loads[Torus::channel(at, hop)];
-        at = torus.neighbor(at, hop);
-      }
+      table.for_each_run(s, d, [&](Direction hop, int count) {
+        for (int k = 0; k < count; ++k) {
+          ++loads[Torus::channel(at, hop)];
+          at = torus.neighbor(at, hop);
+        }
+      });
     }
   }
   return loads;
@@ -292,7 +294,7 @@ Metrics compute_metrics(const Network& network, const RouteTable& table) {
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t d = 0; d < n; ++d) {
       if (!table.has_route(s, d)) continue;
-      const std::size_t length = table.route(s, d).hops.size();
+      const std::size_t length = table.hop_count(s, d);
       ++routes;
       hops += length;
       metrics.max_hops = std::max(metrics.max_hops, static_cast<int>(length));

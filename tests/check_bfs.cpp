@@ -43,7 +43,7 @@ TableFacts examine(const Network& net, const RouteTable& table) {
     for (std::size_t d = 0; d < table.size(); ++d) {
       if (s == d) continue;
       ++facts.pairs;
-      const std::vector<Direction>& hops = table.route(s, d).hops;
+      const std::vector<Direction> hops = table.route(s, d).hops;
       if (walk(net, table.nodes()[s], hops) == table.nodes()[d]) ++facts.reached;
       if (is_angara_encodable(hops)) ++facts.encodable;
       if (is_dor_route(hops)) ++facts.dor;

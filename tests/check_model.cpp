@@ -130,6 +130,62 @@ START_TEST(test_route_table_indexing) {
 }
 END_TEST
 
+// The compact store keeps every route exactly: encodable ones in one word,
+// the rest (general paths, layers above 7, long middles) in the overflow.
+START_TEST(test_route_table_compact_store) {
+  RouteTable table({0, 1, 2, 3});
+  const struct {
+    const char* hops;
+    int layer;
+    bool compact;
+  } cases[] = {
+      {"+X", 0, true},
+      {"+X +X +Y -Z -K -K", 7, true},      // DOR + direction bit
+      {"+Y +X -X", 1, true},               // FS +Y, middle +X -X
+      {"+Z +X +Y -K -Y", 0, true},         // First and Last Step
+      {"-X -X", 0, true},
+      {"+X -Y +X", 3, false},              // not Angara-encodable: overflow
+      {"+X", 8, false},                    // layer beyond the header's three bits
+      {"+X +Y +X +Y +X +Y +X", 2, false},  // a general path
+  };
+  for (const auto& c : cases) {
+    const Route route{parse_hops(c.hops), static_cast<std::uint8_t>(c.layer)};
+    ck_assert_msg(RouteTable::pack(route).has_value() == c.compact, "pack(%s)", c.hops);
+    table.set_route(1, 2, route);
+    ck_assert_msg(table.route(1, 2) == route, "%s came back as %s", c.hops, table.route(1, 2).to_string().c_str());
+    ck_assert_uint_eq(table.hop_count(1, 2), route.hops.size());
+    ck_assert_uint_eq(table.layer(1, 2), c.layer);
+    std::string runs;
+    table.for_each_run(1, 2, [&](Direction d, int count) { runs += d.token() + std::to_string(count) + " "; });
+    ck_assert_msg(!runs.empty(), "no runs for %s", c.hops);
+  }
+  std::string runs;
+  table.set_route(0, 3, Route{parse_hops("+X +X -Y -Y -Y")});
+  table.for_each_run(0, 3, [&](Direction d, int count) { runs += d.token() + std::to_string(count) + " "; });
+  ck_assert_std_str_eq(runs.c_str(), "+X2 -Y3 ");
+  // 33 hops in one dimension do not fit the five-bit count, even after a First Step.
+  const Route long_route{std::vector<Direction>(33, Direction::make(0, false))};
+  ck_assert(!RouteTable::pack(long_route));
+  table.set_route(3, 0, long_route);
+  ck_assert(table.route(3, 0) == long_route);
+  // Pair (1,2) took two slots (the second path did not fit the first), (3,0) one.
+  ck_assert_uint_eq(table.overflow_routes(), 3);
+  // A rewrite with a shorter general path reuses the slot; copies are deep.
+  table.set_route(3, 0, Route{parse_hops("+X -X +X")});
+  ck_assert_uint_eq(table.overflow_routes(), 3);
+  const RouteTable copy = table;
+  table.set_route(3, 0, Route{parse_hops("+X")});
+  ck_assert_std_str_eq(copy.route(3, 0).to_string().c_str(), "+X -X +X");
+  ck_assert_std_str_eq(table.route(3, 0).to_string().c_str(), "+X");
+  ck_assert_uint_eq(table.virtual_channels(), 3);  // (1,2) on layer 2; the slots left behind count no more
+  // Missing routes: empty hops.
+  table.set_route(0, 3, Route{});
+  ck_assert(!table.has_route(0, 3));
+  ck_assert_uint_eq(table.hop_count(0, 3), 0);
+  ck_assert(table.route_bytes() >= 16 * sizeof(std::uint32_t));
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("model");
   TCase* tc = tcase_create("core");
@@ -141,6 +197,7 @@ int main() {
   tcase_add_test(tc, test_encodability);
   tcase_add_test(tc, test_parse_hops_error);
   tcase_add_test(tc, test_route_table_indexing);
+  tcase_add_test(tc, test_route_table_compact_store);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }
