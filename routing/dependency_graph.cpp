@@ -1,0 +1,156 @@
+// Incremental channel dependency graph with forbidden-cycle detection; see
+// routing/dependency_graph.hpp for the rule.
+#include "routing/dependency_graph.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace angara {
+
+namespace {
+
+bool is_turn(ChannelId a, ChannelId b) { return Torus::channel_direction(a) != Torus::channel_direction(b); }
+
+// Per-thread scratch for the searches, so that closes_cycle() stays const and
+// thread-safe without allocating per call.  A state (channel, turn seen) is
+// visited when its stamp equals the current epoch.
+struct SearchScratch {
+  std::vector<std::uint32_t> stamp;
+  std::vector<std::pair<ChannelId, bool>> stack;
+  std::uint32_t epoch = 0;
+
+  void start(std::size_t states) {
+    if (stamp.size() < states) stamp.resize(states, 0);
+    if (++epoch == 0) {  // wrapped: forget every old stamp
+      std::fill(stamp.begin(), stamp.end(), 0);
+      epoch = 1;
+    }
+    stack.clear();
+  }
+  // Marks the state; false when it was visited already.
+  bool visit(ChannelId c, bool turn) {
+    std::uint32_t& s = stamp[2 * static_cast<std::size_t>(c) + (turn ? 1 : 0)];
+    if (s == epoch) return false;
+    s = epoch;
+    return true;
+  }
+  bool visited(ChannelId c, bool turn) const { return stamp[2 * static_cast<std::size_t>(c) + (turn ? 1 : 0)] == epoch; }
+};
+
+SearchScratch& scratch() {
+  thread_local SearchScratch instance;
+  return instance;
+}
+
+}  // namespace
+
+IncrementalDependencyGraph::IncrementalDependencyGraph(const Torus& torus, FlowControl rule)
+    : torus_(torus),
+      rule_(rule),
+      head_(torus.channel_slots(), kNoNode),
+      successors_(torus.channel_slots(), 0),
+      counts_(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0) {
+  for (NodeId node = 0; node < torus.node_count(); ++node)
+    for (int rank = 0; rank < kDirectionCount; ++rank) {
+      const Direction d(rank);
+      if (torus.direction_present(d)) head_[Torus::channel(node, d)] = torus.neighbor(node, d);
+    }
+}
+
+std::size_t IncrementalDependencyGraph::slot(ChannelId from, ChannelId to) const {
+  if (from >= head_.size() || to >= head_.size() || head_[from] == kNoNode || head_[to] == kNoNode ||
+      Torus::channel_node(to) != head_[from])
+    throw std::invalid_argument("channel dependency " + std::to_string(from) + " -> " + std::to_string(to) +
+                                ": the second channel does not leave the node the first one enters");
+  return static_cast<std::size_t>(from) * kDirectionCount + static_cast<std::size_t>(Torus::channel_direction(to).rank());
+}
+
+bool IncrementalDependencyGraph::has_edge(ChannelId from, ChannelId to) const { return counts_[slot(from, to)] != 0; }
+
+std::uint32_t IncrementalDependencyGraph::edge_count(ChannelId from, ChannelId to) const {
+  return counts_[slot(from, to)];
+}
+
+// A new edge from -> to closes a forbidden cycle iff a walk to ->* from exists
+// over present edges (rule none), and under bubble iff moreover the edge or
+// that walk holds a turn: every turn on a closed walk lies in one strongly
+// connected component, which is exactly the verifier's criterion.  Depth-first
+// search over the states (channel, turn seen on the way); a state with a turn
+// seen dominates the same channel without one, so each channel is expanded at
+// most twice.
+bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) const {
+  if (counts_[slot(from, to)] != 0) return false;
+  const bool need_turn = rule_ == FlowControl::bubble && !is_turn(from, to);
+
+  SearchScratch& search = scratch();
+  search.start(2 * head_.size());
+  search.visit(to, !need_turn);
+  search.stack.emplace_back(to, !need_turn);
+  while (!search.stack.empty()) {
+    const auto [c, turn_seen] = search.stack.back();
+    search.stack.pop_back();
+    if (c == from && turn_seen) return true;
+    if (!turn_seen && search.visited(c, true)) continue;  // dominated, explored already
+    const std::uint8_t mask = successors_[c];
+    for (int rank = 0; mask >> rank; ++rank) {
+      if (!((mask >> rank) & 1u)) continue;
+      const ChannelId next = target(c, rank);
+      const bool turn = turn_seen || Torus::channel_direction(c).rank() != rank;
+      if (!turn && search.visited(next, true)) continue;
+      if (search.visit(next, turn)) search.stack.emplace_back(next, turn);
+    }
+  }
+  return false;
+}
+
+void IncrementalDependencyGraph::increment(ChannelId from, ChannelId to) {
+  const std::size_t s = slot(from, to);
+  if (counts_[s]++ == 0) successors_[from] |= static_cast<std::uint8_t>(1u << Torus::channel_direction(to).rank());
+}
+
+void IncrementalDependencyGraph::decrement(ChannelId from, ChannelId to) {
+  const std::size_t s = slot(from, to);
+  if (counts_[s] == 0)
+    throw std::logic_error("channel dependency " + std::to_string(from) + " -> " + std::to_string(to) +
+                           " removed more often than added");
+  if (--counts_[s] == 0) successors_[from] &= static_cast<std::uint8_t>(~(1u << Torus::channel_direction(to).rank()));
+}
+
+bool IncrementalDependencyGraph::try_add_path(const std::vector<ChannelId>& channels) {
+  // Edges are added one by one, each checked against the graph that already
+  // holds the earlier ones: a cycle formed by several new edges together is
+  // found when its last edge is checked.
+  for (std::size_t k = 1; k < channels.size(); ++k) {
+    if (closes_cycle(channels[k - 1], channels[k])) {
+      for (std::size_t j = 1; j < k; ++j) decrement(channels[j - 1], channels[j]);
+      return false;
+    }
+    increment(channels[k - 1], channels[k]);
+  }
+  return true;
+}
+
+void IncrementalDependencyGraph::add_path(const std::vector<ChannelId>& channels) {
+  for (std::size_t k = 1; k < channels.size(); ++k) slot(channels[k - 1], channels[k]);  // validate first
+  for (std::size_t k = 1; k < channels.size(); ++k) increment(channels[k - 1], channels[k]);
+}
+
+void IncrementalDependencyGraph::remove_path(const std::vector<ChannelId>& channels) {
+  for (std::size_t k = 1; k < channels.size(); ++k)
+    if (counts_[slot(channels[k - 1], channels[k])] == 0)
+      throw std::logic_error("remove_path: the route was not added");
+  for (std::size_t k = 1; k < channels.size(); ++k) decrement(channels[k - 1], channels[k]);
+}
+
+std::vector<ChannelId> route_channels(const Torus& torus, NodeId source, const std::vector<Direction>& hops) {
+  std::vector<ChannelId> channels;
+  channels.reserve(hops.size());
+  NodeId at = source;
+  for (const Direction d : hops) {
+    channels.push_back(Torus::channel(at, d));
+    at = torus.neighbor(at, d);
+  }
+  return channels;
+}
+
+}  // namespace angara

@@ -1,0 +1,75 @@
+// The channel dependency graph of the routes chosen so far, under incremental
+// insertion: the shared layer every generator uses to admit a route only when
+// it keeps its virtual channel deadlock-free (shared/angara-model.md,
+// "Deadlock model"; the incremental CDG of the Nue paper, section 4, and of
+// DFSSSP, section III).
+//
+// A dependency c1 -> c2 always goes to a channel leaving c1's head node, so it
+// is named by c2's direction: one 8-bit successor mask per channel slot, plus
+// a reference count per (channel, next direction) so that routes can be
+// removed again.
+//
+// Cycle rule: under FlowControl::bubble a cycle is forbidden iff it contains a
+// turn (two consecutive channels that differ in dimension or sign), so a
+// cycle around one ring in one direction is harmless; under FlowControl::none
+// every cycle is forbidden.  The graph is kept free of forbidden cycles by
+// try_add_path(); add_path() inserts without checking (for routes known to be
+// safe, e.g. pure DOR routes, which never close a cycle with a turn among
+// themselves).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "angara/route.hpp"
+#include "angara/rules.hpp"
+#include "angara/torus.hpp"
+
+namespace angara {
+
+class IncrementalDependencyGraph {
+ public:
+  IncrementalDependencyGraph(const Torus& torus, FlowControl rule);
+
+  const Torus& torus() const { return torus_; }
+  FlowControl rule() const { return rule_; }
+
+  // Would adding from->to close a forbidden cycle with the edges present now?
+  // False when the edge is present already (adding it changes nothing).
+  // Throws std::invalid_argument when `to` does not leave from's head node.
+  // Safe to call concurrently on one graph (scratch space is per thread).
+  bool closes_cycle(ChannelId from, ChannelId to) const;
+  // Adds the dependencies of a route given as its channel sequence, unless one of
+  // them closes a forbidden cycle (then nothing changes and false is returned).
+  bool try_add_path(const std::vector<ChannelId>& channels);
+  void add_path(const std::vector<ChannelId>& channels);     // unconditionally
+  void remove_path(const std::vector<ChannelId>& channels);  // ref-counted removal
+  bool has_edge(ChannelId from, ChannelId to) const;
+
+  // How many routes added so far use the dependency from->to.
+  std::uint32_t edge_count(ChannelId from, ChannelId to) const;
+  // Successor directions of a channel (bit r: an edge to the channel of rank r
+  // leaving the head node).
+  std::uint8_t successors(ChannelId c) const { return successors_[c]; }
+  // The channel leaving c's head node in the direction of rank `rank`.
+  ChannelId target(ChannelId c, int rank) const {
+    return head_[c] * kDirectionCount + static_cast<ChannelId>(rank);
+  }
+
+ private:
+  // Index of the counter of from -> (head(from), rank).
+  std::size_t slot(ChannelId from, ChannelId to) const;
+  void increment(ChannelId from, ChannelId to);
+  void decrement(ChannelId from, ChannelId to);
+
+  Torus torus_;
+  FlowControl rule_;
+  std::vector<NodeId> head_;             // channel slot -> the node it enters
+  std::vector<std::uint8_t> successors_; // channel slot -> successor direction mask
+  std::vector<std::uint32_t> counts_;    // channel slot * 8 + rank -> routes using the edge
+};
+
+// The channels a route from `source` crosses, in order.
+std::vector<ChannelId> route_channels(const Torus& torus, NodeId source, const std::vector<Direction>& hops);
+
+}  // namespace angara

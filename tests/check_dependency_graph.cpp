@@ -1,0 +1,232 @@
+// The shared incremental channel dependency graph (routing/dependency_graph.hpp):
+// hand-made cycles on small tori under both deadlock rules, ref-counted
+// removal, atomic try_add_path, and a random cross-check against the
+// verifier's strongly-connected-component criterion.
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "angara/torus.hpp"
+#include "routing/dependency_graph.hpp"
+#include "routing/verifier.hpp"
+#include "tests/test_support.hpp"
+
+using namespace angara;
+using angara_test::node_at;
+
+namespace {
+
+// Channel "x,y +X" of a torus.
+ChannelId ch(const Torus& torus, const char* coord, const char* direction) {
+  return Torus::channel(node_at(torus, coord), *Direction::parse(direction));
+}
+
+// The channels of the route with these hops from `coord`.
+std::vector<ChannelId> path(const Torus& torus, const char* coord, const char* hops) {
+  return route_channels(torus, node_at(torus, coord), parse_hops(hops));
+}
+
+// The 2x2 staircase of check_verifier.cpp: four two-hop routes whose turns
+// chain 0,0 +X -> 1,0 +Y -> 1,1 +X -> 0,1 +Y -> 0,0 +X, a cycle of turns.
+std::vector<std::vector<ChannelId>> staircase(const Torus& torus) {
+  return {path(torus, "0,0", "+X +Y"), path(torus, "1,0", "+Y +X"), path(torus, "1,1", "+X +Y"),
+          path(torus, "0,1", "+Y +X")};
+}
+
+}  // namespace
+
+START_TEST(test_route_channels) {
+  const Torus torus = Torus::parse("3x3");
+  const std::vector<ChannelId> channels = path(torus, "2,0", "+Y +X -Y");
+  ck_assert_uint_eq(channels.size(), 3);
+  ck_assert_uint_eq(channels[0], ch(torus, "2,0", "+Y"));
+  ck_assert_uint_eq(channels[1], ch(torus, "2,1", "+X"));
+  ck_assert_uint_eq(channels[2], ch(torus, "0,1", "-Y"));
+}
+END_TEST
+
+// Three routes around the X ring of row 0 in the + direction: 0 -> 2, 1 -> 0
+// and 2 -> 1 chain 0,0 +X -> 1,0 +X -> 2,0 +X -> 0,0 +X.  Bubble flow control
+// makes that ring harmless; without it the third route closes a deadlock.
+START_TEST(test_ring_cycle_harmless_under_bubble_only) {
+  const Torus torus = Torus::parse("3x3");
+  const std::vector<ChannelId> a = path(torus, "0,0", "+X +X"), b = path(torus, "1,0", "+X +X"),
+                               c = path(torus, "2,0", "+X +X");
+  IncrementalDependencyGraph bubble(torus, FlowControl::bubble);
+  ck_assert(bubble.try_add_path(a));
+  ck_assert(bubble.try_add_path(b));
+  ck_assert(!bubble.closes_cycle(c[0], c[1]));
+  ck_assert(bubble.try_add_path(c));
+  ck_assert(bubble.has_edge(ch(torus, "2,0", "+X"), ch(torus, "0,0", "+X")));
+
+  IncrementalDependencyGraph none(torus, FlowControl::none);
+  ck_assert(none.try_add_path(a));
+  ck_assert(none.try_add_path(b));
+  ck_assert(none.closes_cycle(c[0], c[1]));
+  ck_assert(!none.try_add_path(c));
+  ck_assert(!none.has_edge(ch(torus, "2,0", "+X"), ch(torus, "0,0", "+X")));
+}
+END_TEST
+
+// The staircase's fourth route closes a cycle of turns: refused under both
+// rules; removing any one of the first three routes lets it in.
+START_TEST(test_turn_cycle_forbidden_and_removal_reallows) {
+  const Torus torus = Torus::parse("2x2");
+  for (const FlowControl rule : {FlowControl::bubble, FlowControl::none}) {
+    const auto routes = staircase(torus);
+    IncrementalDependencyGraph graph(torus, rule);
+    for (int k = 0; k < 3; ++k) ck_assert(graph.try_add_path(routes[k]));
+    ck_assert(graph.closes_cycle(routes[3][0], routes[3][1]));
+    ck_assert(!graph.try_add_path(routes[3]));
+    graph.remove_path(routes[1]);
+    ck_assert(!graph.has_edge(routes[1][0], routes[1][1]));
+    ck_assert(!graph.closes_cycle(routes[3][0], routes[3][1]));
+    ck_assert(graph.try_add_path(routes[3]));
+    // Now the second route would close the cycle instead.
+    ck_assert(!graph.try_add_path(routes[1]));
+  }
+}
+END_TEST
+
+// A cycle whose closing dependency goes straight on (0,0 +X -> 1,0 +X) but
+// that turns elsewhere: the 3x3 loop 1,0 +X +Y -X -X -Y +X.  Forbidden under
+// bubble although the new dependency itself is no turn.
+START_TEST(test_straight_edge_closing_a_cycle_with_turns) {
+  const Torus torus = Torus::parse("3x3");
+  IncrementalDependencyGraph graph(torus, FlowControl::bubble);
+  ck_assert(graph.try_add_path(path(torus, "1,0", "+X +Y -X -X -Y +X")));
+  const std::vector<ChannelId> straight = path(torus, "0,0", "+X +X");
+  ck_assert(graph.closes_cycle(straight[0], straight[1]));
+  ck_assert(!graph.try_add_path(straight));
+  // Turning up at 1,0 instead closes nothing: 1,0 +Y has no dependencies.
+  ck_assert(graph.try_add_path(path(torus, "0,0", "+X +Y")));
+}
+END_TEST
+
+// try_add_path changes nothing when its last dependency is refused: the
+// harmless first dependency 1,1 -X -> 0,1 +Y is not kept.
+START_TEST(test_try_add_path_is_atomic) {
+  const Torus torus = Torus::parse("2x2");
+  const auto routes = staircase(torus);
+  IncrementalDependencyGraph graph(torus, FlowControl::bubble);
+  for (int k = 0; k < 3; ++k) graph.add_path(routes[k]);
+  const std::vector<ChannelId> detour = path(torus, "1,1", "-X +Y +X");
+  ck_assert(!graph.closes_cycle(detour[0], detour[1]));
+  ck_assert(!graph.try_add_path(detour));
+  ck_assert(!graph.has_edge(detour[0], detour[1]));
+  ck_assert_uint_eq(graph.edge_count(detour[0], detour[1]), 0);
+  ck_assert(!graph.has_edge(detour[1], detour[2]));
+  // The earlier routes are untouched.
+  ck_assert_uint_eq(graph.edge_count(routes[0][0], routes[0][1]), 1);
+}
+END_TEST
+
+START_TEST(test_reference_counts) {
+  const Torus torus = Torus::parse("3x3");
+  const std::vector<ChannelId> route = path(torus, "0,0", "+X +Y");
+  IncrementalDependencyGraph graph(torus, FlowControl::bubble);
+  graph.add_path(route);
+  ck_assert(graph.try_add_path(route));  // present already: nothing to close
+  ck_assert_uint_eq(graph.edge_count(route[0], route[1]), 2);
+  ck_assert_uint_eq(graph.successors(route[0]), 1u << Direction::make(1, false).rank());
+  graph.remove_path(route);
+  ck_assert(graph.has_edge(route[0], route[1]));
+  graph.remove_path(route);
+  ck_assert(!graph.has_edge(route[0], route[1]));
+  ck_assert_uint_eq(graph.successors(route[0]), 0);
+  const std::string message = angara_test::error_message<std::logic_error>([&] { graph.remove_path(route); });
+  ck_assert_str_eq(message.c_str(), "remove_path: the route was not added");
+}
+END_TEST
+
+START_TEST(test_rejects_non_adjacent_channels) {
+  const Torus torus = Torus::parse("3x3");
+  const IncrementalDependencyGraph graph(torus, FlowControl::bubble);
+  // 0,0 +X enters 1,0; a channel of 0,0 does not continue it.
+  const std::string message = angara_test::error_message<std::invalid_argument>(
+      [&] { graph.has_edge(ch(torus, "0,0", "+X"), ch(torus, "0,0", "+Y")); });
+  ck_assert_str_eq(message.c_str(),
+                   "channel dependency 0 -> 1: the second channel does not leave the node the first one enters");
+}
+END_TEST
+
+namespace {
+
+// True when some strongly connected component of `graph` holds an edge at
+// all (rule none) or a turn (rule bubble): the verifier's criterion.
+bool forbidden_cycle(const ChannelDependencyGraph& graph, FlowControl rule) {
+  if (rule == FlowControl::bubble) return graph.turns_on_cycles() != 0;
+  const std::vector<std::int32_t> component = graph.components();
+  for (ChannelId c = 0; c < graph.slots(); ++c)
+    for (int rank = 0; rank < kDirectionCount; ++rank)
+      if (((graph.successors(c) >> rank) & 1u) && component[graph.target(c, rank)] == component[c]) return true;
+  return false;
+}
+
+ChannelDependencyGraph verifier_graph(const Torus& torus, const std::vector<std::vector<ChannelId>>& paths) {
+  ChannelDependencyGraph graph(torus);
+  for (const auto& p : paths)
+    for (std::size_t k = 1; k < p.size(); ++k) graph.add(p[k - 1], p[k]);
+  return graph;
+}
+
+}  // namespace
+
+// Random walks offered one by one: every accepted set is free of forbidden
+// cycles by the verifier's Tarjan criterion, and every refused walk would
+// have created one.  Some walks are removed again on the way.
+START_TEST(test_random_paths_match_the_verifier) {
+  std::mt19937 rng(7);
+  for (const char* dims : {"2x2", "3x3", "4x2x2", "3x3x3"}) {
+    const Torus torus = Torus::parse(dims);
+    std::vector<Direction> present;
+    for (int rank = 0; rank < kDirectionCount; ++rank)
+      if (torus.direction_present(Direction(rank))) present.push_back(Direction(rank));
+    for (const FlowControl rule : {FlowControl::bubble, FlowControl::none}) {
+      IncrementalDependencyGraph graph(torus, rule);
+      std::vector<std::vector<ChannelId>> accepted;
+      std::size_t refused = 0;
+      for (int trial = 0; trial < 300; ++trial) {
+        std::vector<Direction> hops;
+        const int length = 2 + static_cast<int>(rng() % 4);
+        for (int k = 0; k < length; ++k) {
+          // Mostly straight on, so that ring cycles appear too.
+          hops.push_back(k && rng() % 2 ? hops.back() : present[rng() % present.size()]);
+        }
+        const std::vector<ChannelId> p = route_channels(torus, rng() % torus.node_count(), hops);
+        std::vector<std::vector<ChannelId>> with = accepted;
+        with.push_back(p);
+        const bool would_deadlock = forbidden_cycle(verifier_graph(torus, with), rule);
+        const bool added = graph.try_add_path(p);
+        ck_assert_msg(added == !would_deadlock, "%s trial %d: try_add_path %d, verifier says deadlock %d", dims,
+                      trial, added, would_deadlock);
+        if (added) accepted.push_back(p);
+        refused += !added;
+        if (!accepted.empty() && rng() % 5 == 0) {
+          const std::size_t victim = rng() % accepted.size();
+          graph.remove_path(accepted[victim]);
+          accepted.erase(accepted.begin() + static_cast<long>(victim));
+        }
+      }
+      ck_assert_msg(refused > 0, "%s: no walk was refused, the test proves nothing", dims);
+      ck_assert(!forbidden_cycle(verifier_graph(torus, accepted), rule));
+    }
+  }
+}
+END_TEST
+
+int main() {
+  Suite* s = suite_create("dependency_graph");
+  TCase* tc = tcase_create("core");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_route_channels);
+  tcase_add_test(tc, test_ring_cycle_harmless_under_bubble_only);
+  tcase_add_test(tc, test_turn_cycle_forbidden_and_removal_reallows);
+  tcase_add_test(tc, test_straight_edge_closing_a_cycle_with_turns);
+  tcase_add_test(tc, test_try_add_path_is_atomic);
+  tcase_add_test(tc, test_reference_counts);
+  tcase_add_test(tc, test_rejects_non_adjacent_channels);
+  tcase_add_test(tc, test_random_paths_match_the_verifier);
+  suite_add_tcase(s, tc);
+  return angara_test::run_suite(s);
+}
