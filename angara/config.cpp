@@ -456,7 +456,8 @@ class ConfigReader {
 
   void read_routing(const yaml_node_t* routing) {
     const Entries entries =
-        mapping(routing, "routing", "in 'routing'", {"algorithm", "seed", "virtual_channels", "options"});
+        mapping(routing, "routing", "in 'routing'",
+                {"algorithm", "seed", "virtual_channels", "rules", "flow_control", "options"});
     if (const yaml_node_t* node = find(entries, "algorithm"))
       config_.algorithm = non_empty_scalar(node, "routing.algorithm", "a generator name");
     if (const yaml_node_t* node = find(entries, "seed")) {
@@ -472,6 +473,16 @@ class ConfigReader {
         fail(node, "routing.virtual_channels: expected an integer from 1 to " + std::to_string(kMaxVirtualChannels) +
                        ", got " + kind_of(node));
       config_.virtual_channels = static_cast<int>(count);
+    }
+    if (const yaml_node_t* node = find(entries, "rules")) {
+      const auto rules = node->type == YAML_SCALAR_NODE ? parse_rule_set(text_of(node)) : std::nullopt;
+      if (!rules) fail(node, "routing.rules: expected 'angara' or 'general', got " + kind_of(node));
+      config_.rules = *rules;
+    }
+    if (const yaml_node_t* node = find(entries, "flow_control")) {
+      const auto flow = node->type == YAML_SCALAR_NODE ? parse_flow_control(text_of(node)) : std::nullopt;
+      if (!flow) fail(node, "routing.flow_control: expected 'bubble' or 'none', got " + kind_of(node));
+      config_.flow_control = *flow;
     }
     if (const yaml_node_t* node = find(entries, "options")) {
       for (const Entry& option : mapping(node, "routing.options", "in 'routing.options'", {})) {

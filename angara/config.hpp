@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "angara/network.hpp"
+#include "angara/rules.hpp"
 
 namespace angara {
 
@@ -42,6 +43,8 @@ struct Config {
   std::string algorithm = "balanced";  // generator name; see default_generator_name()
   std::uint64_t seed = 1;
   int virtual_channels = 1;
+  RuleSet rules = RuleSet::angara;                 // routing.rules
+  FlowControl flow_control = FlowControl::bubble;  // routing.flow_control
   std::map<std::string, std::string> algorithm_options;  // "routing: options:"
   std::string table_dir = "/var/lib/angara/routes";
 

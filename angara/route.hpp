@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "angara/rules.hpp"
 #include "angara/torus.hpp"
 
 namespace angara {
@@ -96,6 +97,9 @@ class RouteTable {
   std::size_t overflow_routes() const { return overflow_.size(); }
 
   std::string algorithm;  // name of the generator that produced it
+  // The rule set and deadlock rule the table was made (and is verified) under.
+  RuleSet rules = RuleSet::angara;
+  FlowControl flow_control = FlowControl::bubble;
 
  private:
   // Word layout: bits 6d..6d+5 dimension d's middle (count 0..31 for +D,

@@ -51,6 +51,8 @@ class DumpReader {
     }
     RouteTable table(std::move(nodes));
     table.algorithm = algorithm_;
+    table.rules = rules_;
+    table.flow_control = flow_control_;
     for (Entry& entry : routes_)
       table.set_route(table.index_of(entry.src), table.index_of(entry.dst), std::move(entry.route));
     return table;
@@ -85,7 +87,7 @@ class DumpReader {
       fail("expected the header '" + expected_header() + "', got an empty file");
     }
     const auto fields = split_fields(line);
-    if (fields.size() != 5 || fields[0] != "#" || fields[1] != kMagic || !starts_with(fields[3], "dims=") ||
+    if (fields.size() < 5 || fields[0] != "#" || fields[1] != kMagic || !starts_with(fields[3], "dims=") ||
         !starts_with(fields[4], "algorithm="))
       fail("expected the header '" + expected_header() + "', got '" + line + "'");
     if (fields[2] != kVersion)
@@ -94,6 +96,19 @@ class DumpReader {
       fail("expected dims=" + torus_.to_string() + " (the configured torus), got " + std::string(fields[3]));
     algorithm_ = std::string(fields[4].substr(10));
     if (algorithm_.empty()) fail("expected an algorithm name after 'algorithm='");
+    // More key=value words may follow; the rule set and the deadlock rule
+    // are read, other words are ignored (shared model, "Route dump format").
+    for (std::size_t i = 5; i < fields.size(); ++i) {
+      if (starts_with(fields[i], "rules=")) {
+        const auto rules = parse_rule_set(fields[i].substr(6));
+        if (!rules) fail("expected rules=angara or rules=general, got " + std::string(fields[i]));
+        rules_ = *rules;
+      } else if (starts_with(fields[i], "flow_control=")) {
+        const auto flow = parse_flow_control(fields[i].substr(13));
+        if (!flow) fail("expected flow_control=bubble or flow_control=none, got " + std::string(fields[i]));
+        flow_control_ = *flow;
+      }
+    }
   }
 
   NodeId read_node(std::string_view field, const char* role) const {
@@ -144,6 +159,8 @@ class DumpReader {
   const std::string& source_name_;
   std::size_t line_number_ = 0;
   std::string algorithm_;
+  RuleSet rules_ = RuleSet::angara;
+  FlowControl flow_control_ = FlowControl::bubble;
   std::vector<Entry> routes_;
   std::unordered_map<std::uint64_t, std::size_t> first_line_of_pair_;
 };
@@ -152,7 +169,8 @@ class DumpReader {
 
 void write_route_dump(std::ostream& out, const Torus& torus, const RouteTable& table) {
   out << "# " << kMagic << ' ' << kVersion << " dims=" << torus.to_string()
-      << " algorithm=" << (table.algorithm.empty() ? "unknown" : table.algorithm) << '\n';
+      << " algorithm=" << (table.algorithm.empty() ? "unknown" : table.algorithm)
+      << " rules=" << rule_set_name(table.rules) << " flow_control=" << flow_control_name(table.flow_control) << '\n';
   // nodes() is sorted by NodeId, so sources and destinations come out in
   // ascending node order (X varies fastest).  Missing routes are left out:
   // a reader's verifier reports them.

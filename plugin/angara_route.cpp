@@ -44,6 +44,28 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
+// --rules / --flow-control: override routing.rules / routing.flow_control.
+struct RulesOptions {
+  std::optional<RuleSet> rules;
+  std::optional<FlowControl> flow_control;
+
+  // Takes the value of --rules ('R') or --flow-control ('F'); returns "" or the usage error.
+  std::string take(const std::string& command, int opt, const char* value) {
+    if (opt == 'R') {
+      rules = parse_rule_set(value);
+      if (!rules) return command + ": --rules expects 'angara' or 'general', got '" + value + "'";
+    } else {
+      flow_control = parse_flow_control(value);
+      if (!flow_control) return command + ": --flow-control expects 'bubble' or 'none', got '" + value + "'";
+    }
+    return "";
+  }
+  void apply(Config& config) const {
+    if (rules) config.rules = *rules;
+    if (flow_control) config.flow_control = *flow_control;
+  }
+};
+
 void print_result(const Config& config, const JobResult& result, const ReportContext& context, bool json) {
   std::cout << (json ? format_report_json(config, result, context) : format_report_text(config, result, context));
 }
@@ -60,8 +82,10 @@ int cmd_generate(int argc, char** argv) {
       {"output", required_argument, nullptr, 'o'},    {"job-name", required_argument, nullptr, 'J'},
       {"down", required_argument, nullptr, 'x'},      {"cache", required_argument, nullptr, 'C'},
       {"job", required_argument, nullptr, 'k'},       {"failed", required_argument, nullptr, 'f'},
-      {"seed", required_argument, nullptr, 's'},      {nullptr, 0, nullptr, 0}};
+      {"seed", required_argument, nullptr, 's'},      {"rules", required_argument, nullptr, 'R'},
+      {"flow-control", required_argument, nullptr, 'F'}, {nullptr, 0, nullptr, 0}};
   std::optional<std::uint64_t> seed;
+  RulesOptions rules;
   std::string slurm_job;
   slurm::FailedStates failed_states = slurm::FailedStates::Down;
   std::vector<std::string> extra_down;
@@ -92,6 +116,10 @@ int cmd_generate(int argc, char** argv) {
         break;
       }
       case 'f': failed_states = spank::parse_failed_states(optarg); break;
+      case 'R':
+      case 'F':
+        if (const std::string error = rules.take("generate", opt, optarg); !error.empty()) return usage_error(error);
+        break;
       default: return usage_error("generate: unknown option");
     }
   }
@@ -101,6 +129,11 @@ int cmd_generate(int argc, char** argv) {
 
   Config config = find_config(common.config_path);
   if (seed) config.seed = *seed;  // randomised generators (genetic): same seed, same tables
+  rules.apply(config);
+  if (config.rules != RuleSet::angara && !dry_run)
+    throw GeneralRulesError(
+        "generate: routing.rules is 'general': its routes need not be Angara-encodable, so no Angara table files "
+        "can be written; use --dry-run (with --dump-routes to keep the routes) or routing.rules: angara");
   if (!slurm_job.empty()) {
     // The job's live nodes and the routers Slurm reports failed, from slurmctld.
     JobRequest from_slurm = spank::job_request_from_slurm(config, slurm_job, failed_states);
@@ -163,7 +196,10 @@ int cmd_analyze(int argc, char** argv) {
                                         {"tables", required_argument, nullptr, 't'},
                                         {"dump", required_argument, nullptr, 'D'},
                                         {"json", no_argument, nullptr, 'j'},
+                                        {"rules", required_argument, nullptr, 'R'},
+                                        {"flow-control", required_argument, nullptr, 'F'},
                                         {nullptr, 0, nullptr, 0}};
+  RulesOptions rules;
   int opt;
   while ((opt = getopt_long(argc, argv, "c:t:D:j", long_options, nullptr)) != -1) {
     switch (opt) {
@@ -171,6 +207,10 @@ int cmd_analyze(int argc, char** argv) {
       case 't': tables = optarg; break;
       case 'D': dump = optarg; break;
       case 'j': common.json = true; break;
+      case 'R':
+      case 'F':
+        if (const std::string error = rules.take("analyze", opt, optarg); !error.empty()) return usage_error(error);
+        break;
       default: return usage_error("analyze: unknown option");
     }
   }
@@ -188,12 +228,27 @@ int cmd_analyze(int argc, char** argv) {
     table = read_route_dump(in, config.torus, dump);
     source = dump;
   }
+  // The rules the table is judged by: the command line's, else the dump
+  // header's (table files: angara and the configuration's flow control).
+  if (rules.rules) table.rules = *rules.rules;
+  if (rules.flow_control) table.flow_control = *rules.flow_control;
+  VerifyOptions verify_options;
+  verify_options.max_virtual_channels = config.virtual_channels;
+  verify_options.rules = table.rules;
+  verify_options.flow_control = table.flow_control;
+  const VerifyReport report = verify(config.network(), table, verify_options);
+  const std::string verdict = report.ok() ? "OK" : std::string("FAILED: ") + rule_name(report.violations.front().rule);
+
   const Torus& torus = config.torus;
   std::vector<Congestion> results;
   for (const TrafficPattern& pattern : standard_patterns(torus, table))
     results.push_back(measure_congestion(torus, table, pattern));
   if (common.json) {
-    std::cout << "{\"source\":" << json_quote(source) << ",\"nodes\":" << table.size() << ",\"patterns\":[";
+    std::cout << "{\"source\":" << json_quote(source) << ",\"nodes\":" << table.size()
+              << ",\"rules\":" << json_quote(std::string(rule_set_name(table.rules)))
+              << ",\"flow_control\":" << json_quote(std::string(flow_control_name(table.flow_control)))
+              << ",\"virtual_channels\":" << report.virtual_channels << ",\"ok\":" << (report.ok() ? "true" : "false")
+              << ",\"verdict\":" << json_quote(verdict) << ",\"patterns\":[";
     for (std::size_t i = 0; i < results.size(); ++i)
       std::cout << (i ? "," : "") << "{\"name\":" << json_quote(results[i].pattern) << ",\"flows\":"
                 << results[i].flows << ",\"max_flows_per_channel\":" << results[i].max_flows_per_channel
@@ -201,6 +256,8 @@ int cmd_analyze(int argc, char** argv) {
     std::cout << "]}\n";
   } else {
     std::cout << "congestion of " << source << " (" << table.size() << " nodes, " << torus.to_string() << ")\n";
+    std::cout << "  rules " << rule_set_name(table.rules) << ", flow control " << flow_control_name(table.flow_control)
+              << ", virtual channels " << report.virtual_channels << "; verifier: " << verdict << "\n";
     std::cout << "  pattern     flows  max flows/channel  busiest channel\n";
     for (const Congestion& c : results) {
       char line[160];
@@ -223,6 +280,7 @@ const Subcommand kSubcommands[] = {
      "generate [--config F] [--nodes HOSTLIST] [--algorithm NAME] [--dry-run]\n"
      "                    [--dump-routes FILE] [--json] [--output DIR] [--down HOSTLIST]\n"
      "                    [--job-name NAME] [--cache DIR] [--seed N]\n"
+     "                    [--rules angara|general] [--flow-control bubble|none]\n"
      "         generate --job JOBID [--failed down|down,drained|none] [...]",
      &cmd_generate},
     {"verify", "verify --tables DIR [--config F] [--json]", &cmd_verify},
@@ -231,7 +289,10 @@ const Subcommand kSubcommands[] = {
      "                    [--tables DIR] [--cache DIR] [--algorithm NAME] [--failed STATES]\n"
      "                    [--down HOSTLIST] [--timeout S] [--dry-run] [DOWN-HOSTLIST...]",
      &angara::rebuild_command},
-    {"analyze", "analyze --tables DIR | --dump FILE [--config F] [--json]", &cmd_analyze},
+    {"analyze",
+     "analyze --tables DIR | --dump FILE [--config F] [--json]\n"
+     "                    [--rules angara|general] [--flow-control bubble|none]",
+     &cmd_analyze},
 };
 
 void print_help() {
@@ -246,7 +307,7 @@ void print_help() {
             << "/angara/angara.yaml,\nand falls back to the built-in Desmos machine (4x2x2x2, desmos[00-31]).\n"
             << "Exit status: 0 ok, 1 table rejected by the verifier, 2 usage error,\n"
             << "3 bad configuration or input, 4 no valid routing exists, 5 table file I/O error,\n"
-            << "6 slurmctld could not be queried.\n"
+            << "6 slurmctld could not be queried, 7 table files asked for under routing.rules: general.\n"
             << "See angara-route(8), angara.yaml(5), angara-tables(5).\n";
 }
 
@@ -271,7 +332,8 @@ int main(int argc, char** argv) {
       const std::exception_ptr error = std::current_exception();
       const int status = exit_status_of(error);
       std::cerr << kProgram << ": " << message_of(error) << "\n";
-      if (status == kExitRejected || status == kExitNoRoute) std::cerr << "Nothing was written.\n";
+      if (status == kExitRejected || status == kExitNoRoute || status == kExitGeneralRules)
+        std::cerr << "Nothing was written.\n";
       return status;
     }
   }

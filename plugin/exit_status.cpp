@@ -19,6 +19,8 @@ int exit_status_of(const std::exception_ptr& error) {
     return kExitNoRoute;
   } catch (const TableFileError&) {
     return kExitIo;
+  } catch (const GeneralRulesError&) {
+    return kExitGeneralRules;
   } catch (const slurm::SlurmQueryError&) {
     return kExitSlurmQuery;
   } catch (const ConfigError&) {

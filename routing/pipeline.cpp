@@ -86,12 +86,15 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   GeneratorOptions options;
   options.seed = config.seed;
   options.virtual_channels = config.virtual_channels;
+  options.rules = config.rules;
+  options.flow_control = config.flow_control;
   options.extra = config.algorithm_options;
 
   // Everything the table depends on goes into the fingerprint.
   std::ostringstream key;
   key << PACKAGE_VERSION << '|' << network.torus().to_string() << '|' << network.fault_signature() << '|'
-      << algorithm << '|' << options.seed << '|' << options.virtual_channels << '|';
+      << algorithm << '|' << options.seed << '|' << options.virtual_channels << '|' << rule_set_name(options.rules)
+      << '|' << flow_control_name(options.flow_control) << '|';
   for (const auto& [name, value] : options.extra) key << name << '=' << value << ';';
   key << '|';
   for (NodeId node : allocation) key << node << ',';
@@ -102,7 +105,8 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
       request.cache_dir.empty() ? std::string() : request.cache_dir + "/" + result.fingerprint + ".routes";
   std::optional<RouteTable> cached;
   if (!cache_path.empty()) cached = load_cached(cache_path, network.torus());
-  if (cached && cached->nodes() == allocation) {
+  if (cached && cached->nodes() == allocation && cached->rules == options.rules &&
+      cached->flow_control == options.flow_control) {
     result.table = std::move(*cached);
     result.from_cache = true;
   } else {
@@ -111,9 +115,13 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   result.table.algorithm = algorithm;
+  result.table.rules = options.rules;
+  result.table.flow_control = options.flow_control;
 
   VerifyOptions verify_options;
   verify_options.max_virtual_channels = config.virtual_channels;
+  verify_options.rules = options.rules;
+  verify_options.flow_control = options.flow_control;
   result.report = verify(network, result.table, verify_options);
   if (!result.report.ok()) throw VerificationError(result.report);
 
@@ -129,6 +137,12 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
 void write_job_tables(const Config& config, const JobResult& result, const std::string& directory,
                       const std::vector<std::string>& only) {
   const RouteTable& table = result.table;
+  // Angara router tables hold [FS] DOR+dirbit [LS] headers only (shared
+  // model, "Rule sets of the general backends"): checked before any file.
+  if (table.rules != RuleSet::angara)
+    throw GeneralRulesError("routing.rules is '" + std::string(rule_set_name(table.rules)) +
+                            "': its routes need not be Angara-encodable, so no Angara table files are written "
+                            "(use --dry-run, --dump-routes or analyze, or set routing.rules: angara)");
   std::vector<std::size_t> sources;
   if (only.empty()) {
     for (std::size_t i = 0; i < table.size(); ++i) sources.push_back(i);
@@ -181,8 +195,11 @@ JobResult verify_table_directory(const Config& config, const std::string& direct
     }
   }
   table.algorithm = first.algorithm;
+  // Table files only ever hold Angara-encodable routes (write_job_tables).
+  table.flow_control = config.flow_control;
   VerifyOptions options;
   options.max_virtual_channels = config.virtual_channels;
+  options.flow_control = config.flow_control;
   result.report = verify(result.network, table, options);
   return result;
 }

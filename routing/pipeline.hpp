@@ -27,6 +27,13 @@ class VerificationError : public std::runtime_error {
   VerifyReport report_;
 };
 
+// Angara table files were asked for from a table made under rules general;
+// nothing was written.
+class GeneralRulesError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 struct JobRequest {
   std::string job = "default";          // Slurm job id, or "default" for the whole machine
   std::vector<std::string> node_names;  // the allocation; empty = every live node
@@ -55,7 +62,8 @@ struct JobResult {
 JobResult compute_job_routes(const Config& config, const JobRequest& request);
 
 // Writes the tables of the given allocated nodes (all when `only` is empty)
-// into `directory`, each atomically.
+// into `directory`, each atomically.  Throws GeneralRulesError, before
+// writing anything, for a table made under rules general.
 void write_job_tables(const Config& config, const JobResult& result, const std::string& directory,
                       const std::vector<std::string>& only = {});
 

@@ -32,7 +32,15 @@ std::string failures_text(const Network& network) {
 
 std::string verdict_text(const VerifyReport& report) {
   if (!report.ok()) return "FAILED: " + std::string(rule_name(report.violations.front().rule));
-  return "OK: complete, walkable, Angara-encodable, deadlock-free";
+  return std::string("OK: complete, walkable, ") +
+         (report.rules == RuleSet::angara ? "Angara-encodable, " : "") + "deadlock-free" +
+         (report.flow_control == FlowControl::none ? " without bubble flow control" : "");
+}
+
+std::string rules_text(const Config& config, const VerifyReport& report) {
+  return std::string(rule_set_name(report.rules)) + ", flow control " +
+         std::string(flow_control_name(report.flow_control)) + ", virtual channels " +
+         std::to_string(report.virtual_channels) + " used of " + std::to_string(config.virtual_channels);
 }
 
 }  // namespace
@@ -74,6 +82,7 @@ std::string format_report_text(const Config& config, const JobResult& result, co
   else if (context.command == "generate")
     out << " (" << fixed(result.seconds, 4) << " s)";
   out << "\n";
+  out << "  rules        " << rules_text(config, result.report) << "\n";
   out << "  routes       " << result.report.routes << " (non-minimal " << result.report.non_minimal << ", FS/LS "
       << result.report.fs_ls_routes << ", virtual channels " << result.report.virtual_channels << ")\n";
   out << "  gamma        max " << m.max_gamma << "  min " << m.min_gamma << "  avg " << fixed(m.avg_gamma, 2)
@@ -108,7 +117,10 @@ std::string format_report_json(const Config& config, const JobResult& result, co
       << ",\"algorithm\":" << json_quote(result.algorithm) << ",\"seconds\":" << fixed(result.seconds, 6)
       << ",\"from_cache\":" << (result.from_cache ? "true" : "false") << ",\"routes\":" << result.report.routes
       << ",\"non_minimal\":" << result.report.non_minimal << ",\"fs_ls_routes\":" << result.report.fs_ls_routes
-      << ",\"virtual_channels\":" << result.report.virtual_channels << ",\"gamma_max\":" << m.max_gamma
+      << ",\"rules\":" << json_quote(std::string(rule_set_name(result.report.rules)))
+      << ",\"flow_control\":" << json_quote(std::string(flow_control_name(result.report.flow_control)))
+      << ",\"virtual_channels\":" << result.report.virtual_channels
+      << ",\"virtual_channels_allowed\":" << config.virtual_channels << ",\"gamma_max\":" << m.max_gamma
       << ",\"gamma_min\":" << m.min_gamma << ",\"gamma_avg\":" << fixed(m.avg_gamma, 4)
       << ",\"channels\":" << m.channels << ",\"sigma4\":" << fixed(m.sigma4, 4) << ",\"max_hops\":" << m.max_hops
       << ",\"avg_hops\":" << fixed(m.avg_hops, 4) << ",\"lower_bound\":" << m.lower_bound << ",\"dim_bounds\":{";

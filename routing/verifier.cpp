@@ -90,7 +90,14 @@ ChannelDependencyGraph layer_graph(const Torus& torus, const RouteTable& table, 
   return graph;
 }
 
-LayerDeadlocks find_layer_deadlocks(const Network& network, const RouteTable& table, int layer) {
+// A dependency inside a strongly connected component lies on a cycle.  Under
+// bubble flow control only turns (a change of dimension or sign) make such a
+// cycle a deadlock; without it every such dependency does.
+bool forbidden_on_cycle(FlowControl flow, ChannelId from, int next_rank) {
+  return flow == FlowControl::none || Direction(next_rank) != Torus::channel_direction(from);
+}
+
+LayerDeadlocks find_layer_deadlocks(const Network& network, const RouteTable& table, int layer, FlowControl flow) {
   const Torus& torus = network.torus();
   const ChannelDependencyGraph graph = layer_graph(torus, table, layer);
   const std::vector<std::int32_t> component = graph.components();
@@ -101,7 +108,7 @@ LayerDeadlocks find_layer_deadlocks(const Network& network, const RouteTable& ta
   for (ChannelId c = 0; c < graph.slots(); ++c) {
     const std::uint8_t mask = graph.successors(c);
     for (int rank = 0; mask && rank < kDirectionCount; ++rank) {
-      if (!((mask >> rank) & 1u) || Direction(rank) == Torus::channel_direction(c)) continue;
+      if (!((mask >> rank) & 1u) || !forbidden_on_cycle(flow, c, rank)) continue;
       const ChannelId w = graph.target(c, rank);
       if (component[w] != component[c]) continue;
       // A turn inside a strongly connected component: it lies on a cycle.
@@ -117,7 +124,9 @@ LayerDeadlocks find_layer_deadlocks(const Network& network, const RouteTable& ta
   if (!first_turn) return result;
 
   const auto [turn_from, turn_rank] = *first_turn;
-  result.example = "virtual channel " + std::to_string(layer) + ": turn " + channel_name(torus, turn_from) +
+  result.example = "virtual channel " + std::to_string(layer) + ": " +
+                   (Direction(turn_rank) == Torus::channel_direction(turn_from) ? "dependency " : "turn ") +
+                   channel_name(torus, turn_from) +
                    " -> " + channel_name(torus, graph.target(turn_from, turn_rank)) +
                    " lies on a channel dependency cycle";
   bool found = false;
@@ -145,8 +154,9 @@ std::string allowed_layers(int max_virtual_channels) {
 
 }  // namespace
 
-bool layer_deadlock_free(const Network& network, const RouteTable& table, int layer, std::string* example) {
-  LayerDeadlocks deadlocks = find_layer_deadlocks(network, table, layer);
+bool layer_deadlock_free(const Network& network, const RouteTable& table, int layer, std::string* example,
+                         FlowControl flow) {
+  LayerDeadlocks deadlocks = find_layer_deadlocks(network, table, layer, flow);
   if (deadlocks.cyclic_components == 0) return true;
   if (example) *example = std::move(deadlocks.example);
   return false;
@@ -202,7 +212,7 @@ VerifyReport verify(const Network& network, const RouteTable& table, const Verif
       if (!is_dor_route(route.hops)) {  // the cheap test first: most routes are plain DOR
         if (is_angara_encodable(route.hops))
           ++report.fs_ls_routes;
-        else
+        else if (options.rules == RuleSet::angara)  // general: any path over live channels
           log.add(Rule::NotEncodable,
                   [&] { return described() + " is not Angara-encodable as [FS] DOR+direction-bit [LS]"; });
       }
@@ -245,9 +255,11 @@ VerifyReport verify(const Network& network, const RouteTable& table, const Verif
     }
   }
 
+  report.rules = options.rules;
+  report.flow_control = options.flow_control;
   report.virtual_channels = static_cast<int>(table.virtual_channels());
   for (int layer = 0; layer < report.virtual_channels; ++layer) {
-    LayerDeadlocks deadlocks = find_layer_deadlocks(network, table, layer);
+    LayerDeadlocks deadlocks = find_layer_deadlocks(network, table, layer, options.flow_control);
     if (deadlocks.cyclic_components)
       log.add(Rule::Deadlock, [&] { return std::move(deadlocks.example); }, deadlocks.cyclic_components);
   }
@@ -326,12 +338,12 @@ std::vector<std::int32_t> ChannelDependencyGraph::components() const {
   return component;
 }
 
-std::size_t ChannelDependencyGraph::turns_on_cycles() const {
+std::size_t ChannelDependencyGraph::turns_on_cycles(FlowControl flow) const {
   const std::vector<std::int32_t> component = components();
   std::size_t turns = 0;
   for (ChannelId c = 0; c < slots(); ++c)
     for (int rank = 0; successors_[c] && rank < kDirectionCount; ++rank)
-      if (((successors_[c] >> rank) & 1u) && Direction(rank) != Torus::channel_direction(c) &&
+      if (((successors_[c] >> rank) & 1u) && forbidden_on_cycle(flow, c, rank) &&
           component[target(c, rank)] == component[c])
         ++turns;
   return turns;

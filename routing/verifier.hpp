@@ -18,8 +18,9 @@ enum class Rule {
   DeadNode,         // allocated node or a router on the way is failed
   DeadChannel,      // a hop uses a failed or absent channel
   WrongDestination, // the walk does not end at the destination
-  NotEncodable,     // violates [FS] DOR+dirbit [LS]
-  Deadlock,         // a turn inside a cycle of one virtual channel's CDG
+  NotEncodable,     // violates [FS] DOR+dirbit [LS] (rules angara only)
+  Deadlock,         // a turn (under flow control none: any dependency) inside
+                    // a cycle of one virtual channel's CDG
   BadLayer,         // layer beyond the allowed virtual channels
 };
 const char* rule_name(Rule rule);
@@ -40,7 +41,9 @@ struct VerifyReport {
   std::size_t routes = 0;
   std::size_t non_minimal = 0;        // routes longer than the torus distance
   std::size_t fs_ls_routes = 0;       // routes that need a First or Last Step
-  int virtual_channels = 1;
+  int virtual_channels = 1;           // used by the table: 1 + highest layer
+  RuleSet rules = RuleSet::angara;    // the rules it was checked under
+  FlowControl flow_control = FlowControl::bubble;
   Metrics metrics;
 };
 
@@ -53,8 +56,10 @@ struct VerifyOptions {
 // Checks, without any generator or the routing graph: every ordered pair of
 // distinct allocated nodes has a route; allocated nodes are alive; each route
 // walks over live channels and live routers (the first bad hop is reported)
-// and ends at its destination; it is Angara-encodable; its layer is below
-// options.max_virtual_channels; each layer's CDG is deadlock-free.  Routes
+// and ends at its destination; it is Angara-encodable (under rules angara;
+// rules general allow any path); its layer is below
+// options.max_virtual_channels; each layer's CDG is deadlock-free under
+// options.flow_control (bubble: no turn on a cycle; none: no cycle at all).  Routes
 // from or to a failed allocated node are not walked (the node is reported).
 // Also counts non-minimal and FS/LS routes and computes the metrics.
 VerifyReport verify(const Network& network, const RouteTable& table, const VerifyOptions& options = {});
@@ -76,10 +81,11 @@ class ChannelDependencyGraph {
   // Tarjan's strongly connected components, iterative (a recursion could be
   // as deep as the number of channels).  Returns the component of each slot.
   std::vector<std::int32_t> components() const;
-  // Dependencies between channels of different direction (turns) that lie
-  // inside one strongly connected component: 0 means deadlock-free under
-  // the shared model's rule.
-  std::size_t turns_on_cycles() const;
+  // Dependencies that lie inside one strongly connected component and make
+  // it a deadlock: under bubble those between channels of different direction
+  // (turns), under none all of them.  0 means deadlock-free under the shared
+  // model's rule.
+  std::size_t turns_on_cycles(FlowControl flow = FlowControl::bubble) const;
 
  private:
   const Torus* torus_;
@@ -88,8 +94,9 @@ class ChannelDependencyGraph {
 
 // Deadlock check alone, exposed for tests: true when no strongly connected
 // component of the CDG of `layer` contains a turn (two channels that differ in
-// dimension or sign).  On failure `example` names a turn on a cycle.
-bool layer_deadlock_free(const Network& network, const RouteTable& table, int layer,
-                         std::string* example);
+// dimension or sign; under flow control none: any dependency).  On failure
+// `example` names a dependency on a cycle.
+bool layer_deadlock_free(const Network& network, const RouteTable& table, int layer, std::string* example,
+                         FlowControl flow = FlowControl::bubble);
 
 }  // namespace angara

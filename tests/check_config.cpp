@@ -63,6 +63,8 @@ START_TEST(test_desmos_default) {
   ck_assert_std_str_eq(config.algorithm, "balanced");
   ck_assert_uint_eq(config.seed, 1u);
   ck_assert_int_eq(config.virtual_channels, 1);
+  ck_assert(config.rules == RuleSet::angara);
+  ck_assert(config.flow_control == FlowControl::bubble);
   ck_assert(config.algorithm_options.empty());
   ck_assert_std_str_eq(config.table_dir, "/var/lib/angara/routes");
   ck_assert_uint_eq(config.network().live_channel_count(), 2u * 4u * 32u);
@@ -94,6 +96,8 @@ START_TEST(test_every_key) {
                                          "  algorithm: sssp\n"
                                          "  seed: 18446744073709551615\n"
                                          "  virtual_channels: 8\n"
+                                         "  rules: general\n"
+                                         "  flow_control: none\n"
                                          "  options: {population: 100, mutation: '0.5', empty: }\n"
                                          "tables:\n"
                                          "  directory: /tmp/routes\n",
@@ -102,6 +106,8 @@ START_TEST(test_every_key) {
   ck_assert_std_str_eq(config.algorithm, "sssp");
   ck_assert(config.seed == 18446744073709551615ull);
   ck_assert_int_eq(config.virtual_channels, 8);
+  ck_assert(config.rules == RuleSet::general);
+  ck_assert(config.flow_control == FlowControl::none);
   ck_assert_uint_eq(config.algorithm_options.size(), 3u);
   ck_assert_std_str_eq(config.algorithm_options.at("population"), "100");
   ck_assert_std_str_eq(config.algorithm_options.at("mutation"), "0.5");
@@ -249,7 +255,7 @@ END_TEST
 START_TEST(test_error_fixtures) {
   ck_assert_std_str_eq(fixture_error("config_unknown_key.yaml"),
                        "config_unknown_key.yaml:6:3: unknown key 'algoritm' in 'routing' (expected one of: "
-                       "algorithm, seed, virtual_channels, options)");
+                       "algorithm, seed, virtual_channels, rules, flow_control, options)");
   ck_assert_std_str_eq(fixture_error("config_bad_torus.yaml"),
                        "config_bad_torus.yaml:3:10: machine.torus: expected 1 to 4 sizes like 4x2x2x2, got "
                        "'4x2x2x2x2'");
@@ -279,7 +285,7 @@ START_TEST(test_error_accessors) {
     ck_assert_int_eq(e.line(), 6);
     ck_assert_int_eq(e.column(), 3);
     ck_assert_std_str_eq(e.message(), "unknown key 'algoritm' in 'routing' (expected one of: algorithm, seed, "
-                                      "virtual_channels, options)");
+                                      "virtual_channels, rules, flow_control, options)");
   }
   ck_assert(threw);
 }
@@ -316,6 +322,14 @@ START_TEST(test_structure_errors) {
                        "test.yaml:5:21: routing.virtual_channels: expected an integer from 1 to 8, got 'x'");
   ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  virtual_channels: 9\n"),
                        "test.yaml:5:21: routing.virtual_channels: expected an integer from 1 to 8, got '9'");
+  ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  rules: nue\n"),
+                       "test.yaml:5:10: routing.rules: expected 'angara' or 'general', got 'nue'");
+  ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  rules: [angara]\n"),
+                       "test.yaml:5:10: routing.rules: expected 'angara' or 'general', got a list");
+  ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  flow_control:\n"),
+                       "test.yaml:5:16: routing.flow_control: expected 'bubble' or 'none', got an empty value");
+  ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  flow_control: credit\n"),
+                       "test.yaml:5:17: routing.flow_control: expected 'bubble' or 'none', got 'credit'");
   ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  seed: -1\n"),
                        "test.yaml:5:9: routing.seed: expected a non-negative integer, got '-1'");
   ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  algorithm:\n"),

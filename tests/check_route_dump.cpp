@@ -53,7 +53,7 @@ START_TEST(test_write_exact_text) {
   const Torus torus = Torus::parse("4x2");
   // 0,0 is node 0 and 3,1 node 7: 0,0's line comes first.
   ck_assert_std_str_eq(dump(torus, two_node_table(torus)),
-                       "# angara-routes v1 dims=4x2 algorithm=sssp\n"
+                       "# angara-routes v1 dims=4x2 algorithm=sssp rules=angara flow_control=bubble\n"
                        "0,0 3,1 0 +Y -X\n"
                        "3,1 0,0 1 +X -Y\n");
   // Four-dimensional coordinates, and a missing route left out.
@@ -61,7 +61,7 @@ START_TEST(test_write_exact_text) {
   RouteTable table({0, 1});
   table.set_route(0, 1, Route{parse_hops("+X")});
   ck_assert_std_str_eq(dump(desmos, table),
-                       "# angara-routes v1 dims=4x2x2x2 algorithm=unknown\n"
+                       "# angara-routes v1 dims=4x2x2x2 algorithm=unknown rules=angara flow_control=bubble\n"
                        "0,0,0,0 1,0,0,0 0 +X\n");
 }
 END_TEST
@@ -86,7 +86,7 @@ START_TEST(test_round_trip) {
   std::istringstream lines(text);
   std::string line;
   std::getline(lines, line);
-  ck_assert_std_str_eq(line, "# angara-routes v1 dims=3x3 algorithm=hand");
+  ck_assert_std_str_eq(line, "# angara-routes v1 dims=3x3 algorithm=hand rules=angara flow_control=bubble");
   std::getline(lines, line);
   ck_assert_std_str_eq(line, "0,0 1,0 1 -Y -Y -Y");  // s=0, d=1: Y, 0*1 % 3 == 0 so -, 3 hops, layer 1
   std::getline(lines, line);
@@ -149,6 +149,31 @@ START_TEST(test_header_errors) {
 }
 END_TEST
 
+// The header's rules= and flow_control= words travel with the table; other
+// key=value words are ignored; a known word with a bad value is an error.
+START_TEST(test_rules_words) {
+  const Torus torus = Torus::parse("4x2");
+  RouteTable table = two_node_table(torus);
+  table.rules = RuleSet::general;
+  table.flow_control = FlowControl::none;
+  const std::string text = dump(torus, table);
+  ck_assert_std_str_eq(text.substr(0, text.find('\n')),
+                       "# angara-routes v1 dims=4x2 algorithm=sssp rules=general flow_control=none");
+  const RouteTable back = read(text, torus);
+  ck_assert(back.rules == RuleSet::general);
+  ck_assert(back.flow_control == FlowControl::none);
+  // Without the words: angara and bubble; unknown words are skipped.
+  const RouteTable plain = read("# angara-routes v1 dims=4x2 algorithm=sssp single_cable=YZK\n0,0 1,0 0 +X\n", torus);
+  ck_assert(plain.rules == RuleSet::angara);
+  ck_assert(plain.flow_control == FlowControl::bubble);
+  ck_assert_std_str_eq(plain.route(0, 1).to_string(), "+X");
+  ck_assert_std_str_eq(read_error("# angara-routes v1 dims=4x2 algorithm=sssp rules=nue\n"),
+                       "dump.txt:1: expected rules=angara or rules=general, got rules=nue");
+  ck_assert_std_str_eq(read_error("# angara-routes v1 dims=4x2 algorithm=sssp flow_control=\n"),
+                       "dump.txt:1: expected flow_control=bubble or flow_control=none, got flow_control=");
+}
+END_TEST
+
 START_TEST(test_line_errors) {
   ck_assert_std_str_eq(read_error(kHeader + "# fine\n0,0 1,0 0\n"),
                        "dump.txt:3: expected 'SOURCE DESTINATION VIRTUAL_CHANNEL HOP...', got '0,0 1,0 0'");
@@ -180,6 +205,7 @@ int main() {
   tcase_add_test(tc, test_round_trip);
   tcase_add_test(tc, test_comments_and_node_set);
   tcase_add_test(tc, test_header_errors);
+  tcase_add_test(tc, test_rules_words);
   tcase_add_test(tc, test_line_errors);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);

@@ -364,6 +364,33 @@ START_TEST(test_dry_run_writes_nothing) {
 }
 END_TEST
 
+// A configuration with routing.rules: general computes and verifies the
+// job's table but the prologue writes no Angara table file from it.
+START_TEST(test_general_rules_write_nothing) {
+  TempDir dir;
+  Config config = desmos_default_config();
+  config.rules = RuleSet::general;
+  PluginSettings settings;
+  settings.table_dir = dir.path();
+  JobContext job{"11", "desmos[00-03]", "desmos01", "", {}};
+  bool refused = false;
+  try {
+    install_job_table(settings, config, job);
+  } catch (const GeneralRulesError& e) {
+    refused = true;
+    ck_assert(std::string(e.what()).find("routing.rules is 'general'") == 0);
+  }
+  ck_assert(refused);
+  ck_assert_uint_eq(directory_names(dir.path()).size(), 0);
+  JobRequest request;
+  request.node_names = {"desmos00", "desmos01"};
+  const JobResult result = compute_job_routes(config, request);
+  ck_assert(result.report.ok());
+  ck_assert(result.table.rules == RuleSet::general);
+  ck_assert(result.report.rules == RuleSet::general);
+}
+END_TEST
+
 START_TEST(test_bad_job_inputs) {
   TempDir dir;
   const Config config = desmos_default_config();
@@ -464,6 +491,7 @@ int main() {
   tcase_add_test(plugin, test_install_is_identical_on_every_node);
   tcase_add_test(plugin, test_install_routes_around_failed_nodes);
   tcase_add_test(plugin, test_dry_run_writes_nothing);
+  tcase_add_test(plugin, test_general_rules_write_nothing);
   tcase_add_test(plugin, test_bad_job_inputs);
   tcase_add_test(plugin, test_restore_default);
   tcase_add_test(plugin, test_rebuild_keeps_algorithm_and_drops_failed);

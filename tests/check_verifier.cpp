@@ -162,6 +162,74 @@ START_TEST(test_rings_beside_acyclic_turns_pass) {
 }
 END_TEST
 
+// Without bubble flow control (flow_control: none) the same-direction ring
+// of test_same_direction_ring_passes is a deadlock: every cycle counts.  The
+// lowest channel on it is 0,0 +X; 0,0 -> 2,0 is the first route to depend on
+// it.  The DOR table of 4x4 deadlocks too: +X +X and +Y +Y routes close the
+// four +X row rings and the four +Y column rings (distance 2 goes the
+// positive way; -X and -Y routes are single hops).
+START_TEST(test_flow_control_none_forbids_every_cycle) {
+  const Torus ring = Torus::parse("4x1");
+  const Network ring_network(ring);
+  RouteTable table(all_nodes(ring));
+  for (std::size_t s = 0; s < 4; ++s)
+    for (std::size_t d = 0; d < 4; ++d)
+      if (s != d) table.set_route(s, d, Route{std::vector<Direction>((d + 4 - s) % 4, Direction::make(0, false))});
+  const std::string expected =
+      "virtual channel 0: dependency 0,0 +X -> 1,0 +X lies on a channel dependency cycle; "
+      "route 0,0 -> 2,0 (+X +X) takes it after hop 1";
+  std::string example;
+  ck_assert(!layer_deadlock_free(ring_network, table, 0, &example, FlowControl::none));
+  ck_assert_std_str_eq(example, expected);
+  VerifyOptions none;
+  none.flow_control = FlowControl::none;
+  const VerifyReport report = verify(ring_network, table, none);
+  expect_single(report, Rule::Deadlock, expected, 1);
+  ck_assert(report.flow_control == FlowControl::none);
+
+  const Torus torus = Torus::parse("4x4");
+  const Network network(torus);
+  const RouteTable dor = dor_table(torus, all_nodes(torus));
+  ck_assert(verify(network, dor).ok());
+  const VerifyReport dor_report = verify(network, dor, none);
+  ck_assert(!dor_report.ok());
+  ck_assert_uint_eq(dor_report.violation_count, 8);
+  ChannelDependencyGraph graph(torus);
+  graph.add(Torus::channel(node_at(torus, "0,0"), Direction::make(0, false)), Direction::make(0, false));
+  ck_assert_uint_eq(graph.turns_on_cycles(FlowControl::none), 0);
+}
+END_TEST
+
+// Under rules general a route need not be Angara-encodable, but it must
+// still walk live channels to its destination and keep the CDG acyclic; the
+// report says which rules it was checked under.
+START_TEST(test_general_rules) {
+  const Torus torus = Torus::parse("3x3");
+  Network network(torus);
+  RouteTable table = dor_table(torus, all_nodes(torus));
+  set_route(table, torus, "0,0", "0,1", "+X +X +Y -X -X");
+  VerifyOptions general;
+  general.rules = RuleSet::general;
+  const VerifyReport report = verify(network, table, general);
+  ck_assert(report.ok());
+  ck_assert(report.rules == RuleSet::general);
+  ck_assert_uint_eq(report.fs_ls_routes, 0);
+  ck_assert_uint_eq(report.non_minimal, 1);
+
+  set_route(table, torus, "0,0", "0,1", "+X +X +Y -X");
+  expect_single(verify(network, table, general), Rule::WrongDestination,
+                "route 0,0 -> 0,1 (+X +X +Y -X) ends at 1,1", 1);
+  // Two nodes, so only the detour crosses the failed cable 1,1 - 0,1.
+  RouteTable pair({node_at(torus, "0,0"), node_at(torus, "0,1")});
+  set_route(pair, torus, "0,0", "0,1", "+X +X +Y -X -X");
+  set_route(pair, torus, "0,1", "0,0", "-Y");
+  ck_assert(verify(network, pair, general).ok());
+  network.fail_link(node_at(torus, "1,1"), Direction::make(0, true));
+  expect_single(verify(network, pair, general), Rule::DeadChannel,
+                "route 0,0 -> 0,1 (+X +X +Y -X -X) uses failed channel 1,1 -X at hop 5", 1);
+}
+END_TEST
+
 START_TEST(test_missing_pair) {
   const Torus torus = Torus::parse("3x3");
   const Network network(torus);
@@ -321,6 +389,8 @@ int main() {
   tcase_add_test(tc, test_layers_split_the_cycle);
   tcase_add_test(tc, test_same_direction_ring_passes);
   tcase_add_test(tc, test_rings_beside_acyclic_turns_pass);
+  tcase_add_test(tc, test_flow_control_none_forbids_every_cycle);
+  tcase_add_test(tc, test_general_rules);
   tcase_add_test(tc, test_missing_pair);
   tcase_add_test(tc, test_route_over_failed_link);
   tcase_add_test(tc, test_route_through_failed_node);

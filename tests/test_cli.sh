@@ -77,6 +77,38 @@ head -c 300 "$work/tables/desmos03.rt" > "$work/torn" && cp "$work/torn" "$work/
 expect "torn table rejected" 5 "$tool" verify --tables "$work/tables"
 contains "torn table message names the file" "$work/err" "desmos03.rt"
 
+# Rule sets: rules general is computed, verified, dumped and analysed, never
+# written as table files; flow control none counts every cycle.
+expect "general dry run" 0 "$tool" generate --rules general --dry-run --dump-routes "$work/general.dump"
+contains "general report shows the rules" "$work/out" "rules        general, flow control bubble, virtual channels 1 used of 1"
+contains "general verdict drops encodability" "$work/out" "verdict      OK: complete, walkable, deadlock-free"
+head -1 "$work/general.dump" | grep -q ' rules=general flow_control=bubble$' && ok "general dump header" ||
+  not_ok "general dump header: $(head -1 "$work/general.dump")"
+expect "general dump passes the independent checker" 0 python3 "$checker" "$work/general.dump"
+expect "general json" 0 "$tool" generate --rules general --flow-control bubble --dry-run --json
+contains "general json rules" "$work/out" '"rules":"general","flow_control":"bubble","virtual_channels":1,"virtual_channels_allowed":1'
+mkdir "$work/general-tables"
+expect "general tables refused" 7 "$tool" generate --rules general --output "$work/general-tables"
+contains "general refusal says why" "$work/err" "routing.rules is 'general': its routes need not be Angara-encodable"
+contains "general refusal: nothing written" "$work/err" "Nothing was written."
+[ -z "$(ls -A "$work/general-tables")" ] && ok "no general table file" || not_ok "general table files written"
+printf 'machine:\n  torus: 4x4\n  nodes: n[00-15]\nrouting:\n  rules: general\n' > "$work/general.yaml"
+expect "general from the config refused" 7 "$tool" generate --config "$work/general.yaml" --output "$work/general-tables"
+expect "general config dry run" 0 "$tool" generate --config "$work/general.yaml" --dry-run
+expect "analyze general dump" 0 "$tool" analyze --dump "$work/general.dump"
+contains "analyze shows the dump's rules" "$work/out" "rules general, flow control bubble, virtual channels 1; verifier: OK"
+expect "flow control none rejects ring cycles" 1 "$tool" generate --flow-control none --dry-run
+contains "flow control none names the cycle" "$work/err" "deadlock: virtual channel 0: dependency"
+expect "analyze under flow control none" 0 "$tool" analyze --dump "$work/desmos.dump" --flow-control none --json
+contains "analyze json verdict" "$work/out" '"rules":"angara","flow_control":"none","virtual_channels":1,"ok":false,"verdict":"FAILED: deadlock"'
+expect "bad --rules" 2 "$tool" generate --rules nue --dry-run
+contains "bad --rules lists the valid ones" "$work/err" "generate: --rules expects 'angara' or 'general', got 'nue'"
+expect "bad --flow-control" 2 "$tool" analyze --dump "$work/desmos.dump" --flow-control credit
+contains "bad --flow-control lists the valid ones" "$work/err" "analyze: --flow-control expects 'bubble' or 'none', got 'credit'"
+printf 'machine:\n  torus: 4x4\n  nodes: n[00-15]\nrouting:\n  flow_control: credit\n' > "$work/badflow.yaml"
+expect "bad flow_control in the config" 3 "$tool" generate --config "$work/badflow.yaml" --dry-run
+contains "bad flow_control position" "$work/err" "badflow.yaml:5:17: routing.flow_control: expected 'bubble' or 'none', got 'credit'"
+
 # Bad input.
 expect "unknown algorithm" 3 "$tool" generate --algorithm nosuch --dry-run
 contains "unknown algorithm lists the valid ones" "$work/err" "valid: bfs"

@@ -2,9 +2,10 @@
 """Independent checker for angara-routes v1 dumps (shared/angara-model.md).
 
 A second implementation of the rules, sharing no code with the C++ verifier:
-completeness, walkability over live channels, Angara encodability, minimality
-and deadlock freedom (no turn inside a strongly connected component of a
-virtual channel's channel dependency graph).
+completeness, walkability over live channels, Angara encodability (unless the
+header says rules=general), minimality and deadlock freedom (no turn inside a
+strongly connected component of a virtual channel's channel dependency graph;
+with flow_control=none in the header, no dependency inside one).
 
 usage: check_dump.py DUMP [--failed-node C]... [--failed-link "C DIR"]... [--allow-non-minimal]
 Prints one summary line; exits 0 when every check passes, 1 otherwise.
@@ -110,6 +111,9 @@ def main():
     if head[:3] != ["#", "angara-routes", "v1"] or not head[3].startswith("dims="):
         print("FAIL: bad header %r" % lines[0])
         return 1
+    words = dict(w.split("=", 1) for w in head[4:] if "=" in w)
+    rules = words.get("rules", "angara")            # general: any path over live channels
+    flow_control = words.get("flow_control", "bubble")  # none: every CDG cycle is a deadlock
     sizes = [int(s) for s in head[3][5:].split("x")]
     ndims = len(sizes)
     sizes += [1] * (4 - ndims)
@@ -164,7 +168,7 @@ def main():
             errors.append("%s -> %s: walk ends at %s" % (s, d, here))
         if here in dead_nodes:
             errors.append("%s -> %s: destination failed" % (s, d))
-        if not encodable(hops):
+        if rules == "angara" and not encodable(hops):
             errors.append("%s -> %s: not Angara-encodable: %s" % (s, d, " ".join(hops)))
         if len(hops) > sum(ring(a, b, n) for a, b, n in zip(s, d, sizes)):
             non_minimal += 1
@@ -175,7 +179,7 @@ def main():
         comp = sccs(sorted(vertices), edges)
         for a, targets in edges.items():
             for b in targets:
-                if comp[a] == comp[b] and a[1] != b[1]:
+                if comp[a] == comp[b] and (a[1] != b[1] or flow_control == "none"):
                     turns_in_cycles += 1
                     if turns_in_cycles == 1:
                         errors.append("layer %d: turn %s %s -> %s %s lies on a cycle" % (layer, a[0], a[1], b[0], b[1]))
