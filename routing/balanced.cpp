@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "routing/candidates.hpp"
+#include "routing/checked_turns.hpp"
 #include "routing/generator.hpp"
 
 namespace angara {
@@ -462,15 +463,17 @@ class BalancedGenerator : public Generator {
     start_route_table(name(), network, allocation);
     const Start start = read_start(options);
     const TurnRules rules(network);
-    // A disconnected pair is reported with the generator's name, as the
-    // other generators do.
-    const CandidateSet set = [&] {
-      try {
-        return CandidateSet(network, rules, allocation, kCandidateCap);
-      } catch (const RoutingError& e) {
-        throw RoutingError(std::string(name()) + ": " + e.what());
-      }
-    }();
+    // Pairs without a candidate are routed (or refused, with the reason) by
+    // the checked-turn stage, as are detours it can shorten.
+    const CandidateSet set(network, rules, allocation, kCandidateCap, /*allow_unroutable=*/true);
+    RouteTable table = balance(network, set, start, options);
+    complete_with_checked_turns(name(), network, table, options);
+    return table;
+  }
+
+ private:
+  static RouteTable balance(const Network& network, const CandidateSet& set, Start start,
+                            const GeneratorOptions& options) {
     const std::uint32_t bound = candidate_space_bound(set);
     const std::size_t slots = network.torus().channel_slots();
 
@@ -486,9 +489,13 @@ class BalancedGenerator : public Generator {
       const std::unique_ptr<Generator> sssp = make_generator("sssp");
       GeneratorOptions plain;  // SSSP's own defaults, not our options
       plain.seed = options.seed;
-      if (sssp && choice_of_table(set, sssp->generate(network, set.nodes(), plain), &seed)) {
-        balancer.assign(seed);
-        from_sssp = true;
+      try {
+        if (sssp && choice_of_table(set, sssp->generate(network, set.nodes(), plain), &seed)) {
+          balancer.assign(seed);
+          from_sssp = true;
+        }
+      } catch (const RoutingError&) {
+        // SSSP refused: the greedy start below still routes what it can.
       }
     }
     if (!from_sssp) balancer.assign_greedy();

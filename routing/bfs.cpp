@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "angara/routing_graph.hpp"
+#include "routing/checked_turns.hpp"
 #include "routing/generator.hpp"
 
 namespace angara {
@@ -128,7 +129,7 @@ void BfsSearch::search(NodeId source, const std::vector<unsigned char>& wanted_n
 }
 
 RouteTable BfsGenerator::generate(const Network& network, const std::vector<NodeId>& allocation,
-                                  const GeneratorOptions& /*options*/) const {
+                                  const GeneratorOptions& options) const {
   const Torus& torus = network.torus();
   RouteTable table = start_route_table(name(), network, allocation);
   const std::vector<NodeId>& nodes = table.nodes();
@@ -156,9 +157,10 @@ RouteTable BfsGenerator::generate(const Network& network, const std::vector<Node
     for (std::size_t dst = 0; dst < nodes.size(); ++dst) {
       if (dst == source) continue;
       const VertexId end = graph.end_vertex(nodes[dst]);
-      if (!bfs.reached(end))
-        throw RoutingError("bfs: no Angara route from " + torus.format_coord(src) + " to " +
-                           torus.format_coord(nodes[dst]) + " avoids the failures");
+      if (!bfs.reached(end)) {  // left to the checked-turn stage below
+        last_lengths[dst] = 0;
+        continue;
+      }
       std::vector<Direction> hops;
       for (VertexId v = bfs.parent(end); v != graph.begin_vertex(src); v = bfs.parent(v)) {
         const ChannelId channel = bfs.entry_channel(v);
@@ -183,6 +185,7 @@ RouteTable BfsGenerator::generate(const Network& network, const std::vector<Node
     }
     source = next;
   }
+  complete_with_checked_turns(name(), network, table, options);
   return table;
 }
 

@@ -133,7 +133,7 @@ std::vector<std::vector<Direction>> minimal_routes(const Network& network, const
   }
   // Without any allowed turn an FS/LS order is either the DOR order itself
   // or needs a turn, so only the DOR routes exist.
-  if (rules.turn_count() == 0) return out;
+  if (!rules.turns_possible()) return out;
 
   // First Step: one positive hop P moved before a lower direction.
   for (std::size_t k = 0; k < signs.size; ++k)
@@ -324,7 +324,7 @@ std::vector<std::vector<Direction>> ShortestRouteSearch::routes(NodeId dst, std:
 // CandidateSet.
 
 CandidateSet::CandidateSet(const Network& network, const TurnRules& rules, std::vector<NodeId> allocation,
-                           std::size_t cap_per_pair)
+                           std::size_t cap_per_pair, bool allow_unroutable)
     : nodes_(std::move(allocation)) {
   std::sort(nodes_.begin(), nodes_.end());
   nodes_.erase(std::unique(nodes_.begin(), nodes_.end()), nodes_.end());
@@ -345,7 +345,7 @@ CandidateSet::CandidateSet(const Network& network, const TurnRules& rules, std::
   for (std::size_t s = 0; s < n; ++s) {
     std::unique_ptr<ShortestRouteSearch> search;  // built only if some pair needs a detour
     for (std::size_t d = 0; d < n; ++d) {
-      if (s != d && rules.turn_count() == 0) {
+      if (s != d && !rules.turns_possible()) {
         // Fast path without turns: only the DOR route of each sign choice
         // (see minimal_routes), written straight into the flat arrays.
         sign_choices(torus, coords[s], coords[d], signs);
@@ -378,7 +378,8 @@ CandidateSet::CandidateSet(const Network& network, const TurnRules& rules, std::
           routes = search->routes(nodes_[d], cap_per_pair);
           minimal_[s * n + d] = 0;
         }
-        if (routes.empty())
+        if (routes.empty() && allow_unroutable) unroutable_.push_back(s * n + d);
+        if (routes.empty() && !allow_unroutable)
           throw RoutingError("no deadlock-free Angara-encodable route from " + torus.format_coord(nodes_[s]) +
                              " to " + torus.format_coord(nodes_[d]));
         for (const auto& hops : routes) {
@@ -429,7 +430,7 @@ RouteTable CandidateSet::make_table(const std::vector<std::uint32_t>& choice, co
   const std::size_t n = nodes_.size();
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t d = 0; d < n; ++d)
-      if (s != d) table.set_route(s, d, Route{hops(pair(s, d), choice[pair(s, d)])});
+      if (s != d && variants(pair(s, d)) > 0) table.set_route(s, d, Route{hops(pair(s, d), choice[pair(s, d)])});
   table.algorithm = algorithm;
   return table;
 }

@@ -33,25 +33,36 @@ namespace angara {
 //                             Last Step turns negative -> lower negative).
 // Every allowed step is an edge of that acyclic-except-rings CDG, so any mix
 // of routes built from allowed steps is deadlock-free.
+//
+// With Mode::all_turns every turn is allowed (U-turns still are not): the
+// steps of every Angara-encodable route, deadlock ignored.  The routability
+// oracle searches with it, and routes built with it must be admitted through
+// an IncrementalDependencyGraph (routing/dependency_graph.hpp).
 class TurnRules {
  public:
-  explicit TurnRules(const Network& network) : dependencies_(network) {}
+  enum class Mode { augmented, all_turns };
+  explicit TurnRules(const Network& network, Mode mode = Mode::augmented)
+      : dependencies_(network), all_turns_(mode == Mode::all_turns) {}
 
   bool step_allowed(ChannelId from, Direction next) const {
     const Direction current = Torus::channel_direction(from);
     if (next == current) return true;
     if (next == current.opposite()) return false;
-    if (current < next) return true;
+    if (current < next || all_turns_) return true;
     return dependencies_.turn_allowed(from, next);
   }
   // Number of turns the augmentation added (0 on a fault-free torus).
   std::size_t turn_count() const {
     return dependencies_.first_step_turns() + dependencies_.last_step_turns();
   }
+  // Whether any route may take a First/Last Step turn.
+  bool turns_possible() const { return all_turns_ || turn_count() > 0; }
+  bool all_turns() const { return all_turns_; }
   const ChannelDependencies& dependencies() const { return dependencies_; }
 
  private:
   ChannelDependencies dependencies_;
+  bool all_turns_ = false;
 };
 
 // True if `hops` walks from `src` over live channels and every consecutive
@@ -111,11 +122,13 @@ struct ChannelSpan {
 // channel sequences.  Pair p = src_index * n + dst_index over the sorted,
 // deduplicated allocation (the order of RouteTable); diagonal pairs are empty.
 // A pair gets its minimal routes; only when faults leave it none, its
-// shortest encodable routes.  Throws RoutingError when a pair has no route.
+// shortest encodable routes.  Throws RoutingError when a pair has no route,
+// unless `allow_unroutable`: then the pair has no variants, is listed by
+// unroutable(), and make_table() leaves it without a route.
 class CandidateSet {
  public:
   CandidateSet(const Network& network, const TurnRules& rules, std::vector<NodeId> allocation,
-               std::size_t cap_per_pair);
+               std::size_t cap_per_pair, bool allow_unroutable = false);
 
   const std::vector<NodeId>& nodes() const { return nodes_; }
   std::size_t node_count() const { return nodes_.size(); }
@@ -136,6 +149,9 @@ class CandidateSet {
   std::size_t find(std::size_t pair, const std::vector<Direction>& hops) const;
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
+  // Pairs without any candidate (only with allow_unroutable).
+  const std::vector<std::size_t>& unroutable() const { return unroutable_; }
+
   // Channel slots any candidate uses (sorted).
   std::vector<ChannelId> used_channels() const;
 
@@ -150,6 +166,7 @@ class CandidateSet {
   std::vector<std::size_t> route_first_{0};  // route r: channels_[route_first_[r], route_first_[r+1])
   std::vector<std::size_t> pair_first_{0};   // pair p: routes [pair_first_[p], pair_first_[p+1])
   std::vector<std::uint8_t> minimal_;
+  std::vector<std::size_t> unroutable_;
 };
 
 }  // namespace angara

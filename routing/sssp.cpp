@@ -70,6 +70,7 @@
 #include "routing/sssp.hpp"
 
 #include "angara/routing_graph.hpp"
+#include "routing/checked_turns.hpp"
 
 namespace angara {
 
@@ -546,9 +547,7 @@ RouteTable SsspGenerator::generate(const Network& network, const std::vector<Nod
       for (std::size_t d = 0; d < n; ++d) {
         if (d == s) continue;
         const NodeId dst = nodes[d];
-        if (!counter.reached(dst))
-          throw RoutingError("sssp: no Angara route from " + torus.format_coord(src) + " to " +
-                             torus.format_coord(dst) + " avoids the failures");
+        if (!counter.reached(dst)) continue;  // left to the checked-turn stage
         if (counter.count(dst) == 1) {
           counter.unique_route(dst, path);
           table.set_route(s, d, route_along(path));
@@ -608,6 +607,7 @@ RouteTable SsspGenerator::generate(const Network& network, const std::vector<Nod
     }
     first = last;
   }
+  complete_with_checked_turns(name(), network, table, options);
   return table;
 }
 

@@ -141,10 +141,12 @@ START_TEST(test_desmos_load) {
 END_TEST
 
 // 4x4 without router (1,1).  (0,1) -> (1,0): +X leads into the dead router
-// at once; x must then go 0 -> 3 -> 2 -> 1 with -X, which DOR puts after any
-// +Y, and y 1 -> 0 cannot use -Y before -X (DOR) nor after it (that would
-// be an LS turn, which Theorem 2 does not admit here).  No 4-hop route
-// exists, and the only 6-hop one is "+Y +Y +Y -X -X -X".
+// at once; x must then go 0 -> 3 -> 2 -> 1 with -X, and y 1 -> 0 cannot use
+// -Y before -X (DOR).  The routing graph's static turns (Theorem 2) admit no
+// Last Step here, so BFS alone finds only "+Y +Y +Y -X -X -X"; the
+// checked-turn stage (routing/checked_turns.hpp) replaces it with the
+// shortest encodable route "-X -X -Y -X" (Last Step -X), whose turn closes
+// no cycle with the other routes.
 START_TEST(test_failed_node_4x4) {
   Network net(Torus::parse("4x4"));
   net.fail_node(net.torus().id({1, 1, 0, 0}));
@@ -153,15 +155,16 @@ START_TEST(test_failed_node_4x4) {
   const TableFacts facts = examine(net, table);
   ck_assert_uint_eq(facts.reached, 15 * 14);
   ck_assert_uint_eq(facts.encodable, 15 * 14);
-  ck_assert_std_str_eq(route_text(net, table, "0,1", "1,0"), "+Y +Y +Y -X -X -X");
+  ck_assert_std_str_eq(route_text(net, table, "0,1", "1,0"), "-X -X -Y -X");
+  angara_test::verified(net, table);
   // Around the ring the other way where the distance allows it.
   ck_assert_std_str_eq(route_text(net, table, "1,0", "1,2"), "-Y -Y");
 }
 END_TEST
 
 // Desmos without router (1,1,0,0).  (0,1,0,0) -> (1,0,0,0): +X enters the
-// dead router; -X -X -X ends there too unless Y changes first, and only +Y
-// may precede -X: "+Y -X -X -X".
+// dead router; the static turns only allow "+Y -X -X -X", and the
+// checked-turn stage finds the minimal First Step route "+Y +X" admissible.
 START_TEST(test_failed_node_desmos) {
   Network net(Torus::parse("4x2x2x2"));
   net.fail_node(net.torus().id({1, 1, 0, 0}));
@@ -170,7 +173,8 @@ START_TEST(test_failed_node_desmos) {
   ck_assert_uint_eq(facts.pairs, 31 * 30);
   ck_assert_uint_eq(facts.reached, facts.pairs);
   ck_assert_uint_eq(facts.encodable, facts.pairs);
-  ck_assert_std_str_eq(route_text(net, table, "0,1,0,0", "1,0,0,0"), "+Y -X -X -X");
+  ck_assert_std_str_eq(route_text(net, table, "0,1,0,0", "1,0,0,0"), "+Y +X");
+  angara_test::verified(net, table);
 }
 END_TEST
 

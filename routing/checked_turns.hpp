@@ -1,0 +1,52 @@
+// CDG-checked First/Last Steps (issue 7): the last stage of bfs, sssp and
+// balanced on a faulty network.
+//
+// The generators search with the static section-3.2 augmentation of the ANSU
+// paper (angara/routing_graph.hpp), which on a torus admits almost no turn:
+// around a few failures they either find no route for a pair or take a long
+// detour.  This stage asks the real question instead: does the turn close a
+// forbidden cycle in the channel dependency graph that the table's routes
+// induce (routing/dependency_graph.hpp)?  Every route of the table goes into
+// an IncrementalDependencyGraph; then, pairs without a route first, each
+// pair whose route is missing or longer than the shortest encodable route
+// (routing/oracle.hpp) tries the shortest encodable routes, least loaded
+// first, and keeps the first one that closes no forbidden cycle; failing
+// that, a breadth-first search over the encodable routes that steps only
+// over dependencies closing no forbidden cycle.  The table stays
+// deadlock-free under `flow_control` by construction; the verifier checks it.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "routing/dependency_graph.hpp"
+#include "routing/generator.hpp"
+
+namespace angara {
+
+struct CheckedTurnStats {
+  std::size_t filled = 0;     // pairs the generator left without a route, now routed
+  std::size_t shortened = 0;  // detours replaced by shorter encodable routes
+};
+
+// Runs the stage on `table` (layer 0 routes) and throws RoutingError with
+// describe_unrouted_pairs() (routing/oracle.hpp) when pairs stay without a
+// route.  Does nothing on a network without failures, so fault-free tables
+// are exactly the generator's own.
+CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
+                                             const GeneratorOptions& options);
+
+// The shortest Angara-encodable route from src to dst each of whose
+// dependencies is present in `graph` or closes no forbidden cycle there, at
+// most `max_hops` long (0: any length); nullopt when there is none.  The
+// route as a whole may still close a cycle through several new
+// dependencies: admit it with try_add_path().
+std::optional<std::vector<Direction>> find_checked_route(const Network& network,
+                                                         const IncrementalDependencyGraph& graph, NodeId src,
+                                                         NodeId dst, std::size_t max_hops = 0);
+
+}  // namespace angara
