@@ -258,7 +258,8 @@ class ConfigReader {
   // ---- machine ----------------------------------------------------------
 
   void read_machine(const yaml_node_t* machine) {
-    const Entries entries = mapping(machine, "machine", "in 'machine'", {"torus", "nodes", "order", "overrides"});
+    const Entries entries =
+        mapping(machine, "machine", "in 'machine'", {"torus", "nodes", "order", "overrides", "single_cable"});
     const yaml_node_t* torus = find(entries, "torus");
     if (!torus) fail(machine, "missing key 'torus' in 'machine'");
     const yaml_node_t* nodes = find(entries, "nodes");
@@ -269,6 +270,7 @@ class ConfigReader {
     } catch (const std::invalid_argument& e) {
       fail(torus, std::string("machine.torus: ") + e.what());
     }
+    if (const yaml_node_t* single_cable = find(entries, "single_cable")) read_single_cable(single_cable);
 
     NodeOrder order = NodeOrder::kXFastest;
     if (const yaml_node_t* node = find(entries, "order")) {
@@ -282,6 +284,28 @@ class ConfigReader {
     const std::vector<std::string> names = read_node_names(nodes);
     const yaml_node_t* overrides = find(entries, "overrides");
     place_nodes(names, order, overrides);
+  }
+
+  // machine.single_cable: the size-2 dimensions cabled once, as a list of
+  // letters ([Y, Z, K]) or one word of them (YZK); empty or "none" for none.
+  void read_single_cable(const yaml_node_t* node) {
+    const std::string path = "machine.single_cable";
+    std::uint8_t mask = 0;
+    for (const yaml_node_t* item : list(node, path, "dimension letters like Y or YZK")) {
+      const std::string_view text = text_of(item);
+      if (text == "none" && node == item) break;
+      for (std::size_t i = 0; i < text.size(); ++i) {
+        try {
+          const std::uint8_t bit = Torus::parse_dimension_letters(text.substr(i, 1));
+          if (mask & bit) throw std::invalid_argument(std::string(1, text[i]) + " is given twice");
+          config_.torus.with_single_cable(bit);  // throws for an absent dimension or a size other than 2
+          mask |= bit;
+        } catch (const std::invalid_argument& e) {
+          fail_inside(item, i, path + ": " + e.what());
+        }
+      }
+    }
+    config_.torus = config_.torus.with_single_cable(mask);
   }
 
   std::vector<std::string> read_node_names(const yaml_node_t* nodes) {
@@ -449,6 +473,10 @@ class ConfigReader {
                   "failures.links: bad direction '" + std::string(words[1].second) + "' for the " +
                       config_.torus.to_string() + " torus (expected one of: " + expected + ")");
     }
+    if (!config_.torus.cabled(node, *direction))
+      fail_inside(item, words[1].first,
+                  "failures.links: " + config_.torus.missing_cable_text(node, *direction) +
+                      "; name the cable by the port that has it");
     return {node, *direction};
   }
 

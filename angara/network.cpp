@@ -10,8 +10,7 @@ Network::Network(Torus torus)
       channel_alive_(torus.channel_slots(), 0) {
   for (NodeId node = 0; node < torus_.node_count(); ++node)
     for (int rank = 0; rank < kDirectionCount; ++rank)
-      if (torus_.direction_present(Direction(rank)))
-        channel_alive_[Torus::channel(node, Direction(rank))] = 1;
+      if (torus_.cabled(node, Direction(rank))) channel_alive_[Torus::channel(node, Direction(rank))] = 1;
 }
 
 void Network::fail_node(NodeId node) {
@@ -29,7 +28,7 @@ void Network::fail_node(NodeId node) {
 }
 
 void Network::fail_link(NodeId node, Direction d) {
-  if (!torus_.direction_present(d)) return;
+  if (!torus_.cabled(node, d)) return;  // no cable there to fail (absent dimension, single cabling)
   const ChannelId out = Torus::channel(node, d);
   const ChannelId back = torus_.reverse_channel(out);
   if (std::find(failed_links_.begin(), failed_links_.end(), out) == failed_links_.end() &&

@@ -17,12 +17,15 @@ class Network {
   const Torus& torus() const { return torus_; }
 
   void fail_node(NodeId node);
-  // Fails the cable leaving `node` in direction `d` (and its reverse).
+  // Fails the cable leaving `node` in direction `d` (and its reverse).  A
+  // port without a cable (absent dimension, single cabling) has nothing to
+  // fail: no change.
   void fail_link(NodeId node, Direction d);
 
   bool node_alive(NodeId node) const { return node_alive_[node] != 0; }
-  // A channel is live when its dimension exists, both routers are alive and
-  // its cable has not failed.
+  // A channel is live when it has a cable (its dimension exists, and the
+  // port is cabled when the dimension is single-cabled: Torus::cabled), both
+  // routers are alive and its cable has not failed.
   bool channel_alive(ChannelId c) const { return channel_alive_[c] != 0; }
   bool channel_alive(NodeId node, Direction d) const {
     return channel_alive(Torus::channel(node, d));

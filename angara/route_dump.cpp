@@ -77,7 +77,9 @@ class DumpReader {
   }
 
   std::string expected_header() const {
-    return std::string("# ") + kMagic + " " + kVersion + " dims=" + torus_.to_string() + " algorithm=NAME";
+    std::string header = std::string("# ") + kMagic + " " + kVersion + " dims=" + torus_.to_string() + " algorithm=NAME";
+    if (torus_.single_cable_mask()) header += " single_cable=" + Torus::dimension_letters(torus_.single_cable_mask());
+    return header;
   }
 
   void read_header() {
@@ -96,6 +98,7 @@ class DumpReader {
       fail("expected dims=" + torus_.to_string() + " (the configured torus), got " + std::string(fields[3]));
     algorithm_ = std::string(fields[4].substr(10));
     if (algorithm_.empty()) fail("expected an algorithm name after 'algorithm='");
+    std::uint8_t single_cable = 0;
     // More key=value words may follow; the rule set and the deadlock rule
     // are read, other words are ignored (shared model, "Route dump format").
     for (std::size_t i = 5; i < fields.size(); ++i) {
@@ -107,7 +110,21 @@ class DumpReader {
         const auto flow = parse_flow_control(fields[i].substr(13));
         if (!flow) fail("expected flow_control=bubble or flow_control=none, got " + std::string(fields[i]));
         flow_control_ = *flow;
+      } else if (starts_with(fields[i], "single_cable=")) {
+        try {
+          single_cable = Torus::parse_dimension_letters(fields[i].substr(13));
+        } catch (const std::invalid_argument& e) {
+          fail("bad " + std::string(fields[i]) + ": " + e.what());
+        }
       }
+    }
+    // The cabling must be the configured one: a table for other cabling
+    // may send packets out of ports without a cable.
+    if (single_cable != torus_.single_cable_mask()) {
+      const auto words = [](std::uint8_t mask) {
+        return mask ? "single_cable=" + Torus::dimension_letters(mask) : std::string("no single_cable word");
+      };
+      fail("expected " + words(torus_.single_cable_mask()) + " (the configured cabling), got " + words(single_cable));
     }
   }
 
@@ -146,6 +163,12 @@ class DumpReader {
       if (!hop) fail("expected a hop like +X or -K, got '" + std::string(fields[k]) + "'");
       entry.route.hops.push_back(*hop);
     }
+    NodeId at = kNoNode;
+    const std::size_t uncabled = torus_.first_uncabled_hop(entry.src, entry.route.hops, &at);
+    if (uncabled < entry.route.hops.size())
+      fail("the route " + entry.route.to_string() + " from " + std::string(fields[0]) + " leaves at hop " +
+           std::to_string(uncabled + 1) + " through a port without a cable: " +
+           torus_.missing_cable_text(at, entry.route.hops[uncabled]));
     const std::uint64_t key = static_cast<std::uint64_t>(entry.src) * torus_.node_count() + entry.dst;
     const auto [where, inserted] = first_line_of_pair_.emplace(key, line_number_);
     if (!inserted)
@@ -170,7 +193,9 @@ class DumpReader {
 void write_route_dump(std::ostream& out, const Torus& torus, const RouteTable& table) {
   out << "# " << kMagic << ' ' << kVersion << " dims=" << torus.to_string()
       << " algorithm=" << (table.algorithm.empty() ? "unknown" : table.algorithm)
-      << " rules=" << rule_set_name(table.rules) << " flow_control=" << flow_control_name(table.flow_control) << '\n';
+      << " rules=" << rule_set_name(table.rules) << " flow_control=" << flow_control_name(table.flow_control);
+  if (torus.single_cable_mask()) out << " single_cable=" << Torus::dimension_letters(torus.single_cable_mask());
+  out << '\n';
   // nodes() is sorted by NodeId, so sources and destinations come out in
   // ascending node order (X varies fastest).  Missing routes are left out:
   // a reader's verifier reports them.

@@ -64,6 +64,15 @@ std::string value_word(const std::string& value, const char* field) {
   return value;
 }
 
+// "" when every hop of `route` from `from` leaves through a cabled port.
+std::string uncabled_hop_problem(const Torus& torus, NodeId from, const Route& route) {
+  NodeId at = kNoNode;
+  const std::size_t hop = torus.first_uncabled_hop(from, route.hops, &at);
+  if (hop == route.hops.size()) return "";
+  return "the route '" + route.to_string() + "' from " + torus.format_coord(from) + " leaves at hop " +
+         std::to_string(hop + 1) + " through a port without a cable: " + torus.missing_cable_text(at, route.hops[hop]);
+}
+
 NodeId walk(const Torus& torus, NodeId from, const std::vector<Direction>& hops) {
   for (Direction d : hops) from = torus.neighbor(from, d);
   return from;
@@ -159,11 +168,7 @@ class TableParser {
     split_lines(body);
     NodeTable table;
     std::size_t line = 1;  // the magic line
-    try {
-      table.torus = Torus::parse(field(++line, "machine", "<sizes like 4x2x2x2>"));
-    } catch (const std::invalid_argument& e) {
-      fail_line(line, e.what());
-    }
+    parse_machine_line(++line, table);
     parse_node_line(++line, table);
     table.job = word_value(++line, "job", "<job id or default>");
     table.algorithm = word_value(++line, "algorithm", "<name>");
@@ -240,6 +245,26 @@ class TableParser {
     return value == "-" ? std::string() : std::string(value);
   }
 
+  // "machine 4x2x2x2" or "machine 4x2x2x2 single_cable=YZK".
+  void parse_machine_line(std::size_t line, NodeTable& table) const {
+    const std::string hint = "machine <sizes like 4x2x2x2> [single_cable=<letters like YZK>]";
+    const std::string_view text = line_text(line);
+    if (!starts_with(text, "machine ")) expected(line, hint);
+    std::string_view sizes = text.substr(8), cabling;
+    if (const std::size_t space = sizes.find(' '); space != std::string_view::npos) {
+      cabling = sizes.substr(space + 1);
+      sizes = sizes.substr(0, space);
+      if (!starts_with(cabling, "single_cable=") || !is_word(cabling)) expected(line, hint);
+    }
+    if (!is_word(sizes)) expected(line, hint);
+    try {
+      table.torus = Torus::parse(sizes);
+      if (!cabling.empty()) table.torus = table.torus.with_single_cable(Torus::parse_dimension_letters(cabling.substr(13)));
+    } catch (const std::invalid_argument& e) {
+      fail_line(line, e.what());
+    }
+  }
+
   void parse_node_line(std::size_t line, NodeTable& table) const {
     const std::string hint = "node <coordinate> <name>";
     const std::string_view text = line_text(line);
@@ -308,6 +333,8 @@ class TableParser {
     if (entry.destination == table.node) fail_line(line, "an entry for the table's own node");
     if (!table.entries.empty() && entry.destination <= table.entries.back().destination)
       fail_line(line, "destinations must be in ascending node order without repeats");
+    if (const std::string problem = uncabled_hop_problem(torus, table.node, entry.route); !problem.empty())
+      fail_line(line, problem);
     const NodeId end = walk(torus, table.node, entry.route.hops);
     if (end != entry.destination)
       fail_line(line, "the route '" + entry.route.to_string() + "' from " + torus.format_coord(table.node) +
@@ -356,6 +383,7 @@ std::string format_node_table(const NodeTable& table) {
   out.reserve(160 + table.entries.size() * (48 + 3 * 4));
   out += kMagic;
   out += "\nmachine " + torus.to_string();
+  if (torus.single_cable_mask()) out += " single_cable=" + Torus::dimension_letters(torus.single_cable_mask());
   out += "\nnode " + torus.format_coord(table.node) + ' ' + value_word(table.node_name, "node name");
   out += "\njob " + value_word(table.job, "job");
   out += "\nalgorithm " + value_word(table.algorithm, "algorithm");
@@ -367,6 +395,8 @@ std::string format_node_table(const NodeTable& table) {
         (previous != kNoNode && entry.destination <= previous))
       throw std::invalid_argument("table entries must be other nodes of the torus in ascending order");
     previous = entry.destination;
+    if (const std::string problem = uncabled_hop_problem(torus, table.node, entry.route); !problem.empty())
+      throw std::invalid_argument(problem);
     const NodeId end = walk(torus, table.node, entry.route.hops);
     if (end != entry.destination)
       throw std::invalid_argument("the route '" + entry.route.to_string() + "' from " +

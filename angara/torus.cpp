@@ -149,6 +149,75 @@ Coord Torus::parse_coord(std::string_view text) const {
   return c;
 }
 
+Torus Torus::with_single_cable(std::uint8_t mask) const {
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    if (!(mask & dimension_bit(dim))) continue;
+    const std::string letter(1, kLetters[dim]);
+    if (!dim_present(dim))
+      throw std::invalid_argument(letter + " is not a dimension of the " + to_string() +
+                                  " torus, so it cannot be single-cabled");
+    if (sizes_[dim] != 2)
+      throw std::invalid_argument(letter + " has size " + std::to_string(sizes_[dim]) + " in the " + to_string() +
+                                  " torus; only a dimension of size 2 can be single-cabled");
+  }
+  if (mask >> kMaxDims) throw std::invalid_argument("a single-cable mask has one bit per dimension X, Y, Z, K");
+  Torus copy = *this;
+  copy.single_cable_ = mask;
+  return copy;
+}
+
+std::string Torus::dimension_letters(std::uint8_t mask) {
+  std::string out;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (mask & dimension_bit(dim)) out += kLetters[dim];
+  return out;
+}
+
+std::uint8_t Torus::parse_dimension_letters(std::string_view text) {
+  if (text == "none") return 0;
+  std::uint8_t mask = 0;
+  for (char ch : text) {
+    int dim = 0;
+    while (dim < kMaxDims && kLetters[dim] != ch) ++dim;
+    if (dim == kMaxDims)
+      throw std::invalid_argument(std::string("'") + ch + "' is not a dimension (expected X, Y, Z or K)");
+    if (mask & dimension_bit(dim)) throw std::invalid_argument(std::string(1, ch) + " is given twice");
+    mask |= dimension_bit(dim);
+  }
+  return mask;
+}
+
+std::size_t Torus::cabled_channel_count() const {
+  std::size_t count = 2u * static_cast<std::size_t>(present_dims_) * node_count_;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (single_cabled(dim)) count -= node_count_;  // half the nodes lack +D, the other half -D
+  return count;
+}
+
+std::string Torus::missing_cable_text(NodeId node, Direction d) const {
+  const std::string port = "port " + d.token() + " of " + format_coord(node);
+  const std::string letter(1, kLetters[d.dim()]);
+  if (!direction_present(d)) return port + " does not exist: the " + to_string() + " torus has no " + letter + " dimension";
+  if (cabled(node, d)) return port + " has a cable";
+  return port + " has no cable (" + letter + " is single-cabled: only +" + letter + " at " + letter + "=0 and -" +
+         letter + " at " + letter + "=1 are cabled)";
+}
+
+std::size_t Torus::first_uncabled_hop(NodeId node, const std::vector<Direction>& hops, NodeId* at) const {
+  std::size_t k = 0;
+  for (; k < hops.size(); ++k) {
+    if (!cabled(node, hops[k])) break;
+    node = neighbor(node, hops[k]);
+  }
+  if (at) *at = node;
+  return k;
+}
+
+std::string Torus::description() const {
+  if (!single_cable_) return to_string();
+  return to_string() + " single_cable=" + dimension_letters(single_cable_);
+}
+
 std::string Torus::to_string() const {
   std::string out;
   for (int dim = 0; dim < declared_dims_; ++dim) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace angara {
 
@@ -52,8 +53,14 @@ class Direction {
 
 char dimension_letter(int dim);  // 'X', 'Y', 'Z', 'K'
 
-// Sizes of a 1- to 4-dimensional torus.  A size of 1 means the dimension is
-// absent; sizes >= 3 are rings; a size of 2 has two parallel cables.
+// Bit `dim` of a dimension mask (single-cabled dimensions).
+constexpr std::uint8_t dimension_bit(int dim) { return static_cast<std::uint8_t>(1u << dim); }
+
+// Sizes of a 1- to 4-dimensional torus, and its cabling.  A size of 1 means
+// the dimension is absent; sizes >= 3 are rings; a size of 2 has two parallel
+// cables, unless it is single-cabled (shared/angara-model.md, "Topology"):
+// then only the +D port of the node at coordinate 0 and the -D port of the
+// node at 1 have a cable, and the other two ports of the pair have none.
 class Torus {
  public:
   // Throws std::invalid_argument for fewer than 1 or more than 4 sizes, a
@@ -71,6 +78,39 @@ class Torus {
   int present_dims() const { return present_dims_; }
   bool dim_present(int dim) const { return sizes_[dim] >= 2; }
   bool direction_present(Direction d) const { return dim_present(d.dim()); }
+
+  // ---- cabling ----------------------------------------------------------
+  // The single-cabled dimensions as a mask of dimension_bit(dim); 0 when
+  // every size-2 dimension has its two cables (the default).
+  std::uint8_t single_cable_mask() const { return single_cable_; }
+  bool single_cabled(int dim) const { return (single_cable_ & dimension_bit(dim)) != 0; }
+  // This torus with exactly the dimensions of `mask` single-cabled.  Throws
+  // std::invalid_argument naming a dimension that is absent or not of size 2.
+  Torus with_single_cable(std::uint8_t mask) const;
+  // "YZK" for a mask (letters in dimension order), "" for none.
+  static std::string dimension_letters(std::uint8_t mask);
+  // Parses letters like "YZK" (any order) into a mask; "" and "none" are 0.
+  // Throws std::invalid_argument for another character or a repeated letter.
+  static std::uint8_t parse_dimension_letters(std::string_view text);
+  // Whether the port `d` of `node` has a cable: its dimension is present
+  // and, when single-cabled, d is +D at coordinate 0 or -D at coordinate 1.
+  // Channel slots without a cable are never live (Network).
+  bool cabled(NodeId node, Direction d) const {
+    if (!direction_present(d)) return false;
+    if (!single_cabled(d.dim())) return true;
+    return static_cast<int>((node / stride_[d.dim()]) % 2) == (d.negative() ? 1 : 0);
+  }
+  bool channel_cabled(ChannelId c) const { return cabled(channel_node(c), channel_direction(c)); }
+  // Channels of the intact machine: 2 * present_dims * |N| less the two
+  // missing ports of every single-cabled pair.
+  std::size_t cabled_channel_count() const;
+  // Why a port without a cable cannot be used, for error messages:
+  // "port +Y of 0,1,0,0 has no cable (Y is single-cabled: only +Y at Y=0 and
+  // -Y at Y=1 are cabled)"; for an absent dimension it says so.
+  std::string missing_cable_text(NodeId node, Direction d) const;
+  // The first hop of a walk from `node` that leaves through a port without a
+  // cable (its index), or hops.size() when every port is cabled.
+  std::size_t first_uncabled_hop(NodeId node, const std::vector<Direction>& hops, NodeId* at = nullptr) const;
 
   NodeId node_count() const { return node_count_; }
   NodeId id(const Coord& c) const;
@@ -98,11 +138,14 @@ class Torus {
   std::string format_coord(NodeId node) const { return format_coord(coord(node)); }
   // Parses "1,0,0,0" (declared_dims components). Throws std::invalid_argument.
   Coord parse_coord(std::string_view text) const;
-  std::string to_string() const;  // "4x2x2x2"
+  std::string to_string() const;  // "4x2x2x2" (sizes only)
+  // Sizes and cabling for people: "4x2x2x2" or "4x2x2x2 single_cable=YZK".
+  std::string description() const;
 
   friend bool operator==(const Torus& a, const Torus& b) {
-    return a.sizes_ == b.sizes_ && a.declared_dims_ == b.declared_dims_;
+    return a.sizes_ == b.sizes_ && a.declared_dims_ == b.declared_dims_ && a.single_cable_ == b.single_cable_;
   }
+  friend bool operator!=(const Torus& a, const Torus& b) { return !(a == b); }
 
  private:
   std::array<int, kMaxDims> sizes_{};
@@ -110,6 +153,7 @@ class Torus {
   int declared_dims_ = 0;
   int present_dims_ = 0;
   NodeId node_count_ = 0;
+  std::uint8_t single_cable_ = 0;
 };
 
 }  // namespace angara

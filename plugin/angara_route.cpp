@@ -83,9 +83,11 @@ int cmd_generate(int argc, char** argv) {
       {"down", required_argument, nullptr, 'x'},      {"cache", required_argument, nullptr, 'C'},
       {"job", required_argument, nullptr, 'k'},       {"failed", required_argument, nullptr, 'f'},
       {"seed", required_argument, nullptr, 's'},      {"rules", required_argument, nullptr, 'R'},
-      {"flow-control", required_argument, nullptr, 'F'}, {nullptr, 0, nullptr, 0}};
+      {"flow-control", required_argument, nullptr, 'F'}, {"single-cable", required_argument, nullptr, 'S'},
+      {nullptr, 0, nullptr, 0}};
   std::optional<std::uint64_t> seed;
   RulesOptions rules;
+  std::optional<std::string> single_cable;
   std::string slurm_job;
   slurm::FailedStates failed_states = slurm::FailedStates::Down;
   std::vector<std::string> extra_down;
@@ -120,6 +122,7 @@ int cmd_generate(int argc, char** argv) {
       case 'F':
         if (const std::string error = rules.take("generate", opt, optarg); !error.empty()) return usage_error(error);
         break;
+      case 'S': single_cable = optarg; break;
       default: return usage_error("generate: unknown option");
     }
   }
@@ -127,6 +130,9 @@ int cmd_generate(int argc, char** argv) {
 
   if (!slurm_job.empty() && !nodes.empty()) return usage_error("generate: --job and --nodes exclude each other");
 
+  if (single_cable && (!dry_run || !output_dir.empty()))
+    return usage_error("generate: --single-cable is for experiments and needs --dry-run; set machine.single_cable "
+                       "in angara.yaml to write tables");
   Config config = find_config(common.config_path);
   if (seed) config.seed = *seed;  // randomised generators (genetic): same seed, same tables
   rules.apply(config);
@@ -134,6 +140,18 @@ int cmd_generate(int argc, char** argv) {
     throw GeneralRulesError(
         "generate: routing.rules is 'general': its routes need not be Angara-encodable, so no Angara table files "
         "can be written; use --dry-run (with --dump-routes to keep the routes) or routing.rules: angara");
+  if (single_cable) {
+    // Replaces the configuration's cabling: "YZK", or "none" for all double.
+    try {
+      config.torus = config.torus.with_single_cable(Torus::parse_dimension_letters(*single_cable));
+    } catch (const std::invalid_argument& e) {
+      return usage_error(std::string("generate: --single-cable ") + *single_cable + ": " + e.what());
+    }
+    for (const auto& [node, direction] : config.failed_links)
+      if (!config.torus.cabled(node, direction))
+        return usage_error("generate: --single-cable " + *single_cable + ": the configured failed link " +
+                           config.torus.missing_cable_text(node, direction));
+  }
   if (!slurm_job.empty()) {
     // The job's live nodes and the routers Slurm reports failed, from slurmctld.
     JobRequest from_slurm = spank::job_request_from_slurm(config, slurm_job, failed_states);
@@ -279,7 +297,7 @@ const Subcommand kSubcommands[] = {
     {"generate",
      "generate [--config F] [--nodes HOSTLIST] [--algorithm NAME] [--dry-run]\n"
      "                    [--dump-routes FILE] [--json] [--output DIR] [--down HOSTLIST]\n"
-     "                    [--job-name NAME] [--cache DIR] [--seed N]\n"
+     "                    [--job-name NAME] [--cache DIR] [--seed N] [--single-cable DIMS]\n"
      "                    [--rules angara|general] [--flow-control bubble|none]\n"
      "         generate --job JOBID [--failed down|down,drained|none] [...]",
      &cmd_generate},

@@ -99,7 +99,7 @@ bool sub_torus_choice(const Network& network, const CandidateSet& set, std::vect
   for (NodeId node : nodes)
     for (int rank = 0; rank < kDirectionCount; ++rank) {
       const Direction d(rank);
-      if (spanned[d.dim()] && !network.channel_alive(node, d)) return false;
+      if (spanned[d.dim()] && torus.cabled(node, d) && !network.channel_alive(node, d)) return false;
     }
 
   choice->assign(set.pair_count(), 0);
@@ -118,7 +118,9 @@ bool sub_torus_choice(const Network& network, const CandidateSet& set, std::vect
         const int forward = delta[dim];
         if (forward == 0) continue;
         bool positive = forward < size - forward;
-        if (forward == size - forward) {
+        if (torus.single_cabled(dim)) {
+          positive = from[dim] == 0;  // the only cabled port of the pair
+        } else if (forward == size - forward) {
           std::size_t m = 0, classes = 1;
           for (int other = 0; other < kMaxDims; ++other) {
             if (other == dim || !spanned[other]) continue;

@@ -1,6 +1,7 @@
 #include "routing/patterns.hpp"
 
 #include <cmath>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace angara {
@@ -76,6 +77,11 @@ Congestion measure_congestion(const Torus& torus, const RouteTable& table, const
   for (const auto& [src, dst] : pattern.flows) {
     NodeId here = table.nodes()[src];
     for (Direction hop : table.route(src, dst).hops) {
+      // A flow cannot leave through a port without a cable (single cabling).
+      if (!torus.cabled(here, hop))
+        throw std::invalid_argument(pattern.name + ": the route from " + torus.format_coord(table.nodes()[src]) +
+                                    " to " + torus.format_coord(table.nodes()[dst]) + " cannot be taken: " +
+                                    torus.missing_cable_text(here, hop));
       const ChannelId channel = Torus::channel(here, hop);
       const std::uint64_t count = ++flows_on[channel];
       if (count > result.max_flows_per_channel ||

@@ -92,7 +92,9 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
 
   // Everything the table depends on goes into the fingerprint.
   std::ostringstream key;
-  key << PACKAGE_VERSION << '|' << network.torus().to_string() << '|' << network.fault_signature() << '|'
+  // (The cabling joins the key only when some dimension is single-cabled, so
+  // fingerprints of double-cabled machines stay as they were.)
+  key << PACKAGE_VERSION << '|' << network.torus().description() << '|' << network.fault_signature() << '|'
       << algorithm << '|' << options.seed << '|' << options.virtual_channels << '|' << rule_set_name(options.rules)
       << '|' << flow_control_name(options.flow_control) << '|';
   for (const auto& [name, value] : options.extra) key << name << '=' << value << ';';
@@ -168,9 +170,11 @@ JobResult verify_table_directory(const Config& config, const std::string& direct
   const std::vector<NodeTable> files = read_table_directory(directory);
   if (files.empty()) throw TableFileError("no table files (*.rt) in " + directory);
   const NodeTable& first = files.front();
-  if (!(first.torus == config.torus))
-    throw TableFileError(directory + ": tables are for a " + first.torus.to_string() + " machine, the configuration (" +
-                         config.source + ") describes " + config.torus.to_string());
+  for (const NodeTable& file : files)
+    if (file.torus != config.torus)
+      throw TableFileError(directory + "/" + table_file_name(file) + ": the table is for a " + file.torus.description() +
+                           " machine, the configuration (" + config.source + ") describes " +
+                           config.torus.description());
   std::vector<NodeId> nodes;
   for (const NodeTable& file : files) nodes.push_back(file.node);
   JobResult result{config.network(), RouteTable(nodes), {}, first.job, first.algorithm, first.fingerprint, 0, false};

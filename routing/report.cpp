@@ -73,6 +73,9 @@ std::string format_report_text(const Config& config, const JobResult& result, co
   out << "angara-route " << PACKAGE_VERSION << " " << context.command << "\n";
   out << "  machine      " << torus.to_string() << " torus, " << torus.node_count() << " nodes, "
       << result.network.live_channel_count() << " live channels (" << config.source << ")\n";
+  if (torus.single_cable_mask())
+    out << "  cabling      single cable in " << Torus::dimension_letters(torus.single_cable_mask()) << " ("
+        << torus.cabled_channel_count() << " channels when intact)\n";
   out << "  failures     " << failures_text(result.network) << "\n";
   out << "  job          " << result.job << "\n";
   out << "  nodes        " << node_list(config, result.table) << " (" << result.table.size() << ")\n";
@@ -111,6 +114,7 @@ std::string format_report_json(const Config& config, const JobResult& result, co
   std::ostringstream out;
   out << "{\"version\":" << json_quote(PACKAGE_VERSION) << ",\"command\":" << json_quote(context.command)
       << ",\"config\":" << json_quote(config.source) << ",\"machine\":" << json_quote(torus.to_string())
+      << ",\"single_cable\":" << json_quote(Torus::dimension_letters(torus.single_cable_mask()))
       << ",\"machine_nodes\":" << torus.node_count() << ",\"live_channels\":" << result.network.live_channel_count()
       << ",\"failures\":" << json_quote(failures_text(result.network)) << ",\"job\":" << json_quote(result.job)
       << ",\"nodes\":" << json_quote(node_list(config, result.table)) << ",\"node_count\":" << result.table.size()

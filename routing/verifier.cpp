@@ -232,6 +232,14 @@ VerifyReport verify(const Network& network, const RouteTable& table, const Verif
           broken = true;
           break;
         }
+        if (!torus.cabled(at, hop)) {
+          log.add(Rule::DeadChannel, [&] {
+            return described() + " leaves through a port without a cable at hop " + hop_number() + ": " +
+                   torus.missing_cable_text(at, hop);
+          });
+          broken = true;
+          break;
+        }
         const NodeId next = torus.neighbor(at, hop);
         if (!network.node_alive(next)) {
           log.add(Rule::DeadNode, [&] {

@@ -16,7 +16,7 @@ namespace angara {
 enum class Rule {
   MissingRoute,     // an ordered pair of the allocation has no route
   DeadNode,         // allocated node or a router on the way is failed
-  DeadChannel,      // a hop uses a failed or absent channel
+  DeadChannel,      // a hop uses a failed or absent channel, or a port without a cable
   WrongDestination, // the walk does not end at the destination
   NotEncodable,     // violates [FS] DOR+dirbit [LS] (rules angara only)
   Deadlock,         // a turn (under flow control none: any dependency) inside

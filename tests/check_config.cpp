@@ -252,6 +252,42 @@ START_TEST(test_desmos_failures) {
 }
 END_TEST
 
+// machine.single_cable: a list of letters or one word of them.
+START_TEST(test_single_cable) {
+  const Config listed = parse_config(kDesmosMachine + "  single_cable: [Y, Z, K]\n", "listed");
+  ck_assert_uint_eq(listed.torus.single_cable_mask(), 0xEu);
+  ck_assert_uint_eq(listed.network().live_channel_count(), 160u);
+  ck_assert(!listed.network().channel_alive(listed.torus.id({0, 1, 0, 0}), kPlusY));
+  ck_assert_uint_eq(parse_config(kDesmosMachine + "  single_cable: KY\n", "word").torus.single_cable_mask(), 0xAu);
+  ck_assert_uint_eq(parse_config(kDesmosMachine + "  single_cable: []\n", "empty").torus.single_cable_mask(), 0u);
+  ck_assert_uint_eq(parse_config(kDesmosMachine + "  single_cable: none\n", "none").torus.single_cable_mask(), 0u);
+  ck_assert_uint_eq(parse_config(kDesmosMachine, "default").torus.single_cable_mask(), 0u);
+  // A failed cable named by its cabled end; the port without a cable is an error.
+  const Config failed = parse_config(kDesmosMachine + "  single_cable: [Y]\nfailures:\n  links: ['0,1,0,0 -Y']\n", "f");
+  ck_assert_uint_eq(failed.network().live_channel_count(), 224u - 2u);
+}
+END_TEST
+
+START_TEST(test_single_cable_errors) {
+  ck_assert_std_str_eq(parse_error(kDesmosMachine + "  single_cable: [Y, X]\n"),
+                       "test.yaml:4:21: machine.single_cable: X has size 4 in the 4x2x2x2 torus; only a dimension of "
+                       "size 2 can be single-cabled");
+  ck_assert_std_str_eq(parse_error("machine:\n  torus: 4x2x2\n  nodes: n[0-15]\n  single_cable: YK\n"),
+                       "test.yaml:4:18: machine.single_cable: K is not a dimension of the 4x2x2 torus, so it cannot "
+                       "be single-cabled");
+  ck_assert_std_str_eq(parse_error(kDesmosMachine + "  single_cable: [Y, W]\n"),
+                       "test.yaml:4:21: machine.single_cable: 'W' is not a dimension (expected X, Y, Z or K)");
+  ck_assert_std_str_eq(parse_error(kDesmosMachine + "  single_cable: \"ZYZ\"\n"),
+                       "test.yaml:4:20: machine.single_cable: Z is given twice");
+  ck_assert_std_str_eq(parse_error(kDesmosMachine + "  single_cable: {Y: 1}\n"),
+                       "test.yaml:4:17: machine.single_cable: expected a list of dimension letters like Y or YZK, got "
+                       "a mapping");
+  ck_assert_std_str_eq(parse_error(kDesmosMachine + "  single_cable: [Y]\nfailures:\n  links: ['0,1,0,0 +Y']\n"),
+                       "test.yaml:6:20: failures.links: port +Y of 0,1,0,0 has no cable (Y is single-cabled: only +Y "
+                       "at Y=0 and -Y at Y=1 are cabled); name the cable by the port that has it");
+}
+END_TEST
+
 START_TEST(test_error_fixtures) {
   ck_assert_std_str_eq(fixture_error("config_unknown_key.yaml"),
                        "config_unknown_key.yaml:6:3: unknown key 'algoritm' in 'routing' (expected one of: "
@@ -388,6 +424,8 @@ int main() {
   tcase_add_test(tc, test_overrides);
   tcase_add_test(tc, test_override_errors);
   tcase_add_test(tc, test_desmos_failures);
+  tcase_add_test(tc, test_single_cable);
+  tcase_add_test(tc, test_single_cable_errors);
   tcase_add_test(tc, test_error_fixtures);
   tcase_add_test(tc, test_error_accessors);
   tcase_add_test(tc, test_missing_file);

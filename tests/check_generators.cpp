@@ -93,6 +93,49 @@ START_TEST(test_odd_rings_take_dor_routes) {
 }
 END_TEST
 
+// One-cable Desmos (4x2x2x2, Y, Z and K single-cabled, as the ANSU paper's
+// machine is built): every table verifies, and a walk of every route that
+// does not ask the model (coordinates only) finds no hop through a port
+// without a cable: in a single-cabled dimension a route leaves +D only from
+// coordinate 0 and -D only from coordinate 1.  Blocks of 2 to 32 nodes,
+// a scattered allocation, and the whole machine with a failed router and a
+// failed cable.
+START_TEST(test_single_cable_desmos) {
+  const std::string name = generator_name(_i);
+  const Torus torus = Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"));
+  const auto walk_against_cabling = [&](const Network& net, const RouteTable& table, const char* what) {
+    verified(net, table);
+    for (std::size_t s = 0; s < table.size(); ++s)
+      for (std::size_t d = 0; d < table.size(); ++d) {
+        if (s == d) continue;
+        Coord at = torus.coord(table.nodes()[s]);
+        for (Direction hop : table.route(s, d).hops) {
+          const int dim = hop.dim();
+          if (dim != 0)
+            ck_assert_msg(at[dim] == (hop.negative() ? 1 : 0), "%s on %s: %s -> %s (%s) leaves %s without a cable",
+                          name.c_str(), what, torus.format_coord(table.nodes()[s]).c_str(),
+                          torus.format_coord(table.nodes()[d]).c_str(), table.route(s, d).to_string().c_str(),
+                          hop.token().c_str());
+          at[dim] = (at[dim] + hop.step() + torus.size(dim)) % torus.size(dim);
+        }
+        ck_assert(torus.id(at) == table.nodes()[d]);
+      }
+  };
+  const Network net(torus);
+  for (const Coord& extent : {Coord{2, 1, 1, 1}, Coord{4, 1, 1, 1}, Coord{4, 2, 1, 1}, Coord{4, 2, 2, 1},
+                              Coord{4, 2, 2, 2}, Coord{2, 2, 2, 2}, Coord{1, 2, 2, 2}})
+    walk_against_cabling(net, generate(name, net, block(torus, extent)), "a block");
+  std::vector<NodeId> every_third;
+  for (NodeId v = 1; v < torus.node_count(); v += 3) every_third.push_back(v);
+  walk_against_cabling(net, generate(name, net, every_third), "every third node");
+
+  Network faulty(torus);
+  faulty.fail_node(torus.id({2, 1, 0, 1}));
+  faulty.fail_link(torus.id({0, 0, 1, 0}), *Direction::parse("+K"));
+  walk_against_cabling(faulty, generate(name, faulty, live_nodes(faulty)), "the faulty machine");
+}
+END_TEST
+
 // Several faults at once on a bigger machine, every second live node
 // allocated: routes may cross unallocated live routers, never failed ones.
 START_TEST(test_faults_partial_allocation) {
@@ -155,6 +198,7 @@ int main() {
   tcase_add_loop_test(tc, test_fault_free_machines, 0, count);
   tcase_add_loop_test(tc, test_odd_rings_take_dor_routes, 0, count);
   tcase_add_loop_test(tc, test_faults_partial_allocation, 0, count);
+  tcase_add_loop_test(tc, test_single_cable_desmos, 0, count);
   tcase_add_loop_test(tc, test_errors, 0, count);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);

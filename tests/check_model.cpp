@@ -79,6 +79,97 @@ START_TEST(test_channel_count_and_failures) {
 }
 END_TEST
 
+// Single cabling (shared/angara-model.md, Topology): in a single-cabled size-2
+// dimension only +D at coordinate 0 and -D at coordinate 1 have a cable.
+START_TEST(test_single_cable_ports) {
+  const Torus t = Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"));
+  ck_assert_uint_eq(t.single_cable_mask(), 0xEu);
+  ck_assert_std_str_eq(Torus::dimension_letters(t.single_cable_mask()), "YZK");
+  ck_assert_std_str_eq(t.description(), "4x2x2x2 single_cable=YZK");
+  ck_assert_std_str_eq(t.to_string(), "4x2x2x2");
+  ck_assert(!(t == Torus::parse("4x2x2x2")));
+  ck_assert(t == Torus::parse("4x2x2x2").with_single_cable(0xE));
+  const Direction plus_y = Direction::make(1, false), minus_y = Direction::make(1, true);
+  const NodeId low = t.id({2, 0, 1, 1}), high = t.id({2, 1, 1, 1});
+  ck_assert(t.cabled(low, plus_y));
+  ck_assert(!t.cabled(low, minus_y));
+  ck_assert(!t.cabled(high, plus_y));
+  ck_assert(t.cabled(high, minus_y));
+  // X is a ring of 4: every port cabled.
+  for (int rank : {0, 4}) ck_assert(t.cabled(low, Direction(rank)) && t.cabled(high, Direction(rank)));
+  // The one Y cable joins +Y of the low node and -Y of the high node.
+  ck_assert_uint_eq(t.reverse_channel(Torus::channel(low, plus_y)), Torus::channel(high, minus_y));
+  ck_assert_uint_eq(t.reverse_channel(Torus::channel(high, minus_y)), Torus::channel(low, plus_y));
+  // 2 * 4 * 32 = 256 ports, less 32 for each of Y, Z and K.
+  ck_assert_uint_eq(t.cabled_channel_count(), 160u);
+  ck_assert_std_str_eq(t.missing_cable_text(high, plus_y),
+                       "port +Y of 2,1,1,1 has no cable (Y is single-cabled: only +Y at Y=0 and -Y at Y=1 are cabled)");
+  ck_assert_std_str_eq(Torus::parse("4x2").missing_cable_text(0, Direction::make(2, false)),
+                       "port +Z of 0,0 does not exist: the 4x2 torus has no Z dimension");
+  // Walks: the first hop through a port without a cable.
+  NodeId at = kNoNode;
+  ck_assert_uint_eq(t.first_uncabled_hop(low, parse_hops("+X +Y -Y"), &at), 3u);
+  ck_assert_uint_eq(t.first_uncabled_hop(low, parse_hops("+X -Y"), &at), 1u);
+  ck_assert_std_str_eq(t.format_coord(at), "3,0,1,1");
+}
+END_TEST
+
+START_TEST(test_single_cable_network) {
+  Network net(Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK")));
+  const Torus& t = net.torus();
+  ck_assert_uint_eq(net.live_channel_count(), 160u);
+  for (ChannelId c = 0; c < t.channel_slots(); ++c) {
+    ck_assert(net.channel_alive(c) == t.channel_cabled(c));
+    if (net.channel_alive(c)) ck_assert(net.channel_alive(t.reverse_channel(c)));
+  }
+  // A port without a cable has nothing to fail.
+  const NodeId high = t.id({0, 1, 0, 0});
+  net.fail_link(high, Direction::make(1, false));
+  ck_assert_uint_eq(net.live_channel_count(), 160u);
+  ck_assert(net.failed_links().empty());
+  // The cable itself fails both ways, named from either end.
+  net.fail_link(high, Direction::make(1, true));
+  ck_assert_uint_eq(net.live_channel_count(), 158u);
+  ck_assert(!net.channel_alive(t.id({0, 0, 0, 0}), Direction::make(1, false)));
+  ck_assert_std_str_eq(net.fault_signature(), "nodes= links=0,0,0,0 +Y");
+  // A failed router of a 4x2x2x2 with one cable in Y, Z, K has 5 ports:
+  // +X, -X and one per single-cabled dimension; 10 channels go.
+  net.fail_node(t.id({2, 1, 0, 1}));
+  ck_assert_uint_eq(net.live_channel_count(), 148u);
+}
+END_TEST
+
+START_TEST(test_single_cable_errors) {
+  const Torus t = Torus::parse("4x2x3");
+  const auto error = [&](std::uint8_t mask) {
+    try {
+      t.with_single_cable(mask);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  ck_assert_std_str_eq(error(dimension_bit(0)),
+                       "X has size 4 in the 4x2x3 torus; only a dimension of size 2 can be single-cabled");
+  ck_assert_std_str_eq(error(dimension_bit(3)), "K is not a dimension of the 4x2x3 torus, so it cannot be single-cabled");
+  ck_assert_std_str_eq(error(dimension_bit(1)), "(no error)");
+  const auto letters = [](const char* text) {
+    try {
+      Torus::parse_dimension_letters(text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  ck_assert_std_str_eq(letters("YW"), "'W' is not a dimension (expected X, Y, Z or K)");
+  ck_assert_std_str_eq(letters("y"), "'y' is not a dimension (expected X, Y, Z or K)");
+  ck_assert_std_str_eq(letters("YZY"), "Y is given twice");
+  ck_assert_uint_eq(Torus::parse_dimension_letters("none"), 0u);
+  ck_assert_uint_eq(Torus::parse_dimension_letters(""), 0u);
+  ck_assert_uint_eq(Torus::parse_dimension_letters("KY"), 0xAu);
+}
+END_TEST
+
 START_TEST(test_ring_failures) {
   Network net(Torus::parse("5x3"));
   ck_assert_uint_eq(net.live_channel_count(), 2u * 2u * 15u);
@@ -192,6 +283,9 @@ int main() {
   tcase_add_test(tc, test_desmos_geometry);
   tcase_add_test(tc, test_two_dim_coords);
   tcase_add_test(tc, test_bad_torus_text);
+  tcase_add_test(tc, test_single_cable_ports);
+  tcase_add_test(tc, test_single_cable_network);
+  tcase_add_test(tc, test_single_cable_errors);
   tcase_add_test(tc, test_channel_count_and_failures);
   tcase_add_test(tc, test_ring_failures);
   tcase_add_test(tc, test_encodability);

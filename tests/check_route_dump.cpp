@@ -163,7 +163,7 @@ START_TEST(test_rules_words) {
   ck_assert(back.rules == RuleSet::general);
   ck_assert(back.flow_control == FlowControl::none);
   // Without the words: angara and bubble; unknown words are skipped.
-  const RouteTable plain = read("# angara-routes v1 dims=4x2 algorithm=sssp single_cable=YZK\n0,0 1,0 0 +X\n", torus);
+  const RouteTable plain = read("# angara-routes v1 dims=4x2 algorithm=sssp future=YZK\n0,0 1,0 0 +X\n", torus);
   ck_assert(plain.rules == RuleSet::angara);
   ck_assert(plain.flow_control == FlowControl::bubble);
   ck_assert_std_str_eq(plain.route(0, 1).to_string(), "+X");
@@ -171,6 +171,40 @@ START_TEST(test_rules_words) {
                        "dump.txt:1: expected rules=angara or rules=general, got rules=nue");
   ck_assert_std_str_eq(read_error("# angara-routes v1 dims=4x2 algorithm=sssp flow_control=\n"),
                        "dump.txt:1: expected flow_control=bubble or flow_control=none, got flow_control=");
+}
+END_TEST
+
+// The cabling in the header: written when some dimension is single-cabled,
+// required to match the configured torus, and routes through a port without
+// a cable rejected with the line.
+START_TEST(test_single_cable) {
+  const Torus torus = Torus::parse("4x2").with_single_cable(dimension_bit(1));
+  // 3,1 has only -Y, 0,0 only +Y: the two routes of two_node_table fit.
+  const std::string text = dump(torus, two_node_table(torus));
+  ck_assert_std_str_eq(text,
+                       "# angara-routes v1 dims=4x2 algorithm=sssp rules=angara flow_control=bubble single_cable=Y\n"
+                       "0,0 3,1 0 +Y -X\n"
+                       "3,1 0,0 1 +X -Y\n");
+  ck_assert(angara_test::same_routes(read(text, torus), two_node_table(torus)));
+  // Unknown words are ignored, in any order around single_cable.
+  ck_assert_uint_eq(read("# angara-routes v1 dims=4x2 algorithm=sssp x=1 single_cable=Y extra\n", torus).size(), 0u);
+  const auto error = [&](const std::string& dump_text, const Torus& expected) {
+    try {
+      read(dump_text, expected);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  ck_assert_std_str_eq(error(text, Torus::parse("4x2")),
+                       "dump.txt:1: expected no single_cable word (the configured cabling), got single_cable=Y");
+  ck_assert_std_str_eq(error(kHeader, torus),
+                       "dump.txt:1: expected single_cable=Y (the configured cabling), got no single_cable word");
+  ck_assert_std_str_eq(error("# angara-routes v1 dims=4x2 algorithm=sssp single_cable=YQ\n", torus),
+                       "dump.txt:1: bad single_cable=YQ: 'Q' is not a dimension (expected X, Y, Z or K)");
+  ck_assert_std_str_eq(error("# angara-routes v1 dims=4x2 algorithm=sssp single_cable=Y\n0,0 3,1 0 -X -Y\n", torus),
+                       "dump.txt:2: the route -X -Y from 0,0 leaves at hop 2 through a port without a cable: port -Y "
+                       "of 3,0 has no cable (Y is single-cabled: only +Y at Y=0 and -Y at Y=1 are cabled)");
 }
 END_TEST
 
@@ -207,6 +241,7 @@ int main() {
   tcase_add_test(tc, test_header_errors);
   tcase_add_test(tc, test_rules_words);
   tcase_add_test(tc, test_line_errors);
+  tcase_add_test(tc, test_single_cable);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }

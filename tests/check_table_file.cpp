@@ -249,6 +249,34 @@ START_TEST(test_format_rejects_bad_tables) {
 }
 END_TEST
 
+// The cabling travels in the machine line and is checked on read and write:
+// no entry may leave through a port without a cable.
+START_TEST(test_single_cable) {
+  NodeTable table = tiny_table();
+  table.torus = table.torus.with_single_cable(dimension_bit(1));  // Y: 0,0 has +Y only, which it uses
+  const std::string text = format_node_table(table);
+  ck_assert(text.find("\nmachine 2x2 single_cable=Y\n") != std::string::npos);
+  const NodeTable back = parse_node_table(text, "t.rt");
+  ck_assert_uint_eq(back.torus.single_cable_mask(), dimension_bit(1));
+  assert_same(back, table);
+  // X single-cabled: 0,0 has no -X cable, and its first entry is "-X".
+  table.torus = Torus::parse("2x2").with_single_cable(dimension_bit(0));
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { format_node_table(table); }),
+                       "the route '-X' from 0,0 leaves at hop 1 through a port without a cable: port -X of 0,0 has "
+                       "no cable (X is single-cabled: only +X at X=0 and -X at X=1 are cabled)");
+  ck_assert_std_str_eq(resealed_edit_error("machine 2x2", "machine 2x2 single_cable=X"),
+                       "t.rt: line 8: the route '-X' from 0,0 leaves at hop 1 through a port without a cable: port -X "
+                       "of 0,0 has no cable (X is single-cabled: only +X at X=0 and -X at X=1 are cabled)");
+  ck_assert_std_str_eq(resealed_edit_error("machine 2x2", "machine 2x2 single_cable=W"),
+                       "t.rt: line 2: 'W' is not a dimension (expected X, Y, Z or K)");
+  ck_assert_std_str_eq(resealed_edit_error("machine 2x2", "machine 2x2 single_cable=Z"),
+                       "t.rt: line 2: Z is not a dimension of the 2x2 torus, so it cannot be single-cabled");
+  ck_assert_std_str_eq(resealed_edit_error("machine 2x2", "machine 2x2 double_cable=Y"),
+                       "t.rt: line 2: expected 'machine <sizes like 4x2x2x2> [single_cable=<letters like YZK>]', got "
+                       "'machine 2x2 double_cable=Y'");
+}
+END_TEST
+
 START_TEST(test_every_prefix_rejected) {
   const std::string text = tiny_text();
   for (std::size_t len = 0; len < text.size(); ++len)
@@ -304,7 +332,7 @@ START_TEST(test_resealed_edits_rejected) {
   ck_assert_std_str_eq(resealed_edit_error("entries 3", "entries 4"),
                        "t.rt: the entries line says 4 but the file has 3 entry lines");
   ck_assert_std_str_eq(resealed_edit_error("machine 2x2", "machin 2x2"),
-                       "t.rt: line 2: expected 'machine <sizes like 4x2x2x2>', got 'machin 2x2'");
+                       "t.rt: line 2: expected 'machine <sizes like 4x2x2x2> [single_cable=<letters like YZK>]', got 'machin 2x2'");
   ck_assert_std_str_eq(resealed_edit_error("machine 2x2", "machine 2x2x0"),
                        "t.rt: line 2: torus sizes must be at least 1");
   ck_assert_std_str_eq(resealed_edit_error("node 0,0 n00", "node 0,0"),
@@ -422,6 +450,7 @@ int main() {
   tcase_add_test(format, test_round_trip_desmos);
   tcase_add_test(format, test_node_table_from_missing_route);
   tcase_add_test(format, test_format_rejects_bad_tables);
+  tcase_add_test(format, test_single_cable);
   suite_add_tcase(s, format);
   TCase* reject = tcase_create("reject");
   tcase_add_test(reject, test_every_prefix_rejected);

@@ -340,6 +340,28 @@ START_TEST(test_absent_dimension) {
 }
 END_TEST
 
+// Single cabling: a hop through a port without a cable is a dead channel.
+// 4x2 with Y single-cabled: 1,1 has only -Y, so "+Y" from it cannot leave.
+START_TEST(test_port_without_cable) {
+  const Torus torus = Torus::parse("4x2").with_single_cable(dimension_bit(1));
+  const Network network(torus);
+  RouteTable table = dor_table(torus, all_nodes(torus));  // + on a tie: +Y from row 1 too
+  for (const char* from : {"0,1", "1,1", "2,1", "3,1"})
+    for (const char* to : {"0,0", "1,0", "2,0", "3,0"}) {
+      Route route = angara_test::route_between(table, torus, from, to);
+      for (Direction& hop : route.hops)
+        if (hop == Direction::make(1, false)) hop = Direction::make(1, true);
+      table.set_route(table.index_of(node_at(torus, from)), table.index_of(node_at(torus, to)), route);
+    }
+  ck_assert(verify(network, table).ok());
+  set_route(table, torus, "1,1", "3,0", "+Y +X +X");
+  expect_single(verify(network, table), Rule::DeadChannel,
+                "route 1,1 -> 3,0 (+Y +X +X) leaves through a port without a cable at hop 1: port +Y of 1,1 has no "
+                "cable (Y is single-cabled: only +Y at Y=0 and -Y at Y=1 are cabled)",
+                1);
+}
+END_TEST
+
 // A table naming a node the torus does not have: reported, never indexed.
 START_TEST(test_node_outside_torus) {
   const Torus torus = Torus::parse("3x3");
@@ -399,6 +421,7 @@ int main() {
   tcase_add_test(tc, test_non_encodable_route);
   tcase_add_test(tc, test_layer_out_of_range);
   tcase_add_test(tc, test_absent_dimension);
+  tcase_add_test(tc, test_port_without_cable);
   tcase_add_test(tc, test_node_outside_torus);
   tcase_add_test(tc, test_one_example_per_rule);
   suite_add_tcase(s, tc);

@@ -109,6 +109,53 @@ printf 'machine:\n  torus: 4x4\n  nodes: n[00-15]\nrouting:\n  flow_control: cre
 expect "bad flow_control in the config" 3 "$tool" generate --config "$work/badflow.yaml" --dry-run
 contains "bad flow_control position" "$work/err" "badflow.yaml:5:17: routing.flow_control: expected 'bubble' or 'none', got 'credit'"
 
+# Single cabling (machine.single_cable): every algorithm's routes stay on
+# cabled ports, the dump says so, tables carry it and are checked against
+# the configuration.
+single="$data/desmos_single_cable.yaml"
+for algorithm in $("$tool" --help | sed -n 's/^  \([a-z0-9_-]*\)\( (default)\)\?: .*/\1/p'); do
+  expect "$algorithm on one-cable Desmos" 0 "$tool" generate --config "$single" --algorithm "$algorithm" --dry-run \
+    --dump-routes "$work/single-$algorithm.dump"
+  expect "$algorithm one-cable dump passes the independent checker" 0 python3 "$checker" "$work/single-$algorithm.dump"
+done
+expect "one-cable Desmos report" 0 "$tool" generate --config "$single" --dry-run --json
+contains "one-cable json names the cabling" "$work/out" '"single_cable":"YZK"'
+contains "one-cable json counts 160 channels" "$work/out" '"live_channels":160,'
+expect "one-cable Desmos text report" 0 "$tool" generate --config "$single" --dry-run
+contains "one-cable report names the cabling" "$work/out" "cabling      single cable in YZK (160 channels when intact)"
+head -1 "$work/single-balanced.dump" | grep -q ' single_cable=YZK$' && ok "one-cable dump header names the cabling" \
+  || not_ok "one-cable dump header: $(head -1 "$work/single-balanced.dump")"
+sed '1s/$/ single_cable=YZK/' "$work/desmos.dump" > "$work/relabelled.dump"
+expect "checker rejects double-cable routes on one-cable Desmos" 1 python3 "$checker" "$work/relabelled.dump"
+contains "checker names the missing cable" "$work/out" "through -Y, which has no cable"
+expect "analyze reads a one-cable dump" 0 "$tool" analyze --config "$single" --dump "$work/single-balanced.dump"
+expect "analyze rejects a one-cable dump under a double-cable config" 5 "$tool" analyze --dump "$work/single-balanced.dump"
+contains "dump cabling mismatch message" "$work/err" \
+  "expected no single_cable word (the configured cabling), got single_cable=YZK"
+expect "analyze rejects double-cable routes relabelled" 5 "$tool" analyze --config "$single" --dump "$work/relabelled.dump"
+contains "dump reader names the missing cable" "$work/err" "through a port without a cable: port -Y of"
+expect "one-cable tables written" 0 "$tool" generate --config "$single" --nodes 'desmos[00-15]' \
+  --output "$work/single-tables" --job-name 7
+grep -q '^machine 4x2x2x2 single_cable=YZK$' "$work/single-tables/desmos00.rt" && ok "table file names the cabling" \
+  || not_ok "table file machine line: $(sed -n 2p "$work/single-tables/desmos00.rt")"
+expect "one-cable tables verify" 0 "$tool" verify --config "$single" --tables "$work/single-tables"
+expect "one-cable tables rejected under a double-cable config" 5 "$tool" verify --tables "$work/single-tables"
+contains "cabling mismatch message" "$work/err" \
+  "desmos00.rt: the table is for a 4x2x2x2 single_cable=YZK machine, the configuration (<built-in Desmos default>) describes 4x2x2x2"
+expect "--single-cable experiment" 0 "$tool" generate --single-cable ZK --dry-run --nodes 'desmos[00-15]'
+contains "--single-cable report" "$work/out" "cabling      single cable in ZK (192 channels when intact)"
+expect "--single-cable none" 0 "$tool" generate --config "$single" --single-cable none --dry-run
+contains "--single-cable none restores two cables" "$work/out" "256 live channels"
+expect "--single-cable on a ring" 2 "$tool" generate --single-cable XY --dry-run
+contains "--single-cable ring message" "$work/err" \
+  "generate: --single-cable XY: X has size 4 in the 4x2x2x2 torus; only a dimension of size 2 can be single-cabled"
+expect "--single-cable needs --dry-run" 2 "$tool" generate --single-cable YZK --output "$work/never"
+contains "--single-cable dry-run message" "$work/err" "--single-cable is for experiments and needs --dry-run"
+printf 'machine:\n  torus: 4x2x2x2\n  nodes: desmos[00-31]\n  single_cable: [Y, Q]\n' > "$work/badcable.yaml"
+expect "bad single_cable letter" 3 "$tool" generate --config "$work/badcable.yaml" --dry-run
+contains "bad single_cable position" "$work/err" \
+  "badcable.yaml:4:21: machine.single_cable: 'Q' is not a dimension (expected X, Y, Z or K)"
+
 # Bad input.
 expect "unknown algorithm" 3 "$tool" generate --algorithm nosuch --dry-run
 contains "unknown algorithm lists the valid ones" "$work/err" "valid: bfs"

@@ -2,7 +2,9 @@
 """Independent checker for angara-routes v1 dumps (shared/angara-model.md).
 
 A second implementation of the rules, sharing no code with the C++ verifier:
-completeness, walkability over live channels, Angara encodability (unless the
+completeness, walkability over live channels (a single-cabled size-2
+dimension, single_cable=YZK in the header, has only its +D port cabled at
+coordinate 0 and its -D port at coordinate 1), Angara encodability (unless the
 header says rules=general), minimality and deadlock freedom (no turn inside a
 strongly connected component of a virtual channel's channel dependency graph;
 with flow_control=none in the header, no dependency inside one).
@@ -117,6 +119,12 @@ def main():
     sizes = [int(s) for s in head[3][5:].split("x")]
     ndims = len(sizes)
     sizes += [1] * (4 - ndims)
+    single = set()  # single-cabled dimensions
+    for letter in words.get("single_cable", ""):
+        if letter not in "XYZK" or sizes["XYZK".index(letter)] != 2:
+            print("FAIL: bad header word single_cable=%s" % words["single_cable"])
+            return 1
+        single.add("XYZK".index(letter))
 
     def parse(text):
         c = tuple(int(v) for v in text.split(","))
@@ -157,6 +165,8 @@ def main():
             if h[1] not in "XYZK"[:4] or sizes[DIM[h]] < 2:
                 errors.append("%s -> %s: hop %s in an absent dimension" % (s, d, h))
                 break
+            if DIM[h] in single and here[DIM[h]] != (0 if h[0] == "+" else 1):
+                errors.append("%s -> %s: leaves %s through %s, which has no cable" % (s, d, here, h))
             if (here, h) in dead_channels or here in dead_nodes:
                 errors.append("%s -> %s: uses failed channel %s %s" % (s, d, here, h))
             channel = (here, h)
