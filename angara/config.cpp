@@ -575,7 +575,9 @@ std::vector<NodeId> Config::nodes_by_names(const std::vector<std::string>& names
 Config desmos_default_config() {
   Config config;
   config.source = kBuiltinSource;
-  config.torus = Torus({4, 2, 2, 2});
+  // One cable in each size-2 dimension, as Desmos is built (doc/design.md,
+  // "Cabling"): 5 cables per adapter instead of 8.
+  config.torus = Torus({4, 2, 2, 2}).with_single_cable(Torus::parse_dimension_letters("YZK"));
   config.node_names = expand_hostlist("desmos[00-31]");
   return config;
 }

@@ -59,8 +59,9 @@ struct Config {
   std::vector<NodeId> nodes_by_names(const std::vector<std::string>& names) const;
 };
 
-// Built-in default: the Desmos machine, 4x2x2x2, nodes desmos[00-31] in
-// X-fastest coordinate order, no failures.
+// Built-in default: the Desmos machine, 4x2x2x2 with one cable in each of
+// Y, Z and K (single_cable YZK), nodes desmos[00-31] in X-fastest coordinate
+// order, no failures.
 Config desmos_default_config();
 
 // Parses a YAML configuration (schema in angara.yaml(5)).  Throws ConfigError

@@ -322,7 +322,7 @@ void print_help() {
     std::cout << "  " << info.name << (info.name == default_generator_name() ? " (default)" : "") << ": "
               << info.summary << "\n";
   std::cout << "\nWithout --config the tool reads $ANGARA_CONFIG, then " << SYSCONFDIR
-            << "/angara/angara.yaml,\nand falls back to the built-in Desmos machine (4x2x2x2, desmos[00-31]).\n"
+            << "/angara/angara.yaml,\nand falls back to the built-in Desmos machine (4x2x2x2, one cable in Y, Z\nand K, desmos[00-31]).\n"
             << "Exit status: 0 ok, 1 table rejected by the verifier, 2 usage error,\n"
             << "3 bad configuration or input, 4 no valid routing exists, 5 table file I/O error,\n"
             << "6 slurmctld could not be queried, 7 table files asked for under routing.rules: general.\n"

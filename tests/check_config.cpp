@@ -67,7 +67,9 @@ START_TEST(test_desmos_default) {
   ck_assert(config.flow_control == FlowControl::bubble);
   ck_assert(config.algorithm_options.empty());
   ck_assert_std_str_eq(config.table_dir, "/var/lib/angara/routes");
-  ck_assert_uint_eq(config.network().live_channel_count(), 2u * 4u * 32u);
+  // One cable in each of Y, Z and K: 2 X channels and one each of Y, Z, K.
+  ck_assert_std_str_eq(config.torus.description(), "4x2x2x2 single_cable=YZK");
+  ck_assert_uint_eq(config.network().live_channel_count(), (2u + 3u) * 32u);
 }
 END_TEST
 

@@ -29,7 +29,8 @@ contains() {  # contains NAME FILE TEXT
 
 # The built-in Desmos default: report, dump, independent check.
 expect "default dry run" 0 "$tool" generate --dry-run --dump-routes "$work/desmos.dump"
-contains "default report names the machine" "$work/out" "4x2x2x2 torus, 32 nodes, 256 live channels"
+contains "default report names the machine" "$work/out" "4x2x2x2 torus, 32 nodes, 160 live channels"
+contains "default Desmos is single-cabled" "$work/out" "cabling      single cable in YZK (160 channels when intact)"
 contains "default report has the verdict" "$work/out" "verdict      OK"
 contains "default report has the bound" "$work/out" "lower bound  16"
 contains "dry run says nothing written" "$work/out" "dry run: nothing written"
@@ -82,7 +83,7 @@ contains "torn table message names the file" "$work/err" "desmos03.rt"
 expect "general dry run" 0 "$tool" generate --rules general --dry-run --dump-routes "$work/general.dump"
 contains "general report shows the rules" "$work/out" "rules        general, flow control bubble, virtual channels 1 used of 1"
 contains "general verdict drops encodability" "$work/out" "verdict      OK: complete, walkable, deadlock-free"
-head -1 "$work/general.dump" | grep -q ' rules=general flow_control=bubble$' && ok "general dump header" ||
+head -1 "$work/general.dump" | grep -q ' rules=general flow_control=bubble single_cable=YZK$' && ok "general dump header" ||
   not_ok "general dump header: $(head -1 "$work/general.dump")"
 expect "general dump passes the independent checker" 0 python3 "$checker" "$work/general.dump"
 expect "general json" 0 "$tool" generate --rules general --flow-control bubble --dry-run --json
@@ -111,8 +112,13 @@ contains "bad flow_control position" "$work/err" "badflow.yaml:5:17: routing.flo
 
 # Single cabling (machine.single_cable): every algorithm's routes stay on
 # cabled ports, the dump says so, tables carry it and are checked against
-# the configuration.
+# the configuration.  The built-in Desmos is single-cabled like
+# desmos_single_cable.yaml; desmos_double_cable.yaml has both cables.
 single="$data/desmos_single_cable.yaml"
+double="$data/desmos_double_cable.yaml"
+expect "two-cable Desmos dump" 0 "$tool" generate --config "$double" --dry-run --dump-routes "$work/double.dump"
+contains "two-cable Desmos report" "$work/out" "4x2x2x2 torus, 32 nodes, 256 live channels"
+contains "two-cable Desmos at the bound" "$work/out" "gamma        max 16 "
 for algorithm in $("$tool" --help | sed -n 's/^  \([a-z0-9_-]*\)\( (default)\)\?: .*/\1/p'); do
   expect "$algorithm on one-cable Desmos" 0 "$tool" generate --config "$single" --algorithm "$algorithm" --dry-run \
     --dump-routes "$work/single-$algorithm.dump"
@@ -125,11 +131,13 @@ expect "one-cable Desmos text report" 0 "$tool" generate --config "$single" --dr
 contains "one-cable report names the cabling" "$work/out" "cabling      single cable in YZK (160 channels when intact)"
 head -1 "$work/single-balanced.dump" | grep -q ' single_cable=YZK$' && ok "one-cable dump header names the cabling" \
   || not_ok "one-cable dump header: $(head -1 "$work/single-balanced.dump")"
-sed '1s/$/ single_cable=YZK/' "$work/desmos.dump" > "$work/relabelled.dump"
+sed '1s/$/ single_cable=YZK/' "$work/double.dump" > "$work/relabelled.dump"
 expect "checker rejects double-cable routes on one-cable Desmos" 1 python3 "$checker" "$work/relabelled.dump"
 contains "checker names the missing cable" "$work/out" "through -Y, which has no cable"
 expect "analyze reads a one-cable dump" 0 "$tool" analyze --config "$single" --dump "$work/single-balanced.dump"
-expect "analyze rejects a one-cable dump under a double-cable config" 5 "$tool" analyze --dump "$work/single-balanced.dump"
+expect "analyze reads a one-cable dump under the built-in default" 0 "$tool" analyze --dump "$work/single-balanced.dump"
+expect "analyze rejects a one-cable dump under a double-cable config" 5 "$tool" analyze --config "$double" \
+  --dump "$work/single-balanced.dump"
 contains "dump cabling mismatch message" "$work/err" \
   "expected no single_cable word (the configured cabling), got single_cable=YZK"
 expect "analyze rejects double-cable routes relabelled" 5 "$tool" analyze --config "$single" --dump "$work/relabelled.dump"
@@ -139,10 +147,12 @@ expect "one-cable tables written" 0 "$tool" generate --config "$single" --nodes 
 grep -q '^machine 4x2x2x2 single_cable=YZK$' "$work/single-tables/desmos00.rt" && ok "table file names the cabling" \
   || not_ok "table file machine line: $(sed -n 2p "$work/single-tables/desmos00.rt")"
 expect "one-cable tables verify" 0 "$tool" verify --config "$single" --tables "$work/single-tables"
-expect "one-cable tables rejected under a double-cable config" 5 "$tool" verify --tables "$work/single-tables"
+expect "one-cable tables verify under the built-in default" 0 "$tool" verify --tables "$work/single-tables"
+expect "one-cable tables rejected under a double-cable config" 5 "$tool" verify --config "$double" \
+  --tables "$work/single-tables"
 contains "cabling mismatch message" "$work/err" \
-  "desmos00.rt: the table is for a 4x2x2x2 single_cable=YZK machine, the configuration (<built-in Desmos default>) describes 4x2x2x2"
-expect "--single-cable experiment" 0 "$tool" generate --single-cable ZK --dry-run --nodes 'desmos[00-15]'
+  "desmos00.rt: the table is for a 4x2x2x2 single_cable=YZK machine, the configuration ($double) describes 4x2x2x2"
+expect "--single-cable experiment" 0 "$tool" generate --config "$double" --single-cable ZK --dry-run --nodes 'desmos[00-15]'
 contains "--single-cable report" "$work/out" "cabling      single cable in ZK (192 channels when intact)"
 expect "--single-cable none" 0 "$tool" generate --config "$single" --single-cable none --dry-run
 contains "--single-cable none restores two cables" "$work/out" "256 live channels"
