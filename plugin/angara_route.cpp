@@ -27,6 +27,7 @@
 #include "plugin/exit_status.hpp"
 #include "plugin/job_tables.hpp"
 #include "plugin/rebuild_command.hpp"
+#include "plugin/slurm_query.hpp"
 
 namespace {
 
@@ -66,6 +67,26 @@ struct RulesOptions {
   }
 };
 
+// "1" to "3600" seconds.
+bool parse_timeout(const char* text, int& seconds) {
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text, &end, 10);
+  if (*text == '\0' || *end != '\0' || errno != 0 || value < 1 || value > 3600) return false;
+  seconds = static_cast<int>(value);
+  return true;
+}
+
+// find_config(), saying on stderr when nothing was found and the built-in
+// demonstration machine is used: tables for the wrong machine never go unnoticed.
+Config load_config_announced(const std::string& path) {
+  Config config = find_config(path);
+  if (config.source == desmos_default_config().source)
+    std::cerr << kProgram << ": note: no --config, no $ANGARA_CONFIG and no " << system_config_path()
+              << ": using the built-in Desmos machine (4x2x2x2, desmos[00-31])\n";
+  return config;
+}
+
 void print_result(const Config& config, const JobResult& result, const ReportContext& context, bool json) {
   std::cout << (json ? format_report_json(config, result, context) : format_report_text(config, result, context));
 }
@@ -84,7 +105,8 @@ int cmd_generate(int argc, char** argv) {
       {"job", required_argument, nullptr, 'k'},       {"failed", required_argument, nullptr, 'f'},
       {"seed", required_argument, nullptr, 's'},      {"rules", required_argument, nullptr, 'R'},
       {"flow-control", required_argument, nullptr, 'F'}, {"single-cable", required_argument, nullptr, 'S'},
-      {nullptr, 0, nullptr, 0}};
+      {"timeout", required_argument, nullptr, 'T'},     {nullptr, 0, nullptr, 0}};
+  int timeout = 30;
   std::optional<std::uint64_t> seed;
   RulesOptions rules;
   std::optional<std::string> single_cable;
@@ -117,7 +139,17 @@ int cmd_generate(int argc, char** argv) {
         seed = value;
         break;
       }
-      case 'f': failed_states = spank::parse_failed_states(optarg); break;
+      case 'f':
+        try {
+          failed_states = spank::parse_failed_states(optarg);
+        } catch (const std::invalid_argument& e) {
+          return usage_error(std::string("generate: --failed ") + optarg + ": " + e.what());
+        }
+        break;
+      case 'T':
+        if (!parse_timeout(optarg, timeout))
+          return usage_error(std::string("generate: --timeout ") + optarg + ": expected seconds from 1 to 3600");
+        break;
       case 'R':
       case 'F':
         if (const std::string error = rules.take("generate", opt, optarg); !error.empty()) return usage_error(error);
@@ -133,7 +165,7 @@ int cmd_generate(int argc, char** argv) {
   if (single_cable && (!dry_run || !output_dir.empty()))
     return usage_error("generate: --single-cable is for experiments and needs --dry-run; set machine.single_cable "
                        "in angara.yaml to write tables");
-  Config config = find_config(common.config_path);
+  Config config = load_config_announced(common.config_path);
   if (seed) config.seed = *seed;  // randomised generators (genetic): same seed, same tables
   rules.apply(config);
   if (config.rules != RuleSet::angara && !dry_run)
@@ -152,15 +184,30 @@ int cmd_generate(int argc, char** argv) {
         return usage_error("generate: --single-cable " + *single_cable + ": the configured failed link " +
                            config.torus.missing_cable_text(node, direction));
   }
+  const std::string directory = output_dir.empty() ? config.table_dir : output_dir;
+  std::string algorithm_source;
   if (!slurm_job.empty()) {
     // The job's live nodes and the routers Slurm reports failed, from slurmctld.
-    JobRequest from_slurm = spank::job_request_from_slurm(config, slurm_job, failed_states);
+    std::cerr << kProgram << ": asking slurmctld for job " << slurm_job << "'s nodes and the node states ("
+              << slurm::scontrol_program() << ", at most " << timeout << " s each)\n";
+    JobRequest from_slurm = spank::job_request_from_slurm(config, slurm_job, failed_states, timeout);
     request.job = from_slurm.job;
     request.node_names = std::move(from_slurm.node_names);
     request.down_nodes = std::move(from_slurm.down_nodes);
+    // What the prologue installed: the algorithm the job chose (--angara-routing),
+    // recorded in its table files, unless --algorithm asks for another.
+    if (request.algorithm.empty()) {
+      if (const auto installed = spank::installed_routing(directory, request.job, request.node_names)) {
+        request.algorithm = installed->algorithm;
+        algorithm_source = "as installed for the job: " + installed->path;
+      } else {
+        algorithm_source = "no table of job " + request.job + " in " + directory + ": the configured default";
+      }
+    }
   }
   if (!nodes.empty()) request.node_names = expand_hostlist(nodes);
   request.down_nodes.insert(request.down_nodes.end(), extra_down.begin(), extra_down.end());
+  request.write_cache = !dry_run;  // a dry run writes nothing, the cache included
   const JobResult result = compute_job_routes(config, request);
 
   if (!dump_path.empty()) {
@@ -168,11 +215,12 @@ int cmd_generate(int argc, char** argv) {
     write_route_dump(dump, result.network.torus(), result.table);
     write_file_atomically(dump_path, dump.str());
   }
-  ReportContext context{"generate", ""};
+  ReportContext context;
+  context.command = "generate";
+  context.algorithm_source = algorithm_source;
   if (dry_run) {
-    context.tables_note = "dry run: nothing written";
+    context.tables_note = "dry run: nothing written (table directory " + directory + ")";
   } else {
-    const std::string directory = output_dir.empty() ? config.table_dir : output_dir;
     write_job_tables(config, result, directory);
     context.tables_note = "written to " + directory + " (" + std::to_string(result.table.size()) + " files)";
   }
@@ -199,9 +247,12 @@ int cmd_verify(int argc, char** argv) {
   }
   if (optind != argc) return usage_error(std::string("verify: unexpected argument '") + argv[optind] + "'");
   if (tables.empty()) return usage_error("verify: --tables DIR is required");
-  const Config config = find_config(common.config_path);
+  const Config config = load_config_announced(common.config_path);
   const JobResult result = verify_table_directory(config, tables);
-  print_result(config, result, ReportContext{"verify", "read from " + tables}, common.json);
+  ReportContext context;
+  context.command = "verify";
+  context.tables_note = "read from " + tables;
+  print_result(config, result, context, common.json);
   return result.report.ok() ? kExitOk : kExitRejected;
 }
 
@@ -234,7 +285,7 @@ int cmd_analyze(int argc, char** argv) {
   }
   if (optind != argc) return usage_error(std::string("analyze: unexpected argument '") + argv[optind] + "'");
   if (tables.empty() == dump.empty()) return usage_error("analyze: give exactly one of --tables DIR or --dump FILE");
-  const Config config = find_config(common.config_path);
+  const Config config = load_config_announced(common.config_path);
   RouteTable table;
   std::string source;
   if (!tables.empty()) {
@@ -290,6 +341,7 @@ int cmd_analyze(int argc, char** argv) {
 struct Subcommand {
   const char* name;
   const char* synopsis;
+  const char* summary;
   int (*run)(int argc, char** argv);
 };
 
@@ -299,19 +351,37 @@ const Subcommand kSubcommands[] = {
      "                    [--dump-routes FILE] [--json] [--output DIR] [--down HOSTLIST]\n"
      "                    [--job-name NAME] [--cache DIR] [--seed N] [--single-cable DIMS]\n"
      "                    [--rules angara|general] [--flow-control bubble|none]\n"
-     "         generate --job JOBID [--failed down|down,drained|none] [...]",
+     "         generate --job JOBID [--failed down|down,drained|none] [--timeout S] [...]",
+     "Computes and verifies the routes of a set of nodes (default: the whole machine) or of a\n"
+     "Slurm job (--job), prints the report and, unless --dry-run, writes the tables.",
      &cmd_generate},
-    {"verify", "verify --tables DIR [--config F] [--json]", &cmd_verify},
+    {"verify", "verify --tables DIR [--config F] [--json]",
+     "Re-reads one job's table files and verifies them as a whole.", &cmd_verify},
     {"rebuild",
      "rebuild --job JOBID | --all-running [--idle] [--node HOSTLIST] [--config F]\n"
      "                    [--tables DIR] [--cache DIR] [--algorithm NAME] [--failed STATES]\n"
      "                    [--down HOSTLIST] [--timeout S] [--dry-run] [DOWN-HOSTLIST...]",
+     "Rewrites the tables of running jobs (and idle nodes) around the routers Slurm reports failed.",
      &angara::rebuild_command},
     {"analyze",
      "analyze --tables DIR | --dump FILE [--config F] [--json]\n"
      "                    [--rules angara|general] [--flow-control bubble|none]",
-     &cmd_analyze},
+     "Congestion of the transpose, neighbor, tornado and alltoall patterns under a routing.", &cmd_analyze},
 };
+
+bool asks_for_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") break;
+    if (word == "--help" || word == "-h") return true;
+  }
+  return false;
+}
+
+void print_command_help(const Subcommand& sub) {
+  std::cout << "Usage: " << kProgram << " " << sub.synopsis << "\n\n" << sub.summary << "\n"
+            << "Exit status and every option: angara-route(8).\n";
+}
 
 void print_help() {
   std::cout << "Usage: " << kProgram << " COMMAND [OPTIONS]\n\n"
@@ -344,6 +414,10 @@ int main(int argc, char** argv) {
   }
   for (const Subcommand& sub : kSubcommands) {
     if (command != sub.name) continue;
+    if (asks_for_help(argc - 1, argv + 1)) {
+      print_command_help(sub);
+      return kExitOk;
+    }
     try {
       return sub.run(argc - 1, argv + 1);
     } catch (...) {

@@ -58,22 +58,42 @@ std::string write_own_table(const PluginSettings& settings, const Config& config
   return node + " written to " + directory;
 }
 
-// The algorithm of the job's current table on `node`, if that table is the job's.
-std::string recorded_algorithm(const std::string& table_dir, const std::string& job_id,
-                               const std::string& node) {
-  NodeTable probe;
-  probe.node_name = node;
-  const std::string path = table_dir + "/" + table_file_name(probe);
-  try {
-    const NodeTable table = read_node_table(path);
-    if (table.job == job_id && make_generator(table.algorithm)) return table.algorithm;
-  } catch (const std::exception&) {
-    // Missing or unreadable: fall back to the configuration's algorithm.
-  }
-  return "";
+// A rebuild of some of a job's nodes (--node) must not leave tables of the
+// same job with the old routes in the same directory: in a shared table
+// directory the job's tables would disagree.  --node is for node-local
+// directories, where each node rebuilds its own.
+void refuse_partial_rebuild(const std::string& job_id, const std::string& directory,
+                            const std::vector<std::string>& live, const std::vector<std::string>& targets) {
+  std::vector<std::string> stale;
+  for (const std::string& name : live)
+    if (std::find(targets.begin(), targets.end(), name) == targets.end() &&
+        installed_routing(directory, job_id, {name}))
+      stale.push_back(name);
+  if (stale.empty()) return;
+  throw std::invalid_argument("--node " + compress_hostlist(targets) + " would leave the tables of " +
+                              compress_hostlist(stale) + " (job " + job_id + ", in " + directory +
+                              ") on the old routes, so the job's tables would disagree; rebuild the whole job "
+                              "(without --node), or use --node only with node-local table directories");
 }
 
 }  // namespace
+
+std::optional<InstalledRouting> installed_routing(const std::string& table_dir, const std::string& job_id,
+                                                  const std::vector<std::string>& nodes) {
+  for (const std::string& node : nodes) {
+    NodeTable probe;
+    probe.node_name = node;
+    const std::string path = table_dir + "/" + table_file_name(probe);
+    try {
+      const NodeTable table = read_node_table(path);
+      if (table.job == job_id && make_generator(table.algorithm))
+        return InstalledRouting{table.algorithm, table.fingerprint, path};
+    } catch (const std::exception&) {
+      // Missing or unreadable: try the job's next node.
+    }
+  }
+  return std::nullopt;
+}
 
 slurm::FailedStates parse_failed_states(const std::string& text) {
   if (text == "down") return slurm::FailedStates::Down;
@@ -200,6 +220,7 @@ TableOutcome install_job_table(const PluginSettings& settings, const Config& con
   }
   request.down_nodes = machine_nodes_among(config, job.failed_nodes);
   request.cache_dir = settings.cache_dir;
+  request.write_cache = !settings.dry_run;
   if (!config.node_by_name(job.this_node))
     throw std::invalid_argument("this node '" + job.this_node + "' is not a node of the machine described by " +
                                 config.source);
@@ -221,6 +242,7 @@ TableOutcome restore_default_table(const PluginSettings& settings, const Config&
   for (const std::string& name : machine_nodes_among(config, failed_nodes))
     if (name != this_node) request.down_nodes.push_back(name);
   request.cache_dir = settings.cache_dir;
+  request.write_cache = !settings.dry_run;
 
   TableOutcome outcome{"", compute_job_routes(config, request)};
   outcome.message = format_report_line(outcome.result) + "; " + failed_note(request.down_nodes) +
@@ -268,14 +290,16 @@ RebuildOutcome rebuild_job_tables(const Config& config, const RebuildRequest& re
   if (!whole_machine) job.node_names = live;
   job.down_nodes = failed;
   job.cache_dir = request.cache_dir;
+  job.write_cache = !request.dry_run;
   job.algorithm = request.algorithm;
-  if (job.algorithm.empty() && !live.empty())
-    job.algorithm = recorded_algorithm(directory, request.job.id, live.front());
+  if (job.algorithm.empty() && !whole_machine)
+    if (const auto installed = installed_routing(directory, request.job.id, live)) job.algorithm = installed->algorithm;
 
   std::vector<std::string> targets = request.only.empty() ? live : request.only;
   for (const std::string& name : targets)
     if (std::find(live.begin(), live.end(), name) == live.end())
       throw std::invalid_argument("node '" + name + "' is not a live node of job " + request.job.id);
+  if (!request.only.empty() && !whole_machine) refuse_partial_rebuild(request.job.id, directory, live, targets);
   if (live.empty()) {
     outcome.message = "job " + request.job.id + ": no live node left, nothing to rebuild";
     return outcome;

@@ -6,6 +6,7 @@
 // routing/pipeline.hpp's.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,6 +106,16 @@ struct RebuildOutcome {
 // tables.  The algorithm defaults to the one recorded in the job's existing
 // table files, so a rebuild keeps what the user chose.
 RebuildOutcome rebuild_job_tables(const Config& config, const RebuildRequest& request);
+
+// The routing a job's prologue installed, as recorded in the job's table
+// files: the first of `nodes` whose file in `table_dir` belongs to `job_id`.
+struct InstalledRouting {
+  std::string algorithm;
+  std::string fingerprint;
+  std::string path;  // the table file it was read from
+};
+std::optional<InstalledRouting> installed_routing(const std::string& table_dir, const std::string& job_id,
+                                                  const std::vector<std::string>& nodes);
 
 // What `angara-route generate --job JOBID` computes: the job's nodes that
 // are alive, routed around the failed routers Slurm reports (scontrol).

@@ -123,6 +123,15 @@ int rebuild_command(int argc, char** argv) {
   }
 
   const Config config = find_config(options.config_path);
+  const std::string directory = options.table_dir.empty() ? config.table_dir : options.table_dir;
+  if (config.source == desmos_default_config().source && !options.dry_run) {
+    // A strigger rebuild on a host without the configuration would write the
+    // demonstration machine's tables into the real table directory.
+    std::cerr << "angara-route: rebuild: no configuration found (no --config, no $ANGARA_CONFIG, no "
+              << system_config_path() << "); refusing to write tables of the built-in Desmos machine into "
+              << directory << ". Give --config FILE (or --dry-run to try)\n";
+    return kExitInput;
+  }
   std::vector<std::string> failed;
   try {
     failed = slurm::failed_node_names(slurm::query_node_states(options.timeout), options.failed_states);
@@ -160,6 +169,37 @@ int rebuild_command(int argc, char** argv) {
       if (!busy.count(name)) idle.nodes.push_back(name);
     if (!idle.nodes.empty()) jobs.push_back(std::move(idle));
   }
+
+  // --node names nodes of the selected jobs, and live ones: a typo or a node
+  // that went down must not turn into a rebuild that silently does nothing.
+  {
+    std::set<std::string> known;
+    for (const slurm::JobInfo& job : jobs) known.insert(job.nodes.begin(), job.nodes.end());
+    const std::set<std::string> failed_set(failed.begin(), failed.end());
+    std::vector<std::string> outside, down;
+    for (const std::string& name : options.only) {
+      if (!known.count(name)) outside.push_back(name);
+      else if (failed_set.count(name)) down.push_back(name);
+    }
+    const std::string scope = options.all_running ? (options.idle ? "any running job or idle node" : "any running job")
+                                                  : "job " + options.job_id + " (" + jobs.front().node_list + ")";
+    if (!outside.empty()) {
+      std::cerr << "angara-route: rebuild: --node " << compress_hostlist(outside) << ": not a node of " << scope
+                << "; nothing was written\n";
+      return kExitInput;
+    }
+    if (!down.empty()) {
+      std::cerr << "angara-route: rebuild: --node " << compress_hostlist(down)
+                << ": counted as failed (Slurm state or arguments), so it gets no table; name the nodes that "
+                   "went down as arguments (rebuild --job ID NODE...), and --node only for live nodes that "
+                   "rewrite their own table\n";
+      return kExitInput;
+    }
+  }
+  const std::vector<std::string> machine_failed = spank::machine_nodes_among(config, failed);
+  std::cout << "rebuild: config " << config.source << ", tables " << directory << ", failed routers "
+            << (machine_failed.empty() ? "none" : compress_hostlist(machine_failed)) << ", "
+            << (options.dry_run ? "dry run" : "writing") << "\n";
 
   int status = 0;
   for (const slurm::JobInfo& job : jobs) {

@@ -296,9 +296,19 @@ std::vector<NodeState> query_node_states(int timeout_seconds) {
 }
 
 JobInfo query_job(const std::string& job_id, int timeout_seconds) {
-  if (job_id.empty() || job_id.find_first_not_of("0123456789_+") != std::string::npos)
-    throw SlurmQueryError("'" + job_id + "' is not a Slurm job id");
-  std::vector<JobInfo> jobs = parse_jobs(run_scontrol({"show", "job", "-o", job_id}, timeout_seconds).out);
+  if (job_id.empty() || job_id.find_first_not_of("0123456789_+") != std::string::npos ||
+      job_id.find_first_of("0123456789") != 0)
+    throw UnknownJobError("'" + job_id + "' is not a Slurm job id (a number such as 1234, or 1234_5 for an array task)");
+  std::vector<std::string> argv{scontrol_program(), "show", "job", "-o", job_id};
+  const CommandResult result = run_command(argv, timeout_seconds);
+  // scontrol says "slurm_load_jobs error: Invalid job id specified" (exit 1)
+  // for a job slurmctld does not know (never existed, or purged after MinJobAge).
+  if (result.exit_status != 0 && result.err.find("Invalid job id") != std::string::npos)
+    throw UnknownJobError("job " + job_id + " is not known to slurmctld (finished jobs are forgotten after MinJobAge)");
+  if (result.exit_status != 0)
+    throw SlurmQueryError("'" + command_text(argv) + "' failed (exit " + std::to_string(result.exit_status) +
+                          "): " + first_line(result.err));
+  std::vector<JobInfo> jobs = parse_jobs(result.out);
   if (jobs.size() != 1)
     throw SlurmQueryError("scontrol show job " + job_id + " returned " + std::to_string(jobs.size()) + " jobs");
   return std::move(jobs.front());

@@ -20,6 +20,13 @@ class SlurmQueryError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The job id is malformed, or slurmctld does not know the job: bad input
+// (exit 3), not a failure to reach slurmctld.
+class UnknownJobError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 struct CommandResult {
   int exit_status = 0;  // as from a shell: the exit code
   std::string out;
@@ -72,6 +79,7 @@ bool job_is_active(const JobInfo& job);
 
 // The queries themselves (scontrol, with a time limit).
 std::vector<NodeState> query_node_states(int timeout_seconds = 30);
+// Throws UnknownJobError for a malformed or unknown id.
 JobInfo query_job(const std::string& job_id, int timeout_seconds = 30);
 // Every RUNNING or CONFIGURING job, by ascending job id.
 std::vector<JobInfo> query_active_jobs(int timeout_seconds = 30);

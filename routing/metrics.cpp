@@ -291,17 +291,32 @@ Metrics compute_metrics(const Network& network, const RouteTable& table) {
 
   std::uint64_t routes = 0, hops = 0;
   const std::size_t n = table.size();
+  const Torus& torus = network.torus();
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t d = 0; d < n; ++d) {
       if (!table.has_route(s, d)) continue;
       const std::size_t length = table.hop_count(s, d);
+      if (length > static_cast<std::size_t>(torus.distance(table.nodes()[s], table.nodes()[d])))
+        metrics.bound_for_minimal_routing = false;
       ++routes;
       hops += length;
       metrics.max_hops = std::max(metrics.max_hops, static_cast<int>(length));
     }
   if (routes) metrics.avg_hops = static_cast<double>(hops) / static_cast<double>(routes);
 
-  const auto terms = dimension_bound_terms(network, table.nodes());
+  auto terms = dimension_bound_terms(network, table.nodes());
+  // The per-dimension bound holds for minimal routings only: a detour around
+  // a failure may carry a dimension's hops on channels that lie on no minimal
+  // path (4 Desmos nodes around a failed +X cable: max gamma 3, "bound" 4).
+  // Every route still makes at least its ring distance of hops in each
+  // dimension, so over every live channel of the dimension it bounds any
+  // routing.
+  if (!metrics.bound_for_minimal_routing) {
+    for (DimensionBoundTerms& term : terms) term.channels = 0;
+    for (ChannelId c = 0; c < torus.channel_slots(); ++c)
+      if (network.channel_alive(c) && terms[Torus::channel_direction(c).dim()].hops > 0)
+        ++terms[Torus::channel_direction(c).dim()].channels;
+  }
   for (int dim = 0; dim < kMaxDims; ++dim)
     if (terms[dim].channels > 0)
       metrics.dim_bound[dim] = static_cast<double>(terms[dim].hops) / static_cast<double>(terms[dim].channels);

@@ -24,6 +24,10 @@ struct Metrics {
   // (rounded up to an integer, since loads are integers).
   std::array<double, kMaxDims> dim_bound{};
   std::uint64_t lower_bound = 0;
+  // False when the table has a non-minimal route: the bound is then taken
+  // over every live channel of each dimension (valid for any routing), not
+  // over the channels of minimal paths (valid for minimal routings only).
+  bool bound_for_minimal_routing = true;
 };
 
 // Number of routes crossing each channel slot (index = ChannelId).

@@ -127,7 +127,7 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   result.report = verify(network, result.table, verify_options);
   if (!result.report.ok()) throw VerificationError(result.report);
 
-  if (!cache_path.empty() && !result.from_cache) {
+  if (!cache_path.empty() && !result.from_cache && request.write_cache) {
     std::ostringstream dump;
     write_route_dump(dump, network.torus(), result.table);
     ::mkdir(request.cache_dir.c_str(), 0755);  // the parent is the admin's; one level is created

@@ -42,6 +42,7 @@ struct JobRequest {
   // configuration's (Slurm DOWN/DRAINED nodes).
   std::vector<std::string> down_nodes;
   std::string cache_dir;                // empty = no cache
+  bool write_cache = true;              // false (dry runs): read the cache, never store in it
 };
 
 struct JobResult {

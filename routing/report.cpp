@@ -84,6 +84,7 @@ std::string format_report_text(const Config& config, const JobResult& result, co
     out << " (from cache)";
   else if (context.command == "generate")
     out << " (" << fixed(result.seconds, 4) << " s)";
+  if (!context.algorithm_source.empty()) out << "; " << context.algorithm_source;
   out << "\n";
   out << "  rules        " << rules_text(config, result.report) << "\n";
   out << "  routes       " << result.report.routes << " (non-minimal " << result.report.non_minimal << ", FS/LS "
@@ -97,7 +98,10 @@ std::string format_report_text(const Config& config, const JobResult& result, co
     out << (first ? "" : ", ") << dimension_letter(dim) << " " << fixed(m.dim_bound[dim], 2);
     first = false;
   }
-  out << ")\n";
+  out << ")";
+  // With detours the minimal-path bound does not apply (routing/metrics.hpp).
+  if (!m.bound_for_minimal_routing) out << " over all live channels (non-minimal routes)";
+  out << "\n";
   out << "  sigma(4)     " << fixed(m.sigma4, 3) << "\n";
   out << "  diameter     " << m.max_hops << " hops (average " << fixed(m.avg_hops, 3) << ")\n";
   out << "  fingerprint  " << result.fingerprint << "\n";
@@ -118,7 +122,8 @@ std::string format_report_json(const Config& config, const JobResult& result, co
       << ",\"machine_nodes\":" << torus.node_count() << ",\"live_channels\":" << result.network.live_channel_count()
       << ",\"failures\":" << json_quote(failures_text(result.network)) << ",\"job\":" << json_quote(result.job)
       << ",\"nodes\":" << json_quote(node_list(config, result.table)) << ",\"node_count\":" << result.table.size()
-      << ",\"algorithm\":" << json_quote(result.algorithm) << ",\"seconds\":" << fixed(result.seconds, 6)
+      << ",\"algorithm\":" << json_quote(result.algorithm)
+      << ",\"algorithm_source\":" << json_quote(context.algorithm_source) << ",\"seconds\":" << fixed(result.seconds, 6)
       << ",\"from_cache\":" << (result.from_cache ? "true" : "false") << ",\"routes\":" << result.report.routes
       << ",\"non_minimal\":" << result.report.non_minimal << ",\"fs_ls_routes\":" << result.report.fs_ls_routes
       << ",\"rules\":" << json_quote(std::string(rule_set_name(result.report.rules)))
@@ -127,7 +132,8 @@ std::string format_report_json(const Config& config, const JobResult& result, co
       << ",\"virtual_channels_allowed\":" << config.virtual_channels << ",\"gamma_max\":" << m.max_gamma
       << ",\"gamma_min\":" << m.min_gamma << ",\"gamma_avg\":" << fixed(m.avg_gamma, 4)
       << ",\"channels\":" << m.channels << ",\"sigma4\":" << fixed(m.sigma4, 4) << ",\"max_hops\":" << m.max_hops
-      << ",\"avg_hops\":" << fixed(m.avg_hops, 4) << ",\"lower_bound\":" << m.lower_bound << ",\"dim_bounds\":{";
+      << ",\"avg_hops\":" << fixed(m.avg_hops, 4) << ",\"lower_bound\":" << m.lower_bound
+      << ",\"bound_for_minimal_routing\":" << (m.bound_for_minimal_routing ? "true" : "false") << ",\"dim_bounds\":{";
   bool first = true;
   for (int dim = 0; dim < kMaxDims; ++dim) {
     if (!torus.dim_present(dim)) continue;

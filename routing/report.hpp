@@ -12,6 +12,7 @@ namespace angara {
 struct ReportContext {
   std::string command;        // "generate", "verify"
   std::string tables_note;    // "written to DIR (N files)" / "dry run: nothing written"
+  std::string algorithm_source;  // where the algorithm came from when not obvious ("" = not shown)
 };
 
 std::string format_report_text(const Config& config, const JobResult& result, const ReportContext& context);

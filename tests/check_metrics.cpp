@@ -265,6 +265,40 @@ START_TEST(test_bound_with_failures) {
 }
 END_TEST
 
+// A detour voids the minimal-routing bound (issue 11: "max gamma 3 (bound
+// 4)").  On 4x2 the square (0,0) (1,0) (0,1) (1,1) with the +X cable of (0,0)
+// failed: the minimal-path X channels are the +X/-X cable of the y = 1 row
+// only, 8 X hops over 2 channels = 4, yet 1,0 -> 0,0 can run +Y -X -Y and
+// 0,0 -> 1,0 the other way round the X ring, so max gamma 3 is reachable.
+// With a non-minimal route the bound is taken over every live channel of the
+// dimension: X 8 hops over the 14 live X channels, Y 8 over 16: 1.
+START_TEST(test_bound_with_detours) {
+  const Torus torus = Torus::parse("4x2");
+  Network network(torus);
+  network.fail_link(torus.id({0, 0, 0, 0}), kPlusX);
+  const std::vector<NodeId> square = block(torus, {2, 2, 1, 1});
+  check_terms(dimension_bound_terms(network, square)[0], 8, 2);
+  RouteTable table(square);
+  set_route(table, torus, "0,0", "1,0", "-X -X -X");
+  set_route(table, torus, "1,0", "0,0", "+Y -X -Y");
+  set_route(table, torus, "0,0", "0,1", "+Y");
+  set_route(table, torus, "0,1", "0,0", "+Y");
+  set_route(table, torus, "1,0", "1,1", "+Y");
+  set_route(table, torus, "1,1", "1,0", "+Y");
+  set_route(table, torus, "0,1", "1,1", "+X");
+  set_route(table, torus, "1,1", "0,1", "-X");
+  set_route(table, torus, "0,0", "1,1", "+Y +X");
+  set_route(table, torus, "1,1", "0,0", "-X -Y");
+  set_route(table, torus, "1,0", "0,1", "+Y -X");
+  set_route(table, torus, "0,1", "1,0", "+X -Y");
+  const Metrics m = compute_metrics(network, table);
+  ck_assert(!m.bound_for_minimal_routing);
+  ck_assert_uint_eq(m.lower_bound, 1);
+  ck_assert_uint_le(m.lower_bound, m.max_gamma);
+  ck_assert(compute_metrics(network, dor_table(torus, block(torus, {2, 1, 1, 1}))).bound_for_minimal_routing);
+}
+END_TEST
+
 // Machine-sized inputs stay fast (Check's 4 s timeout guards this).
 // 12x6x6 whole (432 nodes): X ring distances 0+1+...+6+...+1 = 36 per row,
 // 36 * 36 = 1296 per source, * 432 = 559872 over 864 X channels: 648.  Y: 9
@@ -384,6 +418,7 @@ int main() {
   tcase_add_test(tc, test_bound_square_tori);
   tcase_add_test(tc, test_bound_partial_allocations);
   tcase_add_test(tc, test_bound_with_failures);
+  tcase_add_test(tc, test_bound_with_detours);
   tcase_add_test(tc, test_bound_machine_sized);
   tcase_add_test(tc, test_bound_matches_definition);
   tcase_add_test(tc, test_empty_table);

@@ -15,6 +15,7 @@
 
 #include "angara/config.hpp"
 #include "angara/table_file.hpp"
+#include "plugin/exit_status.hpp"
 #include "plugin/job_tables.hpp"
 #include "plugin/slurm_query.hpp"
 #include "routing/generator.hpp"
@@ -211,11 +212,13 @@ START_TEST(test_queries_through_scontrol) {
   ck_assert_std_str_eq(joined(request.down_nodes), "desmos01 desmos05 desmos08 desmos09 desmos10 desmos12");
   ck_assert_uint_eq(job_request_from_slurm(desmos_default_config(), "3", FailedStates::None).down_nodes.size(), 0);
 
-  ck_assert_std_str_eq(error_message<SlurmQueryError>([&] { query_job("99"); }),
-                       "'" + script +
-                           " show job -o 99' failed (exit 1): slurm_load_jobs error: Invalid job id specified");
-  ck_assert_std_str_eq(error_message<SlurmQueryError>([&] { query_job("3; rm -rf /"); }),
-                       "'3; rm -rf /' is not a Slurm job id");
+  // An unknown or malformed job is bad input (exit 3), not an unreachable slurmctld.
+  ck_assert_std_str_eq(error_message<UnknownJobError>([&] { query_job("99"); }),
+                       "job 99 is not known to slurmctld (finished jobs are forgotten after MinJobAge)");
+  ck_assert_std_str_eq(error_message<UnknownJobError>([&] { query_job("3; rm -rf /"); }),
+                       "'3; rm -rf /' is not a Slurm job id (a number such as 1234, or 1234_5 for an array task)");
+  ck_assert_int_eq(exit_status_of(std::make_exception_ptr(UnknownJobError("x"))), kExitInput);
+  ck_assert_int_eq(exit_status_of(std::make_exception_ptr(SlurmQueryError("x"))), kExitSlurmQuery);
   ::unsetenv("ANGARA_SCONTROL");
 }
 END_TEST
@@ -465,9 +468,18 @@ START_TEST(test_rebuild_keeps_algorithm_and_drops_failed) {
   ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { rebuild_job_tables(config, request); }),
                        "node 'desmos01' is not a live node of job 11");
 
+  // Rewriting only desmos03 would leave desmos00 and desmos02 of the same job,
+  // in the same (shared) directory, on the old routes: refused.
   request.only = {"desmos03"};
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { rebuild_job_tables(config, request); }),
+                       "--node desmos03 would leave the tables of desmos[00,02] (job 11, in " + dir.path() +
+                           ") on the old routes, so the job's tables would disagree; rebuild the whole job "
+                           "(without --node), or use --node only with node-local table directories");
+  request.only.clear();
   request.dry_run = true;
+  const std::string written = read_text(dir.file("desmos03.rt"));
   const RebuildOutcome dry = rebuild_job_tables(config, request);
+  ck_assert(read_text(dir.file("desmos03.rt")) == written);
   ck_assert_uint_eq(dry.written.size(), 0);
   ck_assert(dry.message.find("dry run, nothing written") != std::string::npos);
 }

@@ -179,5 +179,67 @@ expect "usage error" 2 "$tool" generate --bogus
 expect "version" 0 "$tool" --version
 contains "version text" "$work/out" "angara-route 0."
 
+# Every command has --help (issue 11), with its own synopsis, exit 0.
+for command in generate verify rebuild analyze; do
+  expect "$command --help" 0 "$tool" $command --help
+  contains "$command --help shows its synopsis" "$work/out" "Usage: angara-route $command"
+done
+expect "generate -h after other options" 0 "$tool" generate --dry-run -h
+
+# Exit codes match angara-route(8): a bad --failed is a usage error, a bad
+# job id is bad input (3), not "slurmctld could not be queried" (6).
+expect "generate --failed bogus is a usage error" 2 "$tool" generate --failed bogus --dry-run
+contains "--failed names the valid states" "$work/err" "--failed bogus: expected down, down,drained or none"
+expect "generate --timeout 0 is a usage error" 2 "$tool" generate --job 1 --timeout 0 --dry-run
+expect "generate --job with a malformed id is bad input" 3 "$tool" generate --job 12x --dry-run
+contains "malformed job id named" "$work/err" "'12x' is not a Slurm job id"
+
+# The built-in machine is announced, and so is the table directory a dry run
+# would have used.
+expect "built-in default announced" 0 env -u ANGARA_CONFIG "$tool" generate --dry-run --nodes 'desmos[00-01]'
+contains "built-in default note" "$work/err" "using the built-in Desmos machine (4x2x2x2, desmos[00-31])"
+contains "dry run names the table directory" "$work/out" "dry run: nothing written (table directory /var/lib/angara/routes)"
+expect "a configuration given: no note" 0 "$tool" generate --config "$data/torus_4x4.yaml" --dry-run
+[ -s "$work/err" ] && not_ok "no note with --config: $(cat "$work/err")" || ok "no note with --config"
+
+# A dry run writes nothing, the cache included; a real run stores one entry.
+expect "dry run with --cache" 0 "$tool" generate --dry-run --nodes 'desmos[00-03]' --cache "$work/cache"
+[ -z "$(ls -A "$work/cache" 2>/dev/null)" ] && ok "dry run left the cache empty" || not_ok "dry run wrote $(ls "$work/cache")"
+expect "run with --cache" 0 "$tool" generate --nodes 'desmos[00-03]' --cache "$work/cache" --output "$work/cached-tables"
+[ "$(ls "$work/cache" | wc -l)" -eq 1 ] && ok "a real run stored one cache entry" || not_ok "cache: $(ls "$work/cache")"
+
+# The lower bound is never above the max gamma a table reaches (issue 11:
+# "max gamma 3 (bound 4)"): around a failed cable the minimal-path bound does
+# not hold, and the report says which bound it gives.
+printf 'machine:\n  torus: 4x2x2x2\n  nodes: desmos[00-31]\nfailures:\n  links: ["0,0,0,0 +X"]\n' >"$work/link.yaml"
+for algorithm in balanced bfs sssp; do
+  expect "$algorithm around a failed cable" 0 "$tool" generate --config "$work/link.yaml" --algorithm $algorithm \
+    --nodes 'desmos[00-01,04-05]' --dry-run
+  max=$(sed -n 's/^  gamma        max \([0-9]*\).*/\1/p' "$work/out")
+  bound=$(sed -n 's/^  lower bound  \([0-9]*\).*/\1/p' "$work/out")
+  [ -n "$max" ] && [ -n "$bound" ] && [ "$bound" -le "$max" ] && ok "$algorithm: bound $bound <= max gamma $max" ||
+    not_ok "$algorithm: bound '$bound' above max gamma '$max'"
+  contains "$algorithm: the report says the bound is over all live channels" "$work/out" \
+    "over all live channels (non-minimal routes)"
+done
+
+# make install-strip: a stripped plugin, no libtool .la next to it, and man
+# pages that name the directories this build was configured with.
+if make -s -C "$TOP_BUILDDIR" install-strip DESTDIR="$work/inst" >"$work/install.log" 2>&1; then
+  ok "make install-strip"
+  so=$(find "$work/inst" -name spank-angara.so)
+  [ -n "$so" ] && ok "the plugin is installed" || not_ok "no spank-angara.so under $work/inst"
+  [ -z "$(find "$work/inst" -name '*.la')" ] && ok "no .la installed" || not_ok "installed: $(find "$work/inst" -name '*.la')"
+  if [ -n "$so" ] && ! readelf -S "$so" | grep -q '\.debug_info'; then ok "the installed plugin is stripped"; else
+    not_ok "the installed plugin carries debug information"; fi
+  sysconfdir=$("$tool" --help | sed -n 's|.*reads $ANGARA_CONFIG, then \(.*\)/angara/angara.yaml,|\1|p')
+  page=$(find "$work/inst" -name spank-angara.8)
+  contains "installed spank-angara(8) names the configured SYSCONFDIR" "$page" "config=$sysconfdir/angara/angara.yaml"
+  contains "installed spank-angara(8) names the plugin's directory" "$page" "${so#$work/inst}"
+else
+  not_ok "make install-strip"
+  sed 's/^/    /' "$work/install.log" | tail -20
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

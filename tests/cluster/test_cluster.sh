@@ -203,6 +203,68 @@ wait_job_done "$job"
 check "sbatch --angara-routing=$other: 4 nodes run on $other tables" \
   [ "$(grep -c "^table-ok desmos.. algorithm $other\$" "$out/batch.out" 2>/dev/null)" = 4 ]
 
+# --- generate --job --dry-run reports what the prologue installed -----------
+out=$work/sssp-job
+mkdir -p "$out"
+job=$(sbatch --parsable -N4 -w 'desmos[12-15]' --angara-routing=sssp -o /dev/null --wrap 'sleep 300')
+wait_job_state "$job" RUNNING 60
+installed_fp=$(table_field "$tables/desmos12.rt" fingerprint)
+if "$tool" generate --job "$job" --config "$config" --dry-run >"$out/dryrun.txt" 2>"$out/dryrun.err" &&
+  grep -q "^  algorithm    sssp .*as installed for the job: $tables/desmos12.rt" "$out/dryrun.txt" &&
+  grep -q "^  fingerprint  $installed_fp\$" "$out/dryrun.txt" && [ -n "$installed_fp" ]; then
+  ok "generate --job $job --dry-run: sssp and the installed fingerprint $installed_fp"
+else
+  not_ok "generate --job $job --dry-run: sssp and the installed fingerprint $installed_fp" "$(cat "$out/dryrun.txt" "$out/dryrun.err")"
+fi
+check "generate --job says what it asks slurmctld" grep -q "asking slurmctld for job $job's nodes" "$out/dryrun.err"
+# Exit codes of angara-route(8): an unknown job is bad input (3), not 6.
+"$tool" generate --job 999999 --config "$config" --dry-run >/dev/null 2>"$out/unknown.err"
+status=$?
+if [ $status = 3 ] && grep -q "job 999999 is not known to slurmctld" "$out/unknown.err"; then
+  ok "generate --job 999999: exit 3, unknown job"
+else
+  not_ok "generate --job 999999: exit 3, unknown job" "exit $status: $(cat "$out/unknown.err")"
+fi
+"$tool" rebuild --job 999999 --config "$config" >/dev/null 2>"$out/unknown.err"
+status=$?
+check "rebuild --job 999999: exit 3" [ $status = 3 ]
+# rebuild --node: outside the job, or a subset in a shared table directory, is refused.
+"$tool" rebuild --job "$job" --config "$config" --node desmos30 >"$out/node.out" 2>"$out/node.err"
+status=$?
+if [ $status = 3 ] && grep -q "\-\-node desmos30: not a node of job $job (desmos\[12-15\]); nothing was written" "$out/node.err"; then
+  ok "rebuild --node outside the job is refused"
+else
+  not_ok "rebuild --node outside the job is refused" "exit $status: $(cat "$out/node.out" "$out/node.err")"
+fi
+sum_before=$(cat "$tables"/desmos1[2-5].rt | md5sum)
+"$tool" rebuild --job "$job" --config "$config" --node desmos13 >"$out/node.out" 2>"$out/node.err"
+status=$?
+if [ $status = 3 ] && grep -q "would leave the tables of desmos\[12,14-15\] (job $job, in $tables)" "$out/node.err" &&
+  [ "$(cat "$tables"/desmos1[2-5].rt | md5sum)" = "$sum_before" ]; then
+  ok "rebuild --node of one live node in a shared directory is refused, nothing written"
+else
+  not_ok "rebuild --node of one live node in a shared directory is refused" "exit $status: $(cat "$out/node.out" "$out/node.err")"
+fi
+# rebuild says which configuration and table directory it used.
+if "$tool" rebuild --job "$job" --config "$config" --dry-run >"$out/rebuild.txt" 2>&1 &&
+  grep -q "^rebuild: config $config, tables $tables, failed routers none, dry run\$" "$out/rebuild.txt" &&
+  grep -q "job $job: sssp on 4 nodes" "$out/rebuild.txt"; then
+  ok "rebuild names its config and table directory and keeps sssp"
+else
+  not_ok "rebuild names its config and table directory and keeps sssp" "$(cat "$out/rebuild.txt")"
+fi
+if [ ! -e /usr/local/etc/angara/angara.yaml ] && [ ! -e /etc/angara/angara.yaml ]; then
+  env -u ANGARA_CONFIG "$tool" rebuild --job "$job" >"$out/noconf.out" 2>"$out/noconf.err"
+  status=$?
+  if [ $status = 3 ] && grep -q "refusing to write tables of the built-in Desmos machine" "$out/noconf.err"; then
+    ok "rebuild without a configuration refuses to write the built-in machine's tables"
+  else
+    not_ok "rebuild without a configuration refuses" "exit $status: $(cat "$out/noconf.out" "$out/noconf.err")"
+  fi
+fi
+scancel "$job"
+wait_job_done "$job" 30 >/dev/null
+
 # --- two concurrent jobs on disjoint nodes ----------------------------------
 for name in a b; do mkdir -p "$work/concurrent-$name"; done
 job_a=$(sbatch --parsable -N8 -w 'desmos[08-15]' -o "$work/concurrent-a/batch.out" \
