@@ -17,6 +17,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "angara/network.hpp"
@@ -37,6 +38,10 @@ struct Options {
   bool desmos = true, sweep = true;
   std::string csv_path;
   std::uint64_t seed = 1;
+  // --nue: Nue under both rule sets on fixed tori and virtual channel counts.
+  bool nue = false;
+  std::vector<std::string> nue_tori = {"4x4x4", "8x8", "6x6x6", "4x4x4x4", "8x8x8"};
+  std::vector<int> nue_channels = {1, 4, 8};
 };
 
 struct Row {
@@ -307,10 +312,69 @@ std::vector<std::string> split(const std::string& text) {
   return out;
 }
 
+// Issue 7's Nue figures: for each torus, rule set and virtual channel count,
+// max gamma against the per-dimension lower bound, the virtual channels the
+// table uses, non-minimal routes and the time; then rules angara on faulty
+// machines (seeded failed routers and cables).  Every table is verified
+// under the rules it was made with.
+void nue_row(const Network& network, const std::string& label, RuleSet rules, int channels) {
+  GeneratorOptions generator_options;
+  generator_options.rules = rules;
+  generator_options.virtual_channels = channels;
+  std::vector<NodeId> allocation;
+  for (NodeId node = 0; node < network.torus().node_count(); ++node)
+    if (network.node_alive(node)) allocation.push_back(node);
+  std::printf("%-30s %-7s %3d ", label.c_str(), std::string(rule_set_name(rules)).c_str(), channels);
+  try {
+    const auto start = std::chrono::steady_clock::now();
+    const RouteTable table = make_generator("nue")->generate(network, allocation, generator_options);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    VerifyOptions verify_options;
+    verify_options.rules = rules;
+    verify_options.max_virtual_channels = channels;
+    const VerifyReport report = verify(network, table, verify_options);
+    const Metrics& m = report.metrics;
+    std::printf("%4d %9llu %9llu %6.3f %9zu %8.2f %s\n", report.virtual_channels,
+                static_cast<unsigned long long>(m.max_gamma), static_cast<unsigned long long>(m.lower_bound),
+                m.lower_bound ? static_cast<double>(m.max_gamma) / static_cast<double>(m.lower_bound) : 0.0,
+                report.non_minimal, seconds, report.ok() ? "verified" : rule_name(report.violations.front().rule));
+  } catch (const RoutingError& e) {
+    std::printf("no table: %s\n", e.what());
+  }
+  std::fflush(stdout);
+}
+
+void nue_table(const Options& options) {
+  std::printf("\n-- nue: whole fault-free machines --\n");
+  std::printf("%-30s %-7s %3s %4s %9s %9s %6s %9s %8s %s\n", "machine", "rules", "vc", "used", "max_gamma",
+              "bound", "ratio", "non-min", "seconds", "verdict");
+  for (RuleSet rules : {RuleSet::general, RuleSet::angara})
+    for (const std::string& dims : options.nue_tori)
+      for (int channels : options.nue_channels) nue_row(Network(Torus::parse(dims)), dims, rules, channels);
+
+  std::printf("\n-- nue: rules angara on faulty machines (seed %llu) --\n",
+              static_cast<unsigned long long>(options.seed));
+  const std::vector<std::tuple<std::string, int, int>> faulty = {
+      {"4x4x4", 1, 2}, {"4x4x4", 3, 4}, {"8x8", 2, 3}, {"8x8", 3, 6}, {"6x6x6", 4, 8}, {"4x4x4x4", 4, 8}};
+  for (const auto& [dims, routers, cables] : faulty) {
+    Network network(Torus::parse(dims));
+    const Torus& torus = network.torus();
+    std::mt19937_64 rng(options.seed ^ std::hash<std::string>{}(dims) ^ static_cast<std::uint64_t>(routers * 131 + cables));
+    std::string label = dims + " r" + std::to_string(routers) + " c" + std::to_string(cables);
+    for (int i = 0; i < routers; ++i) network.fail_node(static_cast<NodeId>(rng() % torus.node_count()));
+    for (int i = 0; i < cables; ++i) {
+      const Direction d(static_cast<int>(rng() % kDirectionCount));
+      if (torus.direction_present(d)) network.fail_link(static_cast<NodeId>(rng() % torus.node_count()), d);
+    }
+    for (int channels : options.nue_channels) nue_row(network, label, RuleSet::angara, channels);
+  }
+}
+
 int usage() {
   std::fprintf(stderr,
                "usage: angara-bench [--dims 2,3,4] [--max-size N] [--max-nodes N] [--algorithms a,b]\n"
-               "                    [--genetic-max-nodes N] [--desmos-only | --sweep-only] [--csv FILE] [--seed N]\n");
+               "                    [--genetic-max-nodes N] [--desmos-only | --sweep-only] [--csv FILE] [--seed N]\n"
+               "       angara-bench --nue [--tori 4x4x4,8x8,...] [--virtual-channels 1,4,8] [--seed N]\n");
   return 2;
 }
 
@@ -341,6 +405,13 @@ int main(int argc, char** argv) {
       options.csv_path = value();
     } else if (arg == "--seed") {
       options.seed = std::stoull(value());
+    } else if (arg == "--nue") {
+      options.nue = true;
+    } else if (arg == "--tori") {
+      options.nue_tori = split(value());
+    } else if (arg == "--virtual-channels") {
+      options.nue_channels.clear();
+      for (const std::string& k : split(value())) options.nue_channels.push_back(std::stoi(k));
     } else {
       return usage();
     }
@@ -354,6 +425,10 @@ int main(int argc, char** argv) {
   if (std::find(options.algorithms.begin(), options.algorithms.end(), "bfs") == options.algorithms.end())
     options.algorithms.insert(options.algorithms.begin(), "bfs");  // the baseline of every ratio
   print_host();
+  if (options.nue) {
+    nue_table(options);
+    return 0;
+  }
   if (options.desmos) desmos_table(options);
   if (options.sweep) sweep(options);
   return 0;

@@ -8,6 +8,7 @@ std::unique_ptr<Generator> create_bfs_generator();
 std::unique_ptr<Generator> create_sssp_generator();
 std::unique_ptr<Generator> create_balanced_generator();
 std::unique_ptr<Generator> create_genetic_generator();
+std::unique_ptr<Generator> create_nue_generator();
 
 const std::vector<GeneratorInfo>& generators() {
   static const std::vector<GeneratorInfo> all = {
@@ -19,6 +20,8 @@ const std::vector<GeneratorInfo>& generators() {
        &create_balanced_generator},
       {"genetic", "genetic search over route variants, fitness sigma(4) (ANSU paper, section 4.2)",
        &create_genetic_generator},
+      {"nue", "Nue: routing in the complete channel dependency graph, k virtual channels (Domke et al., HPDC'16)",
+       &create_nue_generator},
   };
   return all;
 }

@@ -102,6 +102,14 @@ expect "flow control none rejects ring cycles" 1 "$tool" generate --flow-control
 contains "flow control none names the cycle" "$work/err" "deadlock: virtual channel 0: dependency"
 expect "analyze under flow control none" 0 "$tool" analyze --dump "$work/desmos.dump" --flow-control none --json
 contains "analyze json verdict" "$work/out" '"rules":"angara","flow_control":"none","virtual_channels":1,"ok":false,"verdict":"FAILED: deadlock"'
+printf 'machine:\n  torus: 4x4x4\n  nodes: n[00-63]\nrouting:\n  algorithm: nue\n  virtual_channels: 8\n' > "$work/nue8.yaml"
+expect "nue general on 8 virtual channels" 0 "$tool" generate --config "$work/nue8.yaml" --rules general --dry-run \
+  --dump-routes "$work/nue8.dump"
+contains "nue uses the 8 virtual channels" "$work/out" "rules        general, flow control bubble, virtual channels 8 used of 8"
+expect "nue general dump passes the independent checker" 0 python3 "$checker" "$work/nue8.dump"
+expect "nue flow control none" 0 "$tool" generate --config "$work/nue8.yaml" --rules general --flow-control none \
+  --dry-run --dump-routes "$work/nue8none.dump"
+expect "nue none dump passes the independent checker" 0 python3 "$checker" "$work/nue8none.dump" --allow-non-minimal
 expect "bad --rules" 2 "$tool" generate --rules nue --dry-run
 contains "bad --rules lists the valid ones" "$work/err" "generate: --rules expects 'angara' or 'general', got 'nue'"
 expect "bad --flow-control" 2 "$tool" analyze --dump "$work/desmos.dump" --flow-control credit
