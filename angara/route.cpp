@@ -69,22 +69,6 @@ RouteTable::RouteTable(std::vector<NodeId> nodes) : nodes_(std::move(nodes)) {
   codes_.assign(nodes_.size() * nodes_.size(), 0);
 }
 
-RouteTable::RouteTable(const RouteTable& other)
-    : algorithm(other.algorithm),
-      nodes_(other.nodes_),
-      index_(other.index_),
-      codes_(other.codes_),
-      overflow_(other.overflow_),
-      overflow_hops_(other.overflow_hops_) {}
-
-RouteTable& RouteTable::operator=(const RouteTable& other) {
-  if (this != &other) {
-    RouteTable copy(other);
-    *this = std::move(copy);
-  }
-  return *this;
-}
-
 std::size_t RouteTable::index_of(NodeId node) const {
   return node < index_.size() ? index_[node] : npos;
 }
@@ -134,14 +118,14 @@ void RouteTable::set_route(std::size_t src, std::size_t dst, const Route& route)
   std::uint32_t& slot = codes_[src * nodes_.size() + dst];
   if (const auto packed = pack(route)) {
     if (is_overflow(slot)) {  // the old overflow entry is dead now
-      const std::lock_guard<std::mutex> lock(*overflow_mutex_);
+      const std::lock_guard<std::mutex> lock(*overflow_lock_.mutex);
       overflow_[slot >> 6].layer = 0;
     }
     slot = packed->code;
     return;
   }
   const auto length = static_cast<std::uint32_t>(route.hops.size());
-  const std::lock_guard<std::mutex> lock(*overflow_mutex_);
+  const std::lock_guard<std::mutex> lock(*overflow_lock_.mutex);
   std::uint32_t index;
   if (is_overflow(slot) && overflow_[slot >> 6].capacity >= length) {
     index = slot >> 6;

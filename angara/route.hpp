@@ -58,10 +58,6 @@ class RouteTable {
   RouteTable() = default;
   // `nodes` is the allocation; it is sorted and deduplicated.
   explicit RouteTable(std::vector<NodeId> nodes);
-  RouteTable(const RouteTable& other);
-  RouteTable(RouteTable&& other) noexcept = default;
-  RouteTable& operator=(const RouteTable& other);
-  RouteTable& operator=(RouteTable&& other) noexcept = default;
 
   const std::vector<NodeId>& nodes() const { return nodes_; }
   std::size_t size() const { return nodes_.size(); }
@@ -122,7 +118,16 @@ class RouteTable {
   std::vector<std::uint32_t> codes_;
   std::vector<Overflow> overflow_;
   std::vector<Direction> overflow_hops_;
-  std::unique_ptr<std::mutex> overflow_mutex_ = std::make_unique<std::mutex>();
+  // Guards the overflow store; every table object keeps a mutex of its own.
+  struct Lock {
+    std::unique_ptr<std::mutex> mutex = std::make_unique<std::mutex>();
+    Lock() = default;
+    Lock(const Lock&) : Lock() {}
+    Lock(Lock&&) : Lock() {}
+    Lock& operator=(const Lock&) { return *this; }
+    Lock& operator=(Lock&&) { return *this; }
+  };
+  Lock overflow_lock_;
 };
 
 template <class Run>

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "routing/candidates.hpp"
 #include "routing/checked_turns.hpp"
 #include "routing/generator.hpp"
+#include "routing/parallel.hpp"
 
 namespace angara {
 
@@ -142,6 +144,165 @@ bool sub_torus_choice(const Network& network, const CandidateSet& set, std::vect
     }
   }
   return true;
+}
+
+// The construction above without the candidate set, straight into the table
+// (issue 8): on a whole sub-torus each route depends on the displacement
+// alone (and, for the one split pure class, on the source's parity), so the
+// table is a few thousand packed routes copied into every row, which costs
+// about as much as writing the table.
+//
+// Used only when the construction's loads are uniform: every channel of a
+// direction carries the same load, and +D the same as -D.  Then the search
+// that follows sub_torus_choice() leaves the table as it is: the max load is
+// the candidate-space bound, and no move lowers the objective (a move only
+// shifts hops between channels of one dimension, all at the same load, so it
+// raises the spread or the max).  So this path returns exactly the table the
+// full path returns; any other case (a size-6 ring's split class covers its
+// channels once or twice) takes the full path.  Returns nullopt then.
+std::optional<RouteTable> sub_torus_table(const Network& network, RouteTable table) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = table.nodes();
+  if (nodes.size() < 2) return std::nullopt;
+  const Coord first = torus.coord(nodes.front());
+  std::array<bool, kMaxDims> spanned{};
+  std::array<std::size_t, kMaxDims> weight{};  // mixed radix of the sub-torus, X fastest
+  std::size_t expected = 1;
+  for (NodeId node : nodes) {
+    const Coord c = torus.coord(node);
+    for (int dim = 0; dim < kMaxDims; ++dim) spanned[dim] = spanned[dim] || c[dim] != first[dim];
+  }
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    weight[dim] = expected;
+    if (spanned[dim]) expected *= static_cast<std::size_t>(torus.size(dim));
+  }
+  if (expected != nodes.size()) return std::nullopt;
+  for (NodeId node : nodes) {
+    const Coord c = torus.coord(node);
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      if (!spanned[dim] && c[dim] != first[dim]) return std::nullopt;
+    for (int rank = 0; rank < kDirectionCount; ++rank) {
+      const Direction d(rank);
+      if (spanned[d.dim()] && !network.channel_alive(node, d)) return std::nullopt;
+    }
+  }
+
+  // The route of every displacement class, as sub_torus_choice() picks it;
+  // split_dim[class] >= 0 marks the class split by the source's parity.
+  const std::size_t classes_total = nodes.size();
+  std::vector<PackedRoute> even_route(classes_total), odd_route(classes_total);
+  std::vector<int> split_dim(classes_total, -1);
+  std::array<std::uint64_t, kDirectionCount> uniform{};  // load of every channel from the other classes
+  std::array<std::vector<std::uint64_t>, kDirectionCount> split_load;  // by ring position
+  std::vector<Direction> hops;
+  for (std::size_t index = 0; index < classes_total; ++index) {
+    std::array<int, kMaxDims> delta{};
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      if (spanned[dim]) delta[dim] = static_cast<int>(index / weight[dim] % static_cast<std::size_t>(torus.size(dim)));
+    std::array<std::array<int, kDirectionCount>, 2> counts{};  // [odd source]
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const int size = torus.size(dim);
+      const int forward = delta[dim];
+      if (forward == 0) continue;
+      bool positive = forward < size - forward;
+      bool split = false;
+      if (forward == size - forward) {
+        std::size_t m = 0, classes = 1;
+        for (int other = 0; other < kMaxDims; ++other) {
+          if (other == dim || !spanned[other]) continue;
+          m = m * static_cast<std::size_t>(torus.size(other)) + static_cast<std::size_t>(delta[other]);
+          classes *= static_cast<std::size_t>(torus.size(other));
+        }
+        positive = m % 2 == 0;
+        split = m == 0 && classes % 2 == 1 && size >= 4;
+      }
+      if (split) {
+        split_dim[index] = dim;
+        counts[0][Direction::make(dim, false).rank()] = forward;
+        counts[1][Direction::make(dim, true).rank()] = forward;
+      } else {
+        for (auto& side : counts) side[Direction::make(dim, !positive).rank()] = positive ? forward : size - forward;
+      }
+    }
+    for (int odd = 0; odd <= 1; ++odd) {
+      hops.clear();
+      for (int rank = 0; rank < kDirectionCount; ++rank) hops.insert(hops.end(), counts[odd][rank], Direction(rank));
+      const std::optional<PackedRoute> packed = RouteTable::pack(Route{hops});
+      if (!packed) return std::nullopt;
+      (odd ? odd_route : even_route)[index] = *packed;
+    }
+    if (split_dim[index] < 0) {
+      for (int rank = 0; rank < kDirectionCount; ++rank) uniform[rank] += static_cast<std::uint64_t>(counts[0][rank]);
+      continue;
+    }
+    // The split class: sources at even positions of the ring go +D, odd ones
+    // -D, half the ring each; count the channels by ring position.
+    const int dim = split_dim[index], size = torus.size(dim), half = size / 2;
+    for (int negative = 0; negative <= 1; ++negative) {
+      std::vector<std::uint64_t>& load = split_load[Direction::make(dim, negative != 0).rank()];
+      load.assign(static_cast<std::size_t>(size), 0);
+      for (int source = negative; source < size; source += 2)
+        for (int k = 0; k < half; ++k) ++load[static_cast<std::size_t>(((negative ? source - k : source + k) % size + size) % size)];
+    }
+  }
+  // Uniform loads, +D equal to -D, in every spanned dimension?
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    if (!spanned[dim]) continue;
+    std::array<std::uint64_t, 2> level{};
+    for (int negative = 0; negative <= 1; ++negative) {
+      const int rank = Direction::make(dim, negative != 0).rank();
+      level[negative] = uniform[rank];
+      const std::vector<std::uint64_t>& load = split_load[rank];
+      if (load.empty()) continue;
+      for (std::uint64_t value : load)
+        if (value != load.front()) return std::nullopt;
+      level[negative] += load.front();
+    }
+    if (level[0] != level[1]) return std::nullopt;
+  }
+
+  // Rows: the class of (s, t) is the displacement t - s per spanned
+  // dimension; allocation indices are the sub-torus's mixed radix too.
+  std::vector<int> span_dims;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (spanned[dim]) span_dims.push_back(dim);
+  run_parallel(nodes.size(), [&](std::size_t, std::size_t begin, std::size_t end) {
+    std::array<std::vector<std::size_t>, kMaxDims> shift;  // per dimension: target coordinate -> class offset
+    std::array<int, kMaxDims> sizes{};
+    for (int k = 0; k < kMaxDims; ++k) sizes[k] = 1;
+    for (std::size_t k = 0; k < span_dims.size(); ++k) sizes[k] = torus.size(span_dims[k]);
+    for (std::size_t s = begin; s < end; ++s) {
+      std::array<int, kMaxDims> own{};
+      for (std::size_t k = 0; k < span_dims.size(); ++k)
+        own[k] = static_cast<int>(s / weight[span_dims[k]] % static_cast<std::size_t>(sizes[k]));
+      for (int k = 0; k < kMaxDims; ++k) {
+        shift[k].resize(static_cast<std::size_t>(sizes[k]));
+        const std::size_t w = k < static_cast<int>(span_dims.size()) ? weight[span_dims[k]] : 0;
+        for (int t = 0; t < sizes[k]; ++t)
+          shift[k][static_cast<std::size_t>(t)] = static_cast<std::size_t>((t - own[k] + sizes[k]) % sizes[k]) * w;
+      }
+      std::size_t t = 0;
+      for (int t3 = 0; t3 < sizes[3]; ++t3)
+        for (int t2 = 0; t2 < sizes[2]; ++t2)
+          for (int t1 = 0; t1 < sizes[1]; ++t1) {
+            const std::size_t outer = shift[3][t3] + shift[2][t2] + shift[1][t1];
+            for (int t0 = 0; t0 < sizes[0]; ++t0, ++t) {
+              const std::size_t index = outer + shift[0][static_cast<std::size_t>(t0)];
+              table.set_route(s, t, even_route[index]);
+            }
+          }
+      // The split classes: by the parity of the source's coordinate.
+      for (std::size_t k = 0; k < span_dims.size(); ++k) {
+        const int dim = span_dims[k];
+        const std::size_t index = static_cast<std::size_t>(sizes[k] / 2) * weight[dim];
+        if (split_dim[index] != dim) continue;
+        const int to = (own[k] + sizes[k] / 2) % sizes[k];
+        const std::size_t target = s + static_cast<std::size_t>(to - own[k]) * weight[dim];
+        table.set_route(s, target, own[k] % 2 == 0 ? even_route[index] : odd_route[index]);
+      }
+    }
+  });
+  return table;
 }
 
 // The tie-breaking term of the objective: sum over channels of load^4, the
@@ -434,6 +595,16 @@ Start read_start(const GeneratorOptions& options) {
   throw std::invalid_argument("balanced: option 'start' expects greedy, sssp or best, got '" + it->second + "'");
 }
 
+// Option `construction`: direct (the default) writes whole fault-free
+// sub-tori straight from their displacement classes (sub_torus_table);
+// candidates always goes through the candidate set, for comparison.
+bool read_construction(const GeneratorOptions& options) {
+  const auto it = options.extra.find("construction");
+  if (it == options.extra.end() || it->second == "direct") return true;
+  if (it->second == "candidates") return false;
+  throw std::invalid_argument("balanced: option 'construction' expects direct or candidates, got '" + it->second + "'");
+}
+
 // The candidate indices of another generator's table, or false when one of
 // its routes is not a candidate.
 bool choice_of_table(const CandidateSet& set, const RouteTable& table, std::vector<std::uint32_t>* choice) {
@@ -462,8 +633,10 @@ class BalancedGenerator : public Generator {
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override {
     // The shared allocation check: "NAME: allocated node ... has failed".
-    start_route_table(name(), network, allocation);
+    RouteTable empty = start_route_table(name(), network, allocation);
     const Start start = read_start(options);
+    if (read_construction(options))
+      if (std::optional<RouteTable> table = sub_torus_table(network, std::move(empty))) return std::move(*table);
     const TurnRules rules(network);
     // Pairs without a candidate are routed (or refused, with the reason) by
     // the checked-turn stage, as are detours it can shorten.

@@ -268,8 +268,12 @@ std::uint64_t integer_lower_bound(const std::array<DimensionBoundTerms, kMaxDims
 }
 
 Metrics compute_metrics(const Network& network, const RouteTable& table) {
+  return compute_metrics(network, table, channel_loads(network, table));
+}
+
+Metrics compute_metrics(const Network& network, const RouteTable& table, const std::vector<std::uint64_t>& loads,
+                        const RouteLengths* lengths) {
   Metrics metrics;
-  const std::vector<std::uint64_t> loads = channel_loads(network, table);
   const std::vector<ChannelId> measured = measured_channels(network, table, loads);
   metrics.channels = measured.size();
   if (!measured.empty()) {
@@ -289,20 +293,26 @@ Metrics compute_metrics(const Network& network, const RouteTable& table) {
     metrics.sigma4 = std::pow(fourth_moment / static_cast<double>(measured.size()), 0.25);
   }
 
-  std::uint64_t routes = 0, hops = 0;
-  const std::size_t n = table.size();
   const Torus& torus = network.torus();
-  for (std::size_t s = 0; s < n; ++s)
-    for (std::size_t d = 0; d < n; ++d) {
-      if (!table.has_route(s, d)) continue;
-      const std::size_t length = table.hop_count(s, d);
-      if (length > static_cast<std::size_t>(torus.distance(table.nodes()[s], table.nodes()[d])))
-        metrics.bound_for_minimal_routing = false;
-      ++routes;
-      hops += length;
-      metrics.max_hops = std::max(metrics.max_hops, static_cast<int>(length));
-    }
-  if (routes) metrics.avg_hops = static_cast<double>(hops) / static_cast<double>(routes);
+  RouteLengths counted;
+  if (!lengths) {
+    const std::size_t n = table.size();
+    for (std::size_t s = 0; s < n; ++s)
+      for (std::size_t d = 0; d < n; ++d) {
+        if (!table.has_route(s, d)) continue;
+        const std::size_t length = table.hop_count(s, d);
+        if (length > static_cast<std::size_t>(torus.distance(table.nodes()[s], table.nodes()[d])))
+          ++counted.non_minimal;
+        ++counted.routes;
+        counted.hops += length;
+        counted.max_hops = std::max(counted.max_hops, static_cast<int>(length));
+      }
+    lengths = &counted;
+  }
+  if (lengths->non_minimal) metrics.bound_for_minimal_routing = false;
+  metrics.max_hops = lengths->max_hops;
+  if (lengths->routes)
+    metrics.avg_hops = static_cast<double>(lengths->hops) / static_cast<double>(lengths->routes);
 
   auto terms = dimension_bound_terms(network, table.nodes());
   // The per-dimension bound holds for minimal routings only: a detour around

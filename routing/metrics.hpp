@@ -48,6 +48,16 @@ std::vector<ChannelId> measured_channels(const Network& network, const RouteTabl
 // Max, min and average load over measured_channels(), sigma(4) around that
 // average, route lengths, and the lower bound of the table's allocation.
 Metrics compute_metrics(const Network& network, const RouteTable& table);
+// Route count and lengths of a table (routes with hops).
+struct RouteLengths {
+  std::uint64_t routes = 0, hops = 0;
+  std::uint64_t non_minimal = 0;  // routes longer than their torus distance
+  int max_hops = 0;
+};
+// The same with the loads (and the lengths, unless null) already known: the
+// verifier walks every route once and passes them on.
+Metrics compute_metrics(const Network& network, const RouteTable& table, const std::vector<std::uint64_t>& loads,
+                        const RouteLengths* lengths = nullptr);
 
 // The two integers behind one dimension's lower bound, kept exact so that the
 // rounded bound is an integer ceiling, not a floating-point one.

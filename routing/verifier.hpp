@@ -72,6 +72,8 @@ class ChannelDependencyGraph {
  public:
   explicit ChannelDependencyGraph(const Torus& torus);
   void add(ChannelId from, Direction next) { successors_[from] |= static_cast<std::uint8_t>(1u << next.rank()); }
+  // Adds the successors named by a mask of direction bits at once.
+  void add_mask(ChannelId from, std::uint8_t next) { successors_[from] |= next; }
   // Throws std::invalid_argument when `to` does not leave from's head node.
   void add(ChannelId from, ChannelId to);
 
@@ -91,6 +93,16 @@ class ChannelDependencyGraph {
   const Torus* torus_;
   std::vector<std::uint8_t> successors_;
 };
+
+// What verify() gathers from walking every route (of a source inside the
+// torus) run by run: the load of every channel slot and the channel
+// dependency graph of every layer.  Exposed for tests, which check it against
+// a hop-by-hop walk.
+struct RouteWalkFigures {
+  std::vector<std::uint64_t> loads;
+  std::vector<ChannelDependencyGraph> graphs;  // per virtual channel
+};
+RouteWalkFigures walk_routes(const Network& network, const RouteTable& table);
 
 // Deadlock check alone, exposed for tests: true when no strongly connected
 // component of the CDG of `layer` contains a turn (two channels that differ in

@@ -1,5 +1,6 @@
 // Candidate routes (routing/candidates.hpp) and the "balanced" generator
 // (routing/balanced.cpp).
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -282,6 +283,46 @@ START_TEST(test_start_option) {
 }
 END_TEST
 
+// The direct construction of whole fault-free sub-tori (no candidate set)
+// gives exactly the table of the candidate path, including the split pure
+// classes (4x3, 8x5) and the cases it leaves to the search (6x3, a dead link
+// inside the block), with failures elsewhere, and for any thread count.
+START_TEST(test_direct_construction_matches_candidates) {
+  const struct {
+    const char* torus;
+    Coord extent;  // the block at the origin; {0,...} = the whole machine
+    bool fail_outside;
+  } rows[] = {
+      {"4x4", {}, false},      {"4x3", {}, false},         {"6x3", {}, false},   {"2x2x2", {}, false},
+      {"3x3x3", {}, false},    {"8x5", {}, false},         {"8x4x2", {}, false}, {"4x4x4", {}, false},
+      {"4x2x2x2", {4, 2, 1, 1}, false}, {"4x2x2x2", {4, 2, 2, 1}, false}, {"4x4x2", {4, 4, 1, 1}, true},
+      {"6x4", {6, 1, 1, 1}, true}, {"8", {}, false},
+  };
+  GeneratorOptions candidates;
+  candidates.extra["construction"] = "candidates";
+  for (const auto& row : rows) {
+    Network net(Torus::parse(row.torus));
+    const Torus& t = net.torus();
+    if (row.fail_outside) net.fail_node(t.node_count() - 1);
+    const std::vector<NodeId> nodes = row.extent[0] ? block(t, row.extent) : live_nodes(net);
+    setenv("ANGARA_THREADS", "2", 1);
+    const RouteTable direct = balanced(net, nodes);
+    unsetenv("ANGARA_THREADS");
+    const RouteTable searched = balanced(net, nodes, candidates);
+    ck_assert_msg(angara_test::same_routes(direct, searched), "%s: the direct construction differs", row.torus);
+    verified(net, direct);
+  }
+  Network broken(Torus::parse("4x4"));
+  broken.fail_link(0, kPlusX);
+  ck_assert(angara_test::same_routes(balanced(broken, live_nodes(broken)),
+                                     balanced(broken, live_nodes(broken), candidates)));
+  GeneratorOptions bad;
+  bad.extra["construction"] = "fast";
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { balanced(broken, live_nodes(broken), bad); }),
+                       "balanced: option 'construction' expects direct or candidates, got 'fast'");
+}
+END_TEST
+
 // Determinism (also on a partial allocation of a faulty 5x4x2), whole
 // machines, partial allocations with faults and the error messages are
 // checked for every generator in check_generators.
@@ -304,6 +345,7 @@ int main() {
   tcase_add_test(generator_case, test_forced_routes_uniform);
   tcase_add_test(generator_case, test_faulty_machine_routed);
   tcase_add_test(generator_case, test_start_option);
+  tcase_add_test(generator_case, test_direct_construction_matches_candidates);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);
 }

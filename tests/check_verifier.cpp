@@ -1,5 +1,6 @@
 // The independent verifier (routing/verifier.hpp) against hand-made tables,
 // good and bad.  Every expected message and count is worked out by hand.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -402,6 +403,73 @@ START_TEST(test_one_example_per_rule) {
 }
 END_TEST
 
+// The run-by-run walk of the verifier against a plain hop-by-hop walk, on
+// random hop sequences: long runs that lap a ring, size-2 and absent
+// dimensions, general paths, several layers, failed nodes and links.  And
+// the whole report does not depend on the number of threads.
+START_TEST(test_run_walk_matches_hop_walk) {
+  std::uint64_t state = 12345;
+  const auto next = [&](std::uint64_t bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % bound;
+  };
+  for (const char* dims : {"5x3", "4x2x3", "3x3x2x2", "7"}) {
+    const Torus torus = Torus::parse(dims);
+    Network network(torus);
+    network.fail_link(1, Direction::make(0, false));
+    if (torus.node_count() > 6) network.fail_node(5);
+    RouteTable table(all_nodes(torus));
+    for (std::size_t s = 0; s < table.size(); ++s)
+      for (std::size_t d = 0; d < table.size(); ++d) {
+        if (s == d || next(10) == 0) continue;  // some routes missing
+        Route route;
+        route.layer = static_cast<std::uint8_t>(next(3));
+        const std::size_t runs = 1 + next(4);
+        for (std::size_t r = 0; r < runs; ++r)
+          route.hops.insert(route.hops.end(), 1 + next(r == 0 ? 12 : 3), Direction(static_cast<int>(next(8))));
+        table.set_route(s, d, route);
+      }
+    // The hop-by-hop reference.
+    std::vector<std::uint64_t> loads(torus.channel_slots(), 0);
+    std::vector<ChannelDependencyGraph> graphs(table.virtual_channels(), ChannelDependencyGraph(torus));
+    for (std::size_t s = 0; s < table.size(); ++s)
+      for (std::size_t d = 0; d < table.size(); ++d) {
+        if (!table.has_route(s, d)) continue;
+        const Route route = table.route(s, d);
+        NodeId at = table.nodes()[s];
+        for (std::size_t k = 0; k < route.hops.size(); ++k) {
+          const ChannelId c = Torus::channel(at, route.hops[k]);
+          ++loads[c];
+          if (k + 1 < route.hops.size()) graphs[route.layer].add(c, route.hops[k + 1]);
+          at = torus.neighbor(at, route.hops[k]);
+        }
+      }
+    const RouteWalkFigures walked = walk_routes(network, table);
+    ck_assert_msg(walked.loads == loads, "loads differ on %s", dims);
+    ck_assert_uint_eq(walked.graphs.size(), graphs.size());
+    for (std::size_t layer = 0; layer < graphs.size(); ++layer)
+      for (ChannelId c = 0; c < torus.channel_slots(); ++c)
+        ck_assert_msg(walked.graphs[layer].successors(c) == graphs[layer].successors(c),
+                      "%s layer %zu channel %u: successors %u, expected %u", dims, layer, c,
+                      walked.graphs[layer].successors(c), graphs[layer].successors(c));
+
+    setenv("ANGARA_THREADS", "1", 1);
+    const VerifyReport one = verify(network, table, VerifyOptions{3});
+    setenv("ANGARA_THREADS", "3", 1);
+    const VerifyReport three = verify(network, table, VerifyOptions{3});
+    unsetenv("ANGARA_THREADS");
+    ck_assert(!one.ok());
+    ck_assert_uint_eq(one.violation_count, three.violation_count);
+    ck_assert_uint_eq(one.violations.size(), three.violations.size());
+    for (std::size_t i = 0; i < one.violations.size(); ++i)
+      ck_assert_std_str_eq(one.violations[i].message, three.violations[i].message);
+    ck_assert_uint_eq(one.fs_ls_routes, three.fs_ls_routes);
+    ck_assert_uint_eq(one.non_minimal, three.non_minimal);
+    ck_assert_uint_eq(one.metrics.max_gamma, three.metrics.max_gamma);
+  }
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("verifier");
   TCase* tc = tcase_create("core");
@@ -424,6 +492,7 @@ int main() {
   tcase_add_test(tc, test_port_without_cable);
   tcase_add_test(tc, test_node_outside_torus);
   tcase_add_test(tc, test_one_example_per_rule);
+  tcase_add_test(tc, test_run_walk_matches_hop_walk);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }
