@@ -9,6 +9,8 @@ std::unique_ptr<Generator> create_sssp_generator();
 std::unique_ptr<Generator> create_balanced_generator();
 std::unique_ptr<Generator> create_genetic_generator();
 std::unique_ptr<Generator> create_nue_generator();
+std::unique_ptr<Generator> create_dfsssp_generator();
+std::unique_ptr<Generator> create_lash_generator();
 
 const std::vector<GeneratorInfo>& generators() {
   static const std::vector<GeneratorInfo> all = {
@@ -22,6 +24,10 @@ const std::vector<GeneratorInfo>& generators() {
        &create_genetic_generator},
       {"nue", "Nue: routing in the complete channel dependency graph, k virtual channels (Domke et al., HPDC'16)",
        &create_nue_generator},
+      {"dfsssp", "balanced shortest paths on the fewest virtual channels (DFSSSP paper, Algorithms 1-2)",
+       &create_dfsssp_generator},
+      {"lash", "shortest paths, pairs on the first virtual channel that stays deadlock-free (LASH, section 5)",
+       &create_lash_generator},
   };
   return all;
 }

@@ -1,0 +1,51 @@
+// What the layered backends (dfsssp, lash) share besides the path step
+// (routing/shortest_paths.hpp): the per-layer dependency counts of a path
+// set, the spreading of a finished assignment over the layers left empty,
+// the refusal that names the layers needed, and the option parsing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "routing/generator.hpp"
+#include "routing/shortest_paths.hpp"
+
+namespace angara {
+
+// Virtual channel (layer) numbers a table may carry at most (the Angara
+// header and the dump format allow 8; shared/angara-model.md).
+constexpr int kMaxLayers = 8;
+
+// Dependency slot of consecutive channels a -> b: a * 8 + direction rank of b
+// (b always leaves the node a enters), as in IncrementalDependencyGraph.
+inline std::size_t dependency_slot(ChannelId a, ChannelId b) {
+  return static_cast<std::size_t>(a) * kDirectionCount + static_cast<std::size_t>(Torus::channel_direction(b).rank());
+}
+
+// Balancing of DFSSSP (Algorithm 2, last loop) and LASH (section 5.1, Step
+// 4, restricted to layers that are still empty): a subset of an acyclic
+// layer is acyclic, so the paths of every used layer may be split over empty
+// layers without any cycle search.  The empty layers go to the used layers
+// in proportion to their path counts; a layer's paths are dealt out by
+// destination, so each destination's tree stays on one layer.  `layer[p]`
+// holds the assignment (pairs of the diagonal are ignored); returns the
+// layers used afterwards.
+int spread_over_empty_layers(const PathSet& paths, std::vector<std::uint8_t>& layer, int used, int allowed);
+
+// Throws RoutingError: "NAME: the routes need N virtual channels, only K
+// allowed (routing.virtual_channels)"; `at_least` when the search stopped at
+// the format's limit before it found enough.
+[[noreturn]] void too_many_layers(std::string_view generator, int needed, int allowed, bool at_least);
+
+// Generator options shared by the layered backends ("passes: 2").  Throws
+// RoutingError naming the option and what was expected.
+int integer_option(std::string_view generator, const GeneratorOptions& options, const std::string& key,
+                   int fallback, int low, int high);
+
+// The path step's options of the layered backends: "passes: 1|2" and
+// "paths: pairs|trees" (trees only under rules: general).
+ShortestPathOptions path_options(std::string_view generator, const GeneratorOptions& options);
+
+}  // namespace angara
