@@ -193,7 +193,8 @@ class DumpReader {
 void write_route_dump(std::ostream& out, const Torus& torus, const RouteTable& table) {
   out << "# " << kMagic << ' ' << kVersion << " dims=" << torus.to_string()
       << " algorithm=" << (table.algorithm.empty() ? "unknown" : table.algorithm)
-      << " rules=" << rule_set_name(table.rules) << " flow_control=" << flow_control_name(table.flow_control);
+      << " rules=" << rule_set_name(table.rules) << " flow_control=" << flow_control_name(table.flow_control)
+      << " virtual_channels=" << table.virtual_channels();
   if (torus.single_cable_mask()) out << " single_cable=" << Torus::dimension_letters(torus.single_cable_mask());
   out << '\n';
   // nodes() is sorted by NodeId, so sources and destinations come out in

@@ -173,6 +173,8 @@ class TableParser {
     table.job = word_value(++line, "job", "<job id or default>");
     table.algorithm = word_value(++line, "algorithm", "<name>");
     table.fingerprint = word_value(++line, "fingerprint", "<hex>");
+    if (line < lines_.size() && starts_with(line_text(line + 1), "virtual_channels"))
+      table.virtual_channels = parse_virtual_channels(++line);
     const std::size_t declared = parse_count(++line);
     const std::size_t present = lines_.size() - line;
     if (declared != present)
@@ -281,6 +283,13 @@ class TableParser {
     table.node_name = name == "-" ? std::string() : std::string(name);
   }
 
+  // "virtual_channels N", optional (earlier versions did not write it).
+  int parse_virtual_channels(std::size_t line) const {
+    const std::string_view value = field(line, "virtual_channels", "<1 to 8>");
+    if (value.size() != 1 || value[0] < '1' || value[0] > '8') expected(line, "virtual_channels <1 to 8>");
+    return value[0] - '0';
+  }
+
   std::size_t parse_count(std::size_t line) const {
     const std::string_view value = field(line, "entries", "<number of entry lines>");
     std::size_t count = 0;
@@ -324,6 +333,9 @@ class TableParser {
       if (decoded.layer != layer)
         fail_line(line, "layer " + std::to_string(layer) + " disagrees with the header flit's virtual channel " +
                             std::to_string(decoded.layer));
+      if (table.virtual_channels > 0 && layer >= static_cast<unsigned>(table.virtual_channels))
+        fail_line(line, "layer " + std::to_string(layer) + " is not below the file's virtual_channels " +
+                            std::to_string(table.virtual_channels));
       if (decoded.hops != entry.route.hops)
         fail_line(line, "hops '" + entry.route.to_string() + "' disagree with the header flit, which encodes '" +
                             decoded.to_string() + "'");
@@ -362,6 +374,7 @@ NodeTable node_table_from(const RouteTable& table, std::size_t src_index, const 
   out.torus = torus;
   out.node = table.nodes()[src_index];
   out.algorithm = table.algorithm;
+  out.virtual_channels = static_cast<int>(table.virtual_channels());
   out.entries.reserve(table.size() - 1);
   // nodes() is sorted, so the entries come out in ascending NodeId.
   for (std::size_t dst = 0; dst < table.size(); ++dst) {
@@ -388,6 +401,7 @@ std::string format_node_table(const NodeTable& table) {
   out += "\njob " + value_word(table.job, "job");
   out += "\nalgorithm " + value_word(table.algorithm, "algorithm");
   out += "\nfingerprint " + value_word(table.fingerprint, "fingerprint");
+  if (table.virtual_channels > 0) out += "\nvirtual_channels " + std::to_string(table.virtual_channels);
   out += "\nentries " + std::to_string(table.entries.size()) + '\n';
   NodeId previous = kNoNode;
   for (const TableEntry& entry : table.entries) {

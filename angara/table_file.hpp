@@ -32,6 +32,9 @@ struct NodeTable {
   std::string algorithm;
   std::string job;                  // job id or "default"
   std::string fingerprint;          // key of the inputs (see pipeline)
+  // Virtual channels (layers) the job's routes use, the same in every
+  // table of the job; 0 when not recorded (files of earlier versions).
+  int virtual_channels = 0;
   std::vector<TableEntry> entries;  // one per destination, ascending NodeId
 };
 

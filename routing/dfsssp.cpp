@@ -31,10 +31,6 @@ namespace angara {
 
 namespace {
 
-// Layers the search may open beyond the allowed ones, only to tell the
-// administrator how many the routes would need.
-constexpr int kSearchLayers = 32;
-
 // The paths of a PathSet indexed by the dependencies they induce, with one
 // dependency count array per layer.
 class LayeredDependencies {
@@ -216,22 +212,28 @@ class DfssspGenerator final : public Generator {
     start_route_table(name(), network, allocation);  // checks the allocation
     const int allowed = std::clamp(options.virtual_channels, 1, kMaxLayers);
     const PathSet paths = balanced_shortest_paths(network, allocation, path_options(name(), options), "dfsssp");
-
-    LayeredDependencies layered(network.torus(), paths, options.flow_control);
-    int used = 1;
-    for (int layer = 0; layer < kSearchLayers && !layered.layer_empty(layer); ++layer) {
-      layered.clean(layer);
-      used = layer + 1;
-    }
-    if (!layered.layer_empty(kSearchLayers)) too_many_layers(name(), kSearchLayers, allowed, true);
-    if (used > allowed) too_many_layers(name(), used, allowed, false);
-    std::vector<std::uint8_t>& layer = layered.layers();
-    if (integer_option(name(), options, "spread", 0, 0, 1)) spread_over_empty_layers(paths, layer, used, allowed);
-    return paths.make_table(layer, std::string(name()));
+    LayerAssignment assignment = dfsssp_layers(network.torus(), paths, options.flow_control);
+    if (assignment.exhausted) too_many_layers(name(), kSearchLayers, allowed, true);
+    if (assignment.used > allowed) too_many_layers(name(), assignment.used, allowed, false);
+    if (integer_option(name(), options, "spread", 0, 0, 1))
+      spread_over_empty_layers(paths, assignment.layer, assignment.used, allowed);
+    return paths.make_table(assignment.layer, std::string(name()));
   }
 };
 
 }  // namespace
+
+LayerAssignment dfsssp_layers(const Torus& torus, const PathSet& paths, FlowControl rule) {
+  LayeredDependencies layered(torus, paths, rule);
+  LayerAssignment result;
+  for (int layer = 0; layer < kSearchLayers && !layered.layer_empty(layer); ++layer) {
+    layered.clean(layer);
+    result.used = layer + 1;
+  }
+  result.exhausted = !layered.layer_empty(kSearchLayers);
+  result.layer = std::move(layered.layers());
+  return result;
+}
 
 std::unique_ptr<Generator> create_dfsssp_generator() { return std::make_unique<DfssspGenerator>(); }
 

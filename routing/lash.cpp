@@ -22,10 +22,6 @@ namespace angara {
 
 namespace {
 
-// Layers the search may open beyond the allowed ones, only to tell the
-// administrator how many the routes would need.
-constexpr int kSearchLayers = 32;
-
 // One layer: its dependency graph, and the dependencies known to close a
 // forbidden cycle in it.  The graph only grows, so such a dependency stays
 // forbidden and later pairs are turned away without a search.
@@ -78,31 +74,42 @@ class LashGenerator final : public Generator {
     start_route_table(name(), network, allocation);  // checks the allocation
     const int allowed = std::clamp(options.virtual_channels, 1, kMaxLayers);
     const PathSet paths = balanced_shortest_paths(network, allocation, path_options(name(), options), "lash");
-
-    const std::size_t n = paths.node_count();
-    std::vector<std::unique_ptr<Layer>> layers;
-    std::vector<std::uint8_t> layer_of(paths.pair_count(), 0);
-    for (std::size_t p = 0; p < paths.pair_count(); ++p) {
-      if (p / n == p % n || paths.length(p) < 2) continue;  // no dependency at all
-      std::size_t l = 0;
-      for (;; ++l) {
-        if (l == layers.size()) {
-          if (l == kSearchLayers) too_many_layers(name(), kSearchLayers, allowed, true);
-          layers.push_back(std::make_unique<Layer>(network.torus(), options.flow_control));
-        }
-        if (try_layer(*layers[l], paths.begin(p), paths.end(p))) break;
-      }
-      layer_of[p] = static_cast<std::uint8_t>(l);
-      ++layers[l]->pairs;
-    }
-    const int used = std::max<int>(1, static_cast<int>(layers.size()));
-    if (used > allowed) too_many_layers(name(), used, allowed, false);
-    if (integer_option(name(), options, "spread", 0, 0, 1)) spread_over_empty_layers(paths, layer_of, used, allowed);
-    return paths.make_table(layer_of, std::string(name()));
+    LayerAssignment assignment = lash_layers(network.torus(), paths, options.flow_control);
+    if (assignment.exhausted) too_many_layers(name(), kSearchLayers, allowed, true);
+    if (assignment.used > allowed) too_many_layers(name(), assignment.used, allowed, false);
+    if (integer_option(name(), options, "spread", 0, 0, 1))
+      spread_over_empty_layers(paths, assignment.layer, assignment.used, allowed);
+    return paths.make_table(assignment.layer, std::string(name()));
   }
 };
 
 }  // namespace
+
+LayerAssignment lash_layers(const Torus& torus, const PathSet& paths, FlowControl rule) {
+  const std::size_t n = paths.node_count();
+  std::vector<std::unique_ptr<Layer>> layers;
+  LayerAssignment result;
+  result.layer.assign(paths.pair_count(), 0);
+  for (std::size_t p = 0; p < paths.pair_count(); ++p) {
+    if (p / n == p % n || paths.length(p) < 2) continue;  // no dependency at all
+    std::size_t l = 0;
+    for (;; ++l) {
+      if (l == layers.size()) {
+        if (l == kSearchLayers) {
+          result.exhausted = true;
+          result.used = kSearchLayers;
+          return result;
+        }
+        layers.push_back(std::make_unique<Layer>(torus, rule));
+      }
+      if (try_layer(*layers[l], paths.begin(p), paths.end(p))) break;
+    }
+    result.layer[p] = static_cast<std::uint8_t>(l);
+    ++layers[l]->pairs;
+  }
+  result.used = std::max<int>(1, static_cast<int>(layers.size()));
+  return result;
+}
 
 std::unique_ptr<Generator> create_lash_generator() { return std::make_unique<LashGenerator>(); }
 

@@ -18,6 +18,24 @@ namespace angara {
 // header and the dump format allow 8; shared/angara-model.md).
 constexpr int kMaxLayers = 8;
 
+// Layers the searches may open beyond the allowed ones, only to tell the
+// administrator how many the routes would need.
+constexpr int kSearchLayers = 32;
+
+// A layer per pair of a PathSet (diagonal pairs: 0), the layers used, and
+// whether the search gave up at kSearchLayers with paths still left over.
+struct LayerAssignment {
+  std::vector<std::uint8_t> layer;
+  int used = 1;
+  bool exhausted = false;
+};
+
+// The two assignments, each in its generator's file, exposed for the tests:
+// DFSSSP's offline cycle breaking (dfsssp.cpp) and LASH's first fit
+// (lash.cpp), both under the deadlock rule `rule`.
+LayerAssignment dfsssp_layers(const Torus& torus, const PathSet& paths, FlowControl rule);
+LayerAssignment lash_layers(const Torus& torus, const PathSet& paths, FlowControl rule);
+
 // Dependency slot of consecutive channels a -> b: a * 8 + direction rank of b
 // (b always leaves the node a enters), as in IncrementalDependencyGraph.
 inline std::size_t dependency_slot(ChannelId a, ChannelId b) {

@@ -53,7 +53,7 @@ START_TEST(test_write_exact_text) {
   const Torus torus = Torus::parse("4x2");
   // 0,0 is node 0 and 3,1 node 7: 0,0's line comes first.
   ck_assert_std_str_eq(dump(torus, two_node_table(torus)),
-                       "# angara-routes v1 dims=4x2 algorithm=sssp rules=angara flow_control=bubble\n"
+                       "# angara-routes v1 dims=4x2 algorithm=sssp rules=angara flow_control=bubble virtual_channels=2\n"
                        "0,0 3,1 0 +Y -X\n"
                        "3,1 0,0 1 +X -Y\n");
   // Four-dimensional coordinates, and a missing route left out.
@@ -61,7 +61,8 @@ START_TEST(test_write_exact_text) {
   RouteTable table({0, 1});
   table.set_route(0, 1, Route{parse_hops("+X")});
   ck_assert_std_str_eq(dump(desmos, table),
-                       "# angara-routes v1 dims=4x2x2x2 algorithm=unknown rules=angara flow_control=bubble\n"
+                       "# angara-routes v1 dims=4x2x2x2 algorithm=unknown rules=angara flow_control=bubble "
+                       "virtual_channels=1\n"
                        "0,0,0,0 1,0,0,0 0 +X\n");
 }
 END_TEST
@@ -86,7 +87,8 @@ START_TEST(test_round_trip) {
   std::istringstream lines(text);
   std::string line;
   std::getline(lines, line);
-  ck_assert_std_str_eq(line, "# angara-routes v1 dims=3x3 algorithm=hand rules=angara flow_control=bubble");
+  ck_assert_std_str_eq(line,
+                       "# angara-routes v1 dims=3x3 algorithm=hand rules=angara flow_control=bubble virtual_channels=4");
   std::getline(lines, line);
   ck_assert_std_str_eq(line, "0,0 1,0 1 -Y -Y -Y");  // s=0, d=1: Y, 0*1 % 3 == 0 so -, 3 hops, layer 1
   std::getline(lines, line);
@@ -158,7 +160,7 @@ START_TEST(test_rules_words) {
   table.flow_control = FlowControl::none;
   const std::string text = dump(torus, table);
   ck_assert_std_str_eq(text.substr(0, text.find('\n')),
-                       "# angara-routes v1 dims=4x2 algorithm=sssp rules=general flow_control=none");
+                       "# angara-routes v1 dims=4x2 algorithm=sssp rules=general flow_control=none virtual_channels=2");
   const RouteTable back = read(text, torus);
   ck_assert(back.rules == RuleSet::general);
   ck_assert(back.flow_control == FlowControl::none);
@@ -182,7 +184,8 @@ START_TEST(test_single_cable) {
   // 3,1 has only -Y, 0,0 only +Y: the two routes of two_node_table fit.
   const std::string text = dump(torus, two_node_table(torus));
   ck_assert_std_str_eq(text,
-                       "# angara-routes v1 dims=4x2 algorithm=sssp rules=angara flow_control=bubble single_cable=Y\n"
+                       "# angara-routes v1 dims=4x2 algorithm=sssp rules=angara flow_control=bubble virtual_channels=2 "
+                       "single_cable=Y\n"
                        "0,0 3,1 0 +Y -X\n"
                        "3,1 0,0 1 +X -Y\n");
   ck_assert(angara_test::same_routes(read(text, torus), two_node_table(torus)));

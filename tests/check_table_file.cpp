@@ -57,6 +57,7 @@ NodeTable tiny_table() {
   table.node_name = "n00";
   table.job = "1234";
   table.fingerprint = "0123abcd";
+  table.virtual_channels = 0;  // as files before the virtual_channels line
   return table;
 }
 
@@ -168,6 +169,29 @@ END_TEST
 START_TEST(test_exact_text) {
   ck_assert_std_str_eq(format_node_table(tiny_table()), tiny_text());
   ck_assert_std_str_eq(table_file_name(tiny_table()), "n00.rt");
+}
+END_TEST
+
+// The virtual_channels line: written when known, read back, optional, and
+// an entry on a layer at or above it is refused.  The text is the example of
+// angara-tables(5), checksum included.
+START_TEST(test_virtual_channels_line) {
+  NodeTable with_layers = tiny_table();
+  with_layers.virtual_channels = 2;
+  const std::string text = format_node_table(with_layers);
+  ck_assert_std_str_eq(text, replace_once(replace_once(tiny_text(), "entries 3\n", "virtual_channels 2\nentries 3\n"),
+                                          "checksum crc32 26f97c3d", "checksum crc32 db6ad42f"));
+  ck_assert_int_eq(parse_node_table(text, "t.rt").virtual_channels, 2);
+  ck_assert_int_eq(parse_node_table(tiny_text(), "t.rt").virtual_channels, 0);
+  // From a RouteTable: 1 + its highest layer.
+  RouteTable routes({0, 1});
+  routes.set_route(0, 1, make_route("-X", 3));
+  routes.set_route(1, 0, make_route("+X"));
+  ck_assert_int_eq(node_table_from(routes, 0, Torus::parse("2x2")).virtual_channels, 4);
+  ck_assert_std_str_eq(resealed_edit_error("entries 3\n", "virtual_channels 1\nentries 3\n"),
+                       "t.rt: line 11: layer 1 is not below the file's virtual_channels 1");
+  ck_assert_std_str_eq(resealed_edit_error("entries 3\n", "virtual_channels 9\nentries 3\n"),
+                       "t.rt: line 7: expected 'virtual_channels <1 to 8>', got 'virtual_channels 9'");
 }
 END_TEST
 
@@ -446,6 +470,7 @@ int main() {
   TCase* format = tcase_create("format");
   tcase_add_test(format, test_crc32_reference_value);
   tcase_add_test(format, test_exact_text);
+  tcase_add_test(format, test_virtual_channels_line);
   tcase_add_test(format, test_parse_exact);
   tcase_add_test(format, test_round_trip_desmos);
   tcase_add_test(format, test_node_table_from_missing_route);

@@ -83,7 +83,7 @@ contains "torn table message names the file" "$work/err" "desmos03.rt"
 expect "general dry run" 0 "$tool" generate --rules general --dry-run --dump-routes "$work/general.dump"
 contains "general report shows the rules" "$work/out" "rules        general, flow control bubble, virtual channels 1 used of 1"
 contains "general verdict drops encodability" "$work/out" "verdict      OK: complete, walkable, deadlock-free"
-head -1 "$work/general.dump" | grep -q ' rules=general flow_control=bubble single_cable=YZK$' && ok "general dump header" ||
+head -1 "$work/general.dump" | grep -q ' rules=general flow_control=bubble virtual_channels=1 single_cable=YZK$' && ok "general dump header" ||
   not_ok "general dump header: $(head -1 "$work/general.dump")"
 expect "general dump passes the independent checker" 0 python3 "$checker" "$work/general.dump"
 expect "general json" 0 "$tool" generate --rules general --flow-control bubble --dry-run --json
