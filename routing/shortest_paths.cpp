@@ -253,7 +253,11 @@ class PairRouter {
       const int delta = ((to[dim] - from[dim]) % k + k) % k;
       if (delta == 0) continue;
       offset[dim] = 2 * delta < k ? delta : delta - k;
-      if (2 * delta == k) tied[tie_count++] = dim;
+      // A single-cabled pair has one cable: +D from coordinate 0, -D from 1.
+      if (torus_.single_cabled(dim))
+        offset[dim] = from[dim] == 0 ? 1 : -1;
+      else if (2 * delta == k)
+        tied[tie_count++] = dim;
     }
     unsigned preferred = 0;  // bit t set: tied dimension t starts with -
     for (int t = 0; t < tie_count; ++t) {
