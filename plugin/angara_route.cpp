@@ -24,6 +24,7 @@
 #include "routing/patterns.hpp"
 #include "routing/pipeline.hpp"
 #include "routing/report.hpp"
+#include "plugin/admin_commands.hpp"
 #include "plugin/exit_status.hpp"
 #include "plugin/job_tables.hpp"
 #include "plugin/rebuild_command.hpp"
@@ -41,7 +42,8 @@ struct CommonOptions {
 };
 
 int usage_error(const std::string& message) {
-  std::cerr << kProgram << ": " << message << "\nTry '" << kProgram << " --help'.\n";
+  print_error(message, kExitUsage);
+  std::cerr << "Try '" << kProgram << " --help'.\n";
   return kExitUsage;
 }
 
@@ -66,26 +68,6 @@ struct RulesOptions {
     if (flow_control) config.flow_control = *flow_control;
   }
 };
-
-// "1" to "3600" seconds.
-bool parse_timeout(const char* text, int& seconds) {
-  char* end = nullptr;
-  errno = 0;
-  const long value = std::strtol(text, &end, 10);
-  if (*text == '\0' || *end != '\0' || errno != 0 || value < 1 || value > 3600) return false;
-  seconds = static_cast<int>(value);
-  return true;
-}
-
-// find_config(), saying on stderr when nothing was found and the built-in
-// demonstration machine is used: tables for the wrong machine never go unnoticed.
-Config load_config_announced(const std::string& path) {
-  Config config = find_config(path);
-  if (config.source == desmos_default_config().source)
-    std::cerr << kProgram << ": note: no --config, no $ANGARA_CONFIG and no " << system_config_path()
-              << ": using the built-in Desmos machine (4x2x2x2, desmos[00-31])\n";
-  return config;
-}
 
 void print_result(const Config& config, const JobResult& result, const ReportContext& context, bool json) {
   std::cout << (json ? format_report_json(config, result, context) : format_report_text(config, result, context));
@@ -231,9 +213,14 @@ int cmd_generate(int argc, char** argv) {
 
 int cmd_verify(int argc, char** argv) {
   CommonOptions common;
-  std::string tables;
+  std::string tables, job_id;
+  slurm::FailedStates failed_states = slurm::FailedStates::Down;
+  int timeout = 30;
   static const option long_options[] = {{"config", required_argument, nullptr, 'c'},
                                         {"tables", required_argument, nullptr, 't'},
+                                        {"job", required_argument, nullptr, 'k'},
+                                        {"failed", required_argument, nullptr, 'f'},
+                                        {"timeout", required_argument, nullptr, 'T'},
                                         {"json", no_argument, nullptr, 'j'},
                                         {nullptr, 0, nullptr, 0}};
   int opt;
@@ -241,13 +228,30 @@ int cmd_verify(int argc, char** argv) {
     switch (opt) {
       case 'c': common.config_path = optarg; break;
       case 't': tables = optarg; break;
+      case 'k': job_id = optarg; break;
+      case 'f':
+        try {
+          failed_states = spank::parse_failed_states(optarg);
+        } catch (const std::invalid_argument& e) {
+          return usage_error(std::string("verify: --failed ") + optarg + ": " + e.what());
+        }
+        break;
+      case 'T':
+        if (!parse_timeout(optarg, timeout))
+          return usage_error(std::string("verify: --timeout ") + optarg + ": expected seconds from 1 to 3600");
+        break;
       case 'j': common.json = true; break;
       default: return usage_error("verify: unknown option");
     }
   }
   if (optind != argc) return usage_error(std::string("verify: unexpected argument '") + argv[optind] + "'");
-  if (tables.empty()) return usage_error("verify: --tables DIR is required");
+  if (tables.empty() && job_id.empty()) return usage_error("verify: give --tables DIR, --job JOBID or both");
   const Config config = load_config_announced(common.config_path);
+  // A live table directory holds every running job's tables and the idle
+  // nodes' default ones: --job picks one job's out of it.
+  if (!job_id.empty())
+    return verify_job_command(config, job_id, tables.empty() ? config.table_dir : tables, failed_states, timeout,
+                              common.json);
   const JobResult result = verify_table_directory(config, tables);
   ReportContext context;
   context.command = "verify";
@@ -355,8 +359,18 @@ const Subcommand kSubcommands[] = {
      "Computes and verifies the routes of a set of nodes (default: the whole machine) or of a\n"
      "Slurm job (--job), prints the report and, unless --dry-run, writes the tables.",
      &cmd_generate},
-    {"verify", "verify --tables DIR [--config F] [--json]",
-     "Re-reads one job's table files and verifies them as a whole.", &cmd_verify},
+    {"verify",
+     "verify --tables DIR [--config F] [--json]\n"
+     "         verify --job JOBID [--tables DIR] [--failed STATES] [--timeout S] [--config F] [--json]",
+     "Re-reads one job's table files and verifies them as a whole: all of DIR, or the files\n"
+     "of a running job's live nodes in its (shared) table directory.",
+     &cmd_verify},
+    {"show", "show --job JOBID [--config F] [--tables DIR] [--failed STATES] [--timeout S] [--json]",
+     "Which routing a running job uses: algorithm, fingerprint, table files and verdict.", &show_command},
+    {"check", "check [--config F] [--plugstack FILE] [--no-slurm] [--timeout S] [--json]",
+     "Checks spank-angara's plugstack arguments, configuration, table directory and the Slurm\n"
+     "settings it relies on; one line per finding, exit 3 when something is wrong.",
+     &check_command},
     {"rebuild",
      "rebuild --job JOBID | --all-running [--idle] [--node HOSTLIST] [--config F]\n"
      "                    [--tables DIR] [--cache DIR] [--algorithm NAME] [--failed STATES]\n"
@@ -374,6 +388,15 @@ bool asks_for_help(int argc, char** argv) {
     const std::string word = argv[i];
     if (word == "--") break;
     if (word == "--help" || word == "-h") return true;
+  }
+  return false;
+}
+
+bool asks_for_json(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") break;
+    if (word == "--json") return true;
   }
   return false;
 }
@@ -418,12 +441,13 @@ int main(int argc, char** argv) {
       print_command_help(sub);
       return kExitOk;
     }
+    set_json_errors(asks_for_json(argc - 1, argv + 1));
     try {
       return sub.run(argc - 1, argv + 1);
     } catch (...) {
       const std::exception_ptr error = std::current_exception();
       const int status = exit_status_of(error);
-      std::cerr << kProgram << ": " << message_of(error) << "\n";
+      print_error(message_of(error), status);
       if (status == kExitRejected || status == kExitNoRoute || status == kExitGeneralRules)
         std::cerr << "Nothing was written.\n";
       return status;

@@ -1,5 +1,6 @@
 #include "plugin/exit_status.hpp"
 
+#include <iostream>
 #include <stdexcept>
 
 #include "angara/config.hpp"
@@ -7,6 +8,7 @@
 #include "plugin/slurm_query.hpp"
 #include "routing/generator.hpp"
 #include "routing/pipeline.hpp"
+#include "routing/report.hpp"
 
 namespace angara {
 
@@ -42,6 +44,19 @@ std::string message_of(const std::exception_ptr& error) {
   } catch (...) {
     return "unexpected error";
   }
+}
+
+namespace {
+bool json_errors = false;
+}
+
+void set_json_errors(bool json) { json_errors = json; }
+
+void print_error(const std::string& message, int exit_status) {
+  if (json_errors)
+    std::cout << "{\"error\":{\"exit_status\":" << exit_status << ",\"message\":" << json_quote(message) << "}}\n";
+  else
+    std::cerr << "angara-route: " << message << "\n";
 }
 
 }  // namespace angara

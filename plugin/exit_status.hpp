@@ -19,6 +19,12 @@ enum ExitStatus : int {
 };
 
 int exit_status_of(const std::exception_ptr& error);
+
+// Errors go to stderr as "angara-route: MESSAGE" lines, or, when the command
+// line asked for --json, to stdout as one object {"error": {"exit_status":
+// N, "message": "..."}} so that a JSON reader always gets JSON.
+void set_json_errors(bool json);
+void print_error(const std::string& message, int exit_status);
 // what() of the exception, with "no valid routing: " before a RoutingError's.
 std::string message_of(const std::exception_ptr& error);
 

@@ -95,6 +95,39 @@ std::optional<InstalledRouting> installed_routing(const std::string& table_dir, 
   return std::nullopt;
 }
 
+InstalledJobTables read_installed_job_tables(const Config& config, const slurm::JobInfo& job,
+                                             const std::string& table_dir,
+                                             const std::vector<std::string>& failed_nodes) {
+  InstalledJobTables installed;
+  installed.job = job;
+  installed.directory = table_dir;
+  const std::set<std::string> failed(failed_nodes.begin(), failed_nodes.end());
+  for (const std::string& name : job.nodes) {
+    if (!config.node_by_name(name)) {
+      installed.problems.push_back(name + ": not a node of the machine (" + config.source + ")");
+      continue;
+    }
+    if (failed.count(name)) {
+      installed.failed_nodes.push_back(name);
+      continue;
+    }
+    installed.live_nodes.push_back(name);
+    NodeTable probe;
+    probe.node_name = name;
+    const std::string path = table_dir + "/" + table_file_name(probe);
+    try {
+      NodeTable table = read_node_table(path);
+      if (table.job == job.id)
+        installed.tables.push_back(std::move(table));
+      else
+        installed.problems.push_back(name + ": " + path + " belongs to job " + table.job + ", not to job " + job.id);
+    } catch (const std::exception& e) {
+      installed.problems.push_back(name + ": " + e.what());
+    }
+  }
+  return installed;
+}
+
 slurm::FailedStates parse_failed_states(const std::string& text) {
   if (text == "down") return slurm::FailedStates::Down;
   if (text == "down,drained" || text == "drained,down") return slurm::FailedStates::DownAndDrained;
@@ -229,6 +262,13 @@ TableOutcome install_job_table(const PluginSettings& settings, const Config& con
   outcome.message = format_report_line(outcome.result) + "; " + failed_note(request.down_nodes) + "; table of " +
                     write_own_table(settings, config, outcome.result, job.this_node);
   return outcome;
+}
+
+std::string routing_note(const PluginSettings& settings, const Config& config, const JobResult& result) {
+  return "angara: " + result.algorithm + ", fingerprint " + result.fingerprint + ", " +
+         (settings.dry_run ? std::string("dry run, no table written")
+                           : "tables " + table_dir_of(config, settings.table_dir)) +
+         ", " + (result.report.ok() ? "verified" : "REJECTED");
 }
 
 TableOutcome restore_default_table(const PluginSettings& settings, const Config& config, const std::string& this_node,

@@ -77,6 +77,10 @@ struct TableOutcome {
 // throw, or std::invalid_argument for a bad algorithm or node list.
 TableOutcome install_job_table(const PluginSettings& settings, const Config& config, const JobContext& job);
 
+// The job's note for Slurm (AdminComment): "angara: sssp, fingerprint F,
+// tables DIR, verified" (or "dry run, nothing written").  No '=' in it.
+std::string routing_note(const PluginSettings& settings, const Config& config, const JobResult& result);
+
 // Writes this node's default (whole-machine, job "default") table, routing
 // around the failed nodes.  The node itself never counts as failed here: it
 // is running its epilogue, so its router works.
@@ -116,6 +120,21 @@ struct InstalledRouting {
 };
 std::optional<InstalledRouting> installed_routing(const std::string& table_dir, const std::string& job_id,
                                                   const std::vector<std::string>& nodes);
+
+// A running job's table files as installed in `table_dir`, for `angara-route
+// show --job` and `verify --job`: the job's live nodes (those Slurm does not
+// count as failed) and, for each, its table file if it is the job's.
+struct InstalledJobTables {
+  slurm::JobInfo job;
+  std::string directory;
+  std::vector<std::string> live_nodes;    // machine nodes of the job, failed ones left out
+  std::vector<std::string> failed_nodes;  // the job's nodes Slurm counts as failed
+  std::vector<NodeTable> tables;          // the job's tables, in live_nodes order
+  std::vector<std::string> problems;      // "desmos13: DIR/desmos13.rt belongs to job default"
+};
+InstalledJobTables read_installed_job_tables(const Config& config, const slurm::JobInfo& job,
+                                             const std::string& table_dir,
+                                             const std::vector<std::string>& failed_nodes);
 
 // What `angara-route generate --job JOBID` computes: the job's nodes that
 // are alive, routed around the failed routers Slurm reports (scontrol).

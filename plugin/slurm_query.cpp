@@ -279,6 +279,8 @@ std::vector<JobInfo> parse_jobs(const std::string& text) {
     job.state = fields["JobState"];
     job.node_list = fields["NodeList"];
     if (job.node_list == "(null)") job.node_list.clear();
+    job.admin_comment = fields["AdminComment"];
+    if (job.admin_comment == "(null)") job.admin_comment.clear();
     try {
       if (!job.node_list.empty()) job.nodes = expand_hostlist(job.node_list);
     } catch (const std::invalid_argument& e) {
@@ -334,6 +336,23 @@ void cancel_job(const std::string& job_id, int timeout_seconds) {
   if (result.exit_status != 0)
     throw SlurmQueryError("'" + scancel + " " + job_id + "' failed (exit " + std::to_string(result.exit_status) +
                           "): " + first_line(result.err));
+}
+
+std::string show_config_text(int timeout_seconds) { return run_scontrol({"show", "config"}, timeout_seconds).out; }
+
+std::string show_partitions_text(int timeout_seconds) {
+  return run_scontrol({"show", "partition", "-o"}, timeout_seconds).out;
+}
+
+void drain_node(const std::string& node, const std::string& reason, int timeout_seconds) {
+  run_scontrol({"update", "nodename=" + node, "state=drain", "reason=" + reason}, timeout_seconds);
+}
+
+void set_admin_comment(const std::string& job_id, const std::string& text, int timeout_seconds) {
+  std::string clean = text;
+  std::replace(clean.begin(), clean.end(), '=', ':');
+  std::replace(clean.begin(), clean.end(), '\n', ' ');
+  run_scontrol({"update", "jobid=" + job_id, "admincomment=" + clean}, timeout_seconds);
 }
 
 }  // namespace angara::slurm

@@ -69,6 +69,7 @@ struct JobInfo {
   std::string state;               // "RUNNING", "CONFIGURING", "PENDING", ...
   std::string node_list;           // hostlist as printed, "" when none
   std::vector<std::string> nodes;  // node_list expanded
+  std::string admin_comment;       // AdminComment, "" when none (spank-angara writes its note there)
 };
 
 // Parses "scontrol show job -o" output, one job per line.  Throws
@@ -85,5 +86,15 @@ JobInfo query_job(const std::string& job_id, int timeout_seconds = 30);
 std::vector<JobInfo> query_active_jobs(int timeout_seconds = 30);
 // "scancel JOBID".  Throws SlurmQueryError when scancel fails.
 void cancel_job(const std::string& job_id, int timeout_seconds = 30);
+
+// "scontrol show config" and "scontrol show partition -o", as printed.
+std::string show_config_text(int timeout_seconds = 30);
+std::string show_partitions_text(int timeout_seconds = 30);
+// "scontrol update nodename=NODE state=drain reason=REASON": the drain
+// reason an administrator sees in sinfo -R.
+void drain_node(const std::string& node, const std::string& reason, int timeout_seconds = 30);
+// "scontrol update jobid=ID admincomment=TEXT" (shown by scontrol show job).
+// TEXT must not contain '=': scontrol's one-line output could not be read back.
+void set_admin_comment(const std::string& job_id, const std::string& text, int timeout_seconds = 30);
 
 }  // namespace angara::slurm

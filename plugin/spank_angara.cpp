@@ -6,6 +6,7 @@
 // (or a cancelled job, as configured) so that no job starts on wrong routes.
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <string>
@@ -15,6 +16,10 @@ extern "C" {
 #include <slurm/spank.h>
 }
 
+#include "config.h"
+#include "angara/hostlist.hpp"
+#include "angara/table_file.hpp"
+#include "plugin/checks.hpp"
 #include "plugin/job_tables.hpp"
 #include "plugin/slurm_query.hpp"
 
@@ -49,7 +54,16 @@ std::string option_usage = kUsage;
 int check_routing_option(int, const char* value, int) {
   try {
     const std::string problem = angara::spank::check_algorithm_choice(settings, value ? value : "");
-    if (problem.empty()) return 0;
+    if (problem.empty()) {
+      // srun inside an allocation starts a step: the routing was chosen with
+      // the job (sbatch/salloc/srun outside a job) and its tables are in place.
+      const char* job = std::getenv("SLURM_JOB_ID");
+      if (spank_context() == S_CTX_LOCAL && job && *job)
+        slurm_error("spank-angara: --angara-routing=%s ignored: job %s already runs on its routing tables, chosen "
+                    "when the job was submitted (sbatch/salloc --angara-routing)",
+                    value ? value : "", job);
+      return 0;
+    }
     slurm_error("spank-angara: --angara-routing: %s", problem.c_str());
   } catch (const std::exception& e) {
     slurm_error("spank-angara: --angara-routing: %s", e.what());
@@ -91,7 +105,26 @@ std::vector<std::string> failed_nodes_from_slurm() {
                                           settings.failed_states);
 }
 
-// The policy for a prologue that could not install the job's table.
+// At most `limit` characters of a message for Slurm's one-line fields.
+std::string shortened(const std::string& text, std::size_t limit) {
+  return text.size() <= limit ? text : text.substr(0, limit - 3) + "...";
+}
+
+// Says on the job (AdminComment, shown by scontrol show job) what happened;
+// a failure to do so is logged and changes nothing else.
+void note_on_job(const std::string& job_id, const std::string& text) {
+  if (job_id.empty() || job_id == "unknown") return;
+  try {
+    angara::slurm::set_admin_comment(job_id, text, settings.query_timeout);
+  } catch (const std::exception& e) {
+    slurm_error("spank-angara: job %s: cannot set its AdminComment: %s", job_id.c_str(), e.what());
+  }
+}
+
+// The policy for a prologue that could not install the job's table.  The
+// cause goes where administrators and users look: the node's drain reason
+// (sinfo -R; Slurm's own "Prolog error" does not replace a reason already
+// set) and the job's AdminComment, besides the slurmd log.
 int prologue_failed(const std::string& job_id, const std::string& node, const std::string& reason) {
   slurm_error("spank-angara: job %s on %s: routing table not installed: %s", job_id.c_str(), node.c_str(),
               reason.c_str());
@@ -99,6 +132,7 @@ int prologue_failed(const std::string& job_id, const std::string& node, const st
     slurm_error("spank-angara: job %s: dry run, the job is allowed to start", job_id.c_str());
     return 0;
   }
+  note_on_job(job_id, shortened("angara: routing table not installed on " + node + ": " + reason, 400));
   if (settings.on_failure == FailurePolicy::Cancel && !job_id.empty()) {
     try {
       angara::slurm::cancel_job(job_id, settings.query_timeout);
@@ -110,7 +144,33 @@ int prologue_failed(const std::string& job_id, const std::string& node, const st
                   e.what());
     }
   }
+  if (!node.empty()) {
+    try {
+      angara::slurm::drain_node(node, shortened("angara: " + reason, 120), settings.query_timeout);
+    } catch (const std::exception& e) {
+      slurm_error("spank-angara: %s: cannot set the drain reason (Slurm drains with 'Prolog error'): %s",
+                  node.c_str(), e.what());
+    }
+  }
   return -1;
+}
+
+// What slurmd checks when it loads the plugin: a setting that would fail
+// every prologue stops slurmd here, with the reason in its log.
+int check_at_load(int argc, char** argv) {
+  const angara::spank::PluginCheck check =
+      angara::spank::check_plugin_setup(std::vector<std::string>(argv, argv + argc));
+  for (const angara::spank::Finding& finding : check.findings)
+    if (finding.severity != angara::spank::Severity::Ok)
+      slurm_error("spank-angara: %s", angara::spank::format_finding(finding).c_str());
+  if (angara::spank::has_errors(check.findings) || !check.settings || !check.config) {
+    slurm_error("spank-angara %s: refusing to load: fix the error(s) above ('angara-route check' shows them), then "
+                "restart slurmd",
+                PACKAGE_VERSION);
+    return -1;
+  }
+  slurm_info("%s", angara::spank::plugin_settings_line(*check.settings, *check.config).c_str());
+  return 0;
 }
 
 }  // namespace
@@ -119,6 +179,7 @@ extern "C" {
 
 int slurm_spank_init(spank_t spank, int argc, char** argv) {
   try {
+    if (spank_context() == S_CTX_SLURMD) return check_at_load(argc, argv);
     load_settings(argc, argv);
     std::string names;
     for (const std::string& name : angara::spank::selectable_algorithms(settings))
@@ -136,9 +197,7 @@ int slurm_spank_init(spank_t spank, int argc, char** argv) {
   } catch (...) {
     slurm_error("spank-angara: unexpected error while loading");
   }
-  // slurmd itself keeps running (it would not start otherwise); every
-  // prologue parses the same arguments and fails with this reason.
-  return spank_context() == S_CTX_SLURMD ? 0 : -1;
+  return -1;
 }
 
 int slurm_spank_job_prolog(spank_t spank, int argc, char** argv) {
@@ -157,12 +216,44 @@ int slurm_spank_job_prolog(spank_t spank, int argc, char** argv) {
     const angara::Config config = angara::spank::load_plugin_config(settings);
     const angara::spank::TableOutcome outcome = angara::spank::install_job_table(settings, config, job);
     slurm_info("spank-angara: %s", outcome.message.c_str());
+    // One node per job says on the job which routing it got.
+    if (angara::expand_hostlist(job.node_list).front() == node)
+      note_on_job(job_id, angara::spank::routing_note(settings, config, outcome.result));
     return 0;
   } catch (const std::exception& e) {
     return prologue_failed(job_id, node, e.what());
   } catch (...) {
     return prologue_failed(job_id, node, "unexpected error");
   }
+}
+
+// Every step's tasks learn the routing of their node (ANGARA_ROUTING_*), read
+// back from the table file the prologue wrote.
+int slurm_spank_user_init(spank_t spank, int argc, char** argv) {
+  try {
+    load_settings(argc, argv);
+    // slurmstepd's own environment is not the job's: ask SPANK.
+    std::uint32_t job_number = 0;
+    if (spank_get_item(spank, S_JOB_ID, &job_number) != ESPANK_SUCCESS) return 0;
+    const std::string job_id = std::to_string(job_number);
+    char name[256] = {};
+    const std::string node = spank_getenv(spank, "SLURMD_NODENAME", name, sizeof name - 1) == ESPANK_SUCCESS
+                                 ? std::string(name)
+                                 : this_node_name();
+    const angara::Config config = angara::spank::load_plugin_config(settings);
+    angara::NodeTable probe;
+    probe.node_name = node;
+    const std::string path =
+        (settings.table_dir.empty() ? config.table_dir : settings.table_dir) + "/" + angara::table_file_name(probe);
+    const angara::NodeTable table = angara::read_node_table(path);
+    if (table.job != job_id) return 0;
+    spank_setenv(spank, "ANGARA_ROUTING_ALGORITHM", table.algorithm.c_str(), 1);
+    spank_setenv(spank, "ANGARA_ROUTING_FINGERPRINT", table.fingerprint.c_str(), 1);
+    spank_setenv(spank, "ANGARA_ROUTING_TABLE", path.c_str(), 1);
+  } catch (const std::exception&) {
+    // No table of this job here (dry run, node outside the machine): nothing to say.
+  }
+  return 0;
 }
 
 int slurm_spank_job_epilog(spank_t, int argc, char** argv) {

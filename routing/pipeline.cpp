@@ -169,6 +169,11 @@ void write_job_tables(const Config& config, const JobResult& result, const std::
 JobResult verify_table_directory(const Config& config, const std::string& directory) {
   const std::vector<NodeTable> files = read_table_directory(directory);
   if (files.empty()) throw TableFileError("no table files (*.rt) in " + directory);
+  return verify_node_tables(config, files, directory);
+}
+
+JobResult verify_node_tables(const Config& config, const std::vector<NodeTable>& files, const std::string& directory) {
+  if (files.empty()) throw TableFileError("no table files (*.rt) in " + directory);
   const NodeTable& first = files.front();
   for (const NodeTable& file : files)
     if (file.torus != config.torus)

@@ -73,5 +73,8 @@ void write_job_tables(const Config& config, const JobResult& result, const std::
 // as a whole.  The result's report says whether they pass; throws
 // TableFileError for an unreadable, torn or inconsistent set.
 JobResult verify_table_directory(const Config& config, const std::string& directory);
+// The same for table files already read (one job's, from a directory that
+// holds other jobs' too); `directory` names them in errors.
+JobResult verify_node_tables(const Config& config, const std::vector<NodeTable>& files, const std::string& directory);
 
 }  // namespace angara

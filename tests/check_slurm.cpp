@@ -15,6 +15,7 @@
 
 #include "angara/config.hpp"
 #include "angara/table_file.hpp"
+#include "plugin/checks.hpp"
 #include "plugin/exit_status.hpp"
 #include "plugin/job_tables.hpp"
 #include "plugin/slurm_query.hpp"
@@ -485,6 +486,104 @@ START_TEST(test_rebuild_keeps_algorithm_and_drops_failed) {
 }
 END_TEST
 
+// Recorded from Slurm 22.05 ("scontrol show config", shortened; "scontrol
+// show partition -o").
+const char* const kShowConfig =
+    "Configuration data as of 2026-11-23T16:40:01\n"
+    "PlugStackConfig         = /etc/slurm/plugstack.conf\n"
+    "PrologFlags             = Alloc,Contain\n"
+    "SelectType              = select/cons_tres\n"
+    "SLURM_VERSION           = 22.05.8\n";
+const char* const kShowPartitions =
+    "PartitionName=desmos AllowGroups=ALL Default=YES Nodes=desmos[00-31] OverSubscribe=EXCLUSIVE State=UP\n"
+    "PartitionName=debug AllowGroups=ALL Nodes=desmos[00-03] OverSubscribe=NO State=UP\n"
+    "PartitionName=login AllowGroups=ALL Nodes=login[1-2] OverSubscribe=FORCE:4 State=UP\n";
+
+std::string findings_text(const std::vector<Finding>& findings) {
+  std::string text;
+  for (const Finding& finding : findings) text += format_finding(finding) + "\n";
+  return text;
+}
+
+START_TEST(test_slurm_settings) {
+  ck_assert_std_str_eq(slurm_config_value(kShowConfig, "PlugStackConfig"), "/etc/slurm/plugstack.conf");
+  ck_assert_std_str_eq(slurm_config_value(kShowConfig, "NoSuchKey"), "");
+  const Config config = desmos_default_config();
+  // cons_tres shares nodes unless OverSubscribe=EXCLUSIVE; login[1-2] is not the machine's.
+  ck_assert_std_str_eq(
+      findings_text(check_slurm_settings(kShowConfig, kShowPartitions, config)),
+      "ok      slurm: PrologFlags=Alloc,Contain: every node's table is written at allocation\n"
+      "ok      partition desmos: OverSubscribe=EXCLUSIVE with select/cons_tres: one job per node\n"
+      "error   partition debug: OverSubscribe=NO with select/cons_tres lets jobs share nodes, but a router has one "
+      "table: a job's epilogue would put back the default table under another running job; set "
+      "OverSubscribe=EXCLUSIVE\n");
+  // select/linear gives whole nodes with OverSubscribe=NO; no Alloc is a warning.
+  const std::string linear = "PrologFlags             = (null)\nSelectType              = select/linear\n";
+  const std::vector<Finding> findings = check_slurm_settings(linear, kShowPartitions, config);
+  ck_assert(!has_errors(findings));
+  ck_assert_int_eq(static_cast<int>(findings[0].severity), static_cast<int>(Severity::Warning));
+  ck_assert_std_str_eq(format_finding(findings[2]),
+                       "ok      partition debug: OverSubscribe=NO with select/linear: one job per node");
+}
+END_TEST
+
+START_TEST(test_plugin_setup_checks) {
+  TempDir dir;
+  std::ofstream(dir.file("angara.yaml")) << "machine:\n  torus: 4x2x2x2\n  nodes: desmos[00-31]\n"
+                                         << "tables:\n  directory: " << dir.file("tables") << "\n";
+  PluginCheck good = check_plugin_setup({"config=" + dir.file("angara.yaml"), "algorithm=bfs"});
+  ck_assert(!has_errors(good.findings));
+  ck_assert(good.settings && good.config);
+  ck_assert_std_str_eq(plugin_settings_line(*good.settings, *good.config).substr(0, 13), "spank-angara ");
+  const std::string line = plugin_settings_line(*good.settings, *good.config);
+  ck_assert_msg(line.find(": config " + dir.file("angara.yaml") + " (4x2x2x2, 32 nodes), tables " +
+                          dir.file("tables") + ", default algorithm bfs, users may choose ") != std::string::npos,
+                "%s", line.c_str());
+  ck_assert_msg(line.find("; on_failure=drain, failed=down, epilog=default, timeout=30") != std::string::npos, "%s",
+                line.c_str());
+
+  const PluginCheck typo = check_plugin_setup({"config=" + dir.file("angara.yaml"), "tabels=/tmp"});
+  ck_assert(has_errors(typo.findings));
+  ck_assert(!typo.settings);
+  ck_assert_std_str_eq(format_finding(typo.findings.front()).substr(0, 54),
+                       "error   plugstack: unknown plugstack argument 'tabels=");
+  const PluginCheck missing = check_plugin_setup({"config=" + dir.file("none.yaml")});
+  ck_assert(has_errors(missing.findings));
+  ck_assert(!missing.config);
+
+  std::ofstream(dir.file("file")) << "x";
+  ck_assert_std_str_eq(directory_problem(dir.file("file")), "not a directory");
+  ck_assert_std_str_eq(directory_problem(dir.file("file") + "/sub"),
+                       "does not exist, and " + dir.file("file") + " is not a directory");
+  ck_assert_std_str_eq(directory_problem(dir.file("new/deeper")), "");
+  ck_assert_std_str_eq(directory_problem(dir.path()), "");
+
+  // plugstack.conf with an include, as Slurm's spank.c reads it.
+  fs::create_directory(dir.file("plugstack.conf.d"));
+  std::ofstream(dir.file("plugstack.conf")) << "# site plugins\nrequired /x/other.so a=b\ninclude plugstack.conf.d/*\n";
+  std::ofstream(dir.file("plugstack.conf.d/angara.conf")) << "\noptional /usr/lib/slurm/spank-angara.so config=/c dryrun # t\n";
+  std::vector<Finding> findings;
+  const std::vector<PlugstackEntry> entries = find_plugstack_entries(dir.file("plugstack.conf"), findings);
+  ck_assert_uint_eq(findings.size(), 0);
+  ck_assert_uint_eq(entries.size(), 1);
+  ck_assert_std_str_eq(entries[0].file, dir.file("plugstack.conf.d/angara.conf"));
+  ck_assert_int_eq(entries[0].line, 2);
+  ck_assert(!entries[0].required);
+  ck_assert_std_str_eq(joined(entries[0].arguments), "config=/c dryrun");
+}
+END_TEST
+
+START_TEST(test_admin_comment) {
+  const std::vector<JobInfo> jobs = parse_jobs(
+      "JobId=12 JobName=wrap JobState=RUNNING NodeList=desmos[12-15] "
+      "AdminComment=angara: sssp, fingerprint 0123abcd, tables /var/lib/angara/routes, verified Comment=(null)\n"
+      "JobId=13 JobState=PENDING NodeList=(null) AdminComment=(null)\n");
+  ck_assert_std_str_eq(jobs[0].admin_comment,
+                       "angara: sssp, fingerprint 0123abcd, tables /var/lib/angara/routes, verified");
+  ck_assert_std_str_eq(jobs[1].admin_comment, "");
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("slurm");
   TCase* queries = tcase_create("queries");
@@ -494,6 +593,8 @@ int main() {
   tcase_add_test(queries, test_jobs);
   tcase_add_test(queries, test_run_command);
   tcase_add_test(queries, test_queries_through_scontrol);
+  tcase_add_test(queries, test_slurm_settings);
+  tcase_add_test(queries, test_admin_comment);
   suite_add_tcase(s, queries);
   TCase* plugin = tcase_create("plugin");
   tcase_set_timeout(plugin, 60);
@@ -507,6 +608,7 @@ int main() {
   tcase_add_test(plugin, test_bad_job_inputs);
   tcase_add_test(plugin, test_restore_default);
   tcase_add_test(plugin, test_rebuild_keeps_algorithm_and_drops_failed);
+  tcase_add_test(plugin, test_plugin_setup_checks);
   suite_add_tcase(s, plugin);
   return angara_test::run_suite(s);
 }

@@ -188,7 +188,7 @@ expect "version" 0 "$tool" --version
 contains "version text" "$work/out" "angara-route 0."
 
 # Every command has --help (issue 11), with its own synopsis, exit 0.
-for command in generate verify rebuild analyze; do
+for command in generate verify rebuild analyze show check; do
   expect "$command --help" 0 "$tool" $command --help
   contains "$command --help shows its synopsis" "$work/out" "Usage: angara-route $command"
 done
@@ -230,6 +230,53 @@ for algorithm in balanced bfs sssp; do
   contains "$algorithm: the report says the bound is over all live channels" "$work/out" \
     "over all live channels (non-minimal routes)"
 done
+
+# angara-route check: one line per finding, exit 3 on an error (issue 11).
+good_conf=$work/check.yaml
+printf 'machine:\n  torus: 4x2x2x2\n  nodes: desmos[00-31]\ntables:\n  directory: %s\n' "$work/check-tables" >"$good_conf"
+printf '# a comment\nrequired /usr/lib/x/spank-angara.so config=%s\n' "$good_conf" >"$work/plugstack.conf"
+touch "$work/spank-angara.so"
+printf 'include %s/plugstack.conf.d/*.conf\n' "$work" >"$work/plugstack-include.conf"
+mkdir -p "$work/plugstack.conf.d"
+printf 'optional %s/spank-angara.so config=%s\n' "$work" "$good_conf" >"$work/plugstack.conf.d/angara.conf"
+expect "check: plugin file missing" 3 "$tool" check --no-slurm --plugstack "$work/plugstack.conf"
+contains "check: the missing plugin named with file and line" "$work/out" \
+  "error   plugstack: $work/plugstack.conf:2: /usr/lib/x/spank-angara.so does not exist"
+contains "check: the summary counts the error" "$work/out" "1 error(s), 0 warning(s)"
+expect "check: an included optional line" 0 "$tool" check --no-slurm --plugstack "$work/plugstack-include.conf"
+contains "check: optional is a warning" "$work/out" "warning plugstack: $work/plugstack.conf.d/angara.conf:1: 'optional'"
+contains "check: the configuration is read" "$work/out" "ok      config: $good_conf: 4x2x2x2 torus, 32 nodes desmos[00-31]"
+contains "check: a table directory to create" "$work/out" "ok      tables: $work/check-tables: does not exist yet, will be created"
+printf 'required %s/spank-angara.so config=%s tabels=/tmp\n' "$work" "$good_conf" >"$work/plugstack-typo.conf"
+expect "check: a misspelt plugstack argument" 3 "$tool" check --no-slurm --plugstack "$work/plugstack-typo.conf"
+contains "check: the misspelt argument named" "$work/out" "error   plugstack: unknown plugstack argument 'tabels=/tmp'"
+printf 'required %s/spank-angara.so config=%s/none.yaml\n' "$work" "$work" >"$work/plugstack-noconf.conf"
+expect "check: a missing configuration" 3 "$tool" check --no-slurm --plugstack "$work/plugstack-noconf.conf"
+contains "check: the missing configuration named" "$work/out" "error   config: "
+touch "$work/a-file"
+printf 'required %s/spank-angara.so config=%s tables=%s/a-file/routes\n' "$work" "$good_conf" "$work" \
+  >"$work/plugstack-badtables.conf"
+expect "check: a table directory under a file" 3 "$tool" check --no-slurm --plugstack "$work/plugstack-badtables.conf"
+contains "check: the table directory problem" "$work/out" \
+  "error   tables: $work/a-file/routes: does not exist, and $work/a-file is not a directory"
+expect "check: no spank-angara line" 3 "$tool" check --no-slurm --plugstack "$data/../../conf/angara.yaml"
+contains "check: no plugin line is an error" "$work/out" "loads no spank-angara.so: jobs get no routing tables"
+expect "check --json" 3 "$tool" check --no-slurm --plugstack "$work/plugstack.conf" --json
+contains "check --json counts" "$work/out" '{"ok":false,"errors":1,"warnings":0,"findings":['
+contains "check --json has the finding" "$work/out" \
+  "{\"severity\":\"error\",\"subject\":\"plugstack\",\"text\":\"$work/plugstack.conf:2: /usr/lib/x/spank-angara.so does not exist\"}"
+expect "check: bad timeout" 2 "$tool" check --timeout 0
+
+# Errors in JSON mode are JSON on stdout; show and verify --job validate first.
+expect "JSON error for a missing config" 3 "$tool" generate --config "$work/none.yaml" --dry-run --json
+contains "the error is a JSON object" "$work/out" '{"error":{"exit_status":3,"message":"'
+expect "JSON usage error" 2 "$tool" generate --json --bogus-option
+contains "a usage error in JSON" "$work/out" '{"error":{"exit_status":2,'
+expect "show needs --job" 2 "$tool" show
+expect "show --job with a malformed id" 3 "$tool" show --job 12x --config "$good_conf"
+expect "verify needs --tables or --job" 2 "$tool" verify
+expect "verify --job with a malformed id" 3 "$tool" verify --job x12 --config "$good_conf"
+expect "verify --failed bogus" 2 "$tool" verify --job 12 --failed bogus
 
 # make install-strip: a stripped plugin, no libtool .la next to it, and man
 # pages that name the directories this build was configured with.

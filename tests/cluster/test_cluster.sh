@@ -92,6 +92,8 @@ plugstack() { "$here/cluster.sh" plugstack "$state" "$@"; }
 slurmd_log() { cat "$state/log/slurmd-$1.log"; }
 
 job_field() { scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+# The job's AdminComment, spaces kept (scontrol prints it on a line of its own).
+admin_comment() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*[^ ]\) *$/\1/p'; }
 
 # Waits until the job reaches one of the states (a regular expression).
 wait_job_state() {
@@ -125,6 +127,24 @@ valid_names=$(echo "$bad_output" | sed -n "s/.*valid names: //p" | head -n 1)
 other=$(echo "$valid_names" | tr ',' '\n' | tr -d ' ' | grep -vx bfs | head -n 1)
 [ -n "$other" ] || other=bfs
 echo "algorithms: $valid_names; testing the choice with '$other'"
+
+# --- slurmd logged the plugin's version and settings; check agrees ----------
+version=$("$tool" --version | sed 's/^angara-route //')
+if grep -q "spank-angara $version: config $config (4x2x2x2, 32 nodes), tables $tables, default algorithm bfs" \
+  "$state/log/slurmd-desmos00.log"; then
+  ok "slurmd logged spank-angara's version and settings at load"
+else
+  not_ok "slurmd logged spank-angara's version and settings at load" "$(grep spank-angara "$state/log/slurmd-desmos00.log" | head -3)"
+fi
+if "$tool" check --config "$config" >"$work/check.txt" 2>&1 &&
+  grep -q "^ok      plugstack: $state/etc/plugstack.conf:1: required $plugin\$" "$work/check.txt" &&
+  grep -q "^ok      slurm: PrologFlags=Alloc" "$work/check.txt" &&
+  grep -q "^ok      partition desmos: OverSubscribe=EXCLUSIVE with select/linear: one job per node\$" "$work/check.txt" &&
+  grep -q "^ok      tables: $tables: writable\$" "$work/check.txt"; then
+  ok "angara-route check passes on the live cluster"
+else
+  not_ok "angara-route check passes on the live cluster" "$(cat "$work/check.txt")"
+fi
 
 # --- the option reaches all three commands ----------------------------------
 for command in srun sbatch salloc; do
@@ -217,6 +237,32 @@ else
   not_ok "generate --job $job --dry-run: sssp and the installed fingerprint $installed_fp" "$(cat "$out/dryrun.txt" "$out/dryrun.err")"
 fi
 check "generate --job says what it asks slurmctld" grep -q "asking slurmctld for job $job's nodes" "$out/dryrun.err"
+# The running job's routing is visible: scontrol show job, show --job, the tasks' environment.
+if admin_comment "$job" | grep -q "^angara: sssp, fingerprint $installed_fp, tables $tables, verified\$"; then
+  ok "scontrol show job $job: AdminComment names sssp and the fingerprint"
+else
+  not_ok "scontrol show job $job: AdminComment names sssp and the fingerprint" "$(scontrol show job "$job" | grep -i comment)"
+fi
+if "$tool" show --job "$job" --config "$config" >"$out/show.txt" 2>&1 &&
+  grep -q "^  algorithm    sssp\$" "$out/show.txt" && grep -q "^  fingerprint  $installed_fp\$" "$out/show.txt" &&
+  grep -q "^  tables       $tables: the job's on desmos\[12-15\] (4 of 4 live nodes)\$" "$out/show.txt" &&
+  grep -q "^  verdict      OK" "$out/show.txt"; then
+  ok "show --job $job: sssp, the fingerprint, 4 tables, verified"
+else
+  not_ok "show --job $job: sssp, the fingerprint, 4 tables, verified" "$(cat "$out/show.txt")"
+fi
+output=$(timeout 60 srun --jobid="$job" --overlap -N4 sh -c 'echo env $ANGARA_ROUTING_ALGORITHM $ANGARA_ROUTING_FINGERPRINT $ANGARA_ROUTING_TABLE' 2>&1)
+if [ "$(echo "$output" | grep -c "^env sssp $installed_fp $tables/desmos1[2-5].rt\$")" = 4 ]; then
+  ok "the job's tasks see ANGARA_ROUTING_ALGORITHM, _FINGERPRINT and _TABLE"
+else
+  not_ok "the job's tasks see ANGARA_ROUTING_ALGORITHM, _FINGERPRINT and _TABLE" "$output"
+fi
+output=$(SLURM_JOB_ID=$job timeout 60 srun --jobid="$job" --overlap -N1 --angara-routing=bfs true 2>&1)
+if echo "$output" | grep -q "spank-angara: --angara-routing=bfs ignored: job $job already runs on its routing tables"; then
+  ok "srun --angara-routing inside a job says it is ignored"
+else
+  not_ok "srun --angara-routing inside a job says it is ignored" "$output"
+fi
 # Exit codes of angara-route(8): an unknown job is bad input (3), not 6.
 "$tool" generate --job 999999 --config "$config" --dry-run >/dev/null 2>"$out/unknown.err"
 status=$?
@@ -268,9 +314,9 @@ wait_job_done "$job" 30 >/dev/null
 # --- two concurrent jobs on disjoint nodes ----------------------------------
 for name in a b; do mkdir -p "$work/concurrent-$name"; done
 job_a=$(sbatch --parsable -N8 -w 'desmos[08-15]' -o "$work/concurrent-a/batch.out" \
-  --wrap "$(copy_tables_step "$work/concurrent-a") && sleep 6")
+  --wrap "$(copy_tables_step "$work/concurrent-a") && sleep 10")
 job_b=$(sbatch --parsable -N8 -w 'desmos[16-23]' --angara-routing="$other" -o "$work/concurrent-b/batch.out" \
-  --wrap "$(copy_tables_step "$work/concurrent-b") && sleep 6")
+  --wrap "$(copy_tables_step "$work/concurrent-b") && sleep 10")
 together=no
 deadline=$((SECONDS + 60))
 while [ $SECONDS -lt $deadline ]; do
@@ -281,6 +327,16 @@ while [ $SECONDS -lt $deadline ]; do
   sleep 0.5
 done
 check "jobs $job_a and $job_b ran at the same time" [ $together = yes ]
+# The shared table directory mixes both jobs and the idle nodes: verify --job picks each job's.
+for id in $job_a $job_b; do
+  if "$tool" verify --job "$id" --config "$config" >"$work/verify-$id.txt" 2>&1 &&
+    grep -q "^  verdict      OK" "$work/verify-$id.txt" &&
+    grep -q "^  tables       job $id's, read from $tables (desmos\[..-..\], 8 files)" "$work/verify-$id.txt"; then
+    ok "verify --job $id passes with two jobs running"
+  else
+    not_ok "verify --job $id passes with two jobs running" "$(cat "$work/verify-$id.txt")"
+  fi
+done
 wait_job_done "$job_a"
 wait_job_done "$job_b"
 for name in a b; do
@@ -408,6 +464,17 @@ if grep -q "spank-angara: job $job on desmos24: routing table not installed: .*n
 else
   not_ok "on_failure=drain: the reason is in the slurmd log" "$(grep spank-angara "$state/log/slurmd-desmos24.log" | tail -3)"
 fi
+reason=$(sinfo -h -N -n desmos24 -o '%E')
+if echo "$reason" | grep -q "^angara: .*no-such-dir/angara.yaml"; then
+  ok "on_failure=drain: the drain reason names the cause"
+else
+  not_ok "on_failure=drain: the drain reason names the cause" "reason: $reason"
+fi
+if admin_comment "$job" | grep -q "^angara: routing table not installed on desmos2[45]: .*no-such-dir/angara.yaml"; then
+  ok "on_failure=drain: the job's AdminComment names the cause"
+else
+  not_ok "on_failure=drain: the job's AdminComment names the cause" "$(scontrol show job "$job" | grep -i comment)"
+fi
 output=$(timeout 60 srun -N2 -w 'desmos[26-27]' touch "$work/ran-srun-$$" 2>&1)
 status=$?
 check "on_failure=drain: srun fails and its task never runs" [ $status -ne 0 -a ! -e "$work/ran-srun-$$" ]
@@ -422,7 +489,31 @@ check "on_failure=cancel: the job's script never ran" [ ! -e "$work/ran-cancel-$
 check "on_failure=cancel: desmos28 stays in service" \
   sh -c "sinfo -h -N -n desmos28 -o '%T' | grep -qx idle"
 check "on_failure=cancel: logged" grep -q "spank-angara: job $job cancelled (on_failure=cancel)" "$state/log/slurmd-desmos28.log"
+if admin_comment "$job" | grep -q "^angara: routing table not installed on desmos2[89]: .*no-such-dir/angara.yaml"; then
+  ok "on_failure=cancel: the cancelled job's AdminComment names the cause"
+else
+  not_ok "on_failure=cancel: the cancelled job's AdminComment names the cause" "$(scontrol show job "$job" | grep -i comment)"
+fi
 plugstack "config=$config"
+
+# --- a bad configuration stops slurmd from starting -------------------------
+pid=$(cat "$state/pids/slurmd-desmos31")
+kill -TERM "$pid"
+deadline=$((SECONDS + 30))
+while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+plugstack "config=$state/no-such-dir/angara.yaml"
+timeout 60 slurmd -D -N desmos31 -f "$SLURM_CONF" </dev/null >"$work/slurmd-bad.out" 2>&1
+status=$?
+if [ $status != 0 ] && [ $status != 124 ] &&
+  grep -q "spank-angara: error   config: .*no-such-dir/angara.yaml" "$state/log/slurmd-desmos31.log" &&
+  grep -q "spank-angara $version: refusing to load" "$state/log/slurmd-desmos31.log"; then
+  ok "a bad configuration stops slurmd from starting, the cause in its log"
+else
+  not_ok "a bad configuration stops slurmd from starting" "exit $status" "$(tail -5 "$state/log/slurmd-desmos31.log")"
+fi
+plugstack "config=$config"
+setsid slurmd -D -N desmos31 -f "$SLURM_CONF" </dev/null >>"$state/log/slurmd-desmos31.out" 2>&1 &
+echo $! >"$state/pids/slurmd-desmos31"
 
 echo "$passed passed, $failed failed"
 if [ $failed -ne 0 ]; then
