@@ -374,7 +374,8 @@ const Subcommand kSubcommands[] = {
     {"rebuild",
      "rebuild --job JOBID | --all-running [--idle] [--node HOSTLIST] [--config F]\n"
      "                    [--tables DIR] [--cache DIR] [--algorithm NAME] [--failed STATES]\n"
-     "                    [--down HOSTLIST] [--timeout S] [--dry-run] [DOWN-HOSTLIST...]",
+     "                    [--down HOSTLIST] [--timeout S] [--dry-run] [--json] [--log FILE]\n"
+     "                    [DOWN-HOSTLIST...]",
      "Rewrites the tables of running jobs (and idle nodes) around the routers Slurm reports failed.",
      &angara::rebuild_command},
     {"analyze",

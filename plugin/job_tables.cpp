@@ -345,6 +345,12 @@ RebuildOutcome rebuild_job_tables(const Config& config, const RebuildRequest& re
     return outcome;
   }
   const JobResult result = compute_job_routes(config, job);
+  outcome.live = live;
+  outcome.algorithm = result.algorithm;
+  outcome.fingerprint = result.fingerprint;
+  outcome.max_gamma = result.report.metrics.max_gamma;
+  outcome.lower_bound = result.report.metrics.lower_bound;
+  outcome.verified = result.report.ok();
   if (!request.dry_run) {
     write_job_tables(config, result, directory, targets);
     outcome.written = targets;

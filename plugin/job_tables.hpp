@@ -6,6 +6,7 @@
 // routing/pipeline.hpp's.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -104,6 +105,12 @@ struct RebuildOutcome {
   std::string message;
   std::vector<std::string> written;  // node names whose tables were written
   std::vector<std::string> dropped;  // allocated nodes left out because they failed
+  std::vector<std::string> live;     // the nodes routed (the job's live ones)
+  std::string algorithm;             // of the new tables ("" when nothing was routed)
+  std::string fingerprint;
+  std::uint64_t max_gamma = 0;
+  std::uint64_t lower_bound = 0;
+  bool verified = false;
 };
 
 // Routes the job's live nodes around every failed one and rewrites their

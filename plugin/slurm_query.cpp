@@ -259,6 +259,11 @@ bool counts_as_failed(const NodeState& node, FailedStates policy) {
   return base != "ALLOCATED" && base != "MIXED" && base != "COMPLETING" && !has_flag(node.state, "COMPLETING");
 }
 
+bool runs_jobs(const NodeState& node) {
+  const std::string base = base_state(node.state);
+  return base == "ALLOCATED" || base == "MIXED";
+}
+
 std::vector<std::string> failed_node_names(const std::vector<NodeState>& nodes, FailedStates policy) {
   std::vector<std::string> names;
   for (const NodeState& node : nodes)

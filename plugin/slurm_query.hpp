@@ -63,6 +63,9 @@ enum class FailedStates { None, Down, DownAndDrained };
 std::vector<NodeState> parse_node_states(const std::string& text);
 bool counts_as_failed(const NodeState& node, FailedStates policy);
 std::vector<std::string> failed_node_names(const std::vector<NodeState>& nodes, FailedStates policy);
+// A job still runs on the node (ALLOCATED or MIXED; a node whose only job
+// is finishing is IDLE+COMPLETING).
+bool runs_jobs(const NodeState& node);
 
 struct JobInfo {
   std::string id;

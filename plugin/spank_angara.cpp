@@ -265,8 +265,25 @@ int slurm_spank_job_epilog(spank_t, int argc, char** argv) {
     load_settings(argc, argv);
     if (!settings.restore_default) return 0;
     const angara::Config config = angara::spank::load_plugin_config(settings);
-    const angara::spank::TableOutcome outcome =
-        angara::spank::restore_default_table(settings, config, node, failed_nodes_from_slurm());
+    std::vector<angara::slurm::NodeState> states;
+    try {
+      states = angara::slurm::query_node_states(settings.query_timeout);
+    } catch (const angara::slurm::SlurmQueryError& e) {
+      if (settings.failed_states != angara::slurm::FailedStates::None) throw;
+      slurm_error("spank-angara: after job %s: node states unknown, restoring without the shared-node check: %s",
+                  job_id.c_str(), e.what());
+    }
+    // A node shared by jobs (angara-route check warns about such partitions)
+    // must not get the default table under a job that still runs there.
+    for (const angara::slurm::NodeState& state : states)
+      if (state.name == node && angara::slurm::runs_jobs(state)) {
+        slurm_error("spank-angara: after job %s: another job still runs on %s (%s): its routing table stays; "
+                    "partitions need OverSubscribe=EXCLUSIVE",
+                    job_id.c_str(), node.c_str(), state.state.c_str());
+        return 0;
+      }
+    const angara::spank::TableOutcome outcome = angara::spank::restore_default_table(
+        settings, config, node, angara::slurm::failed_node_names(states, settings.failed_states));
     slurm_info("spank-angara: after job %s: %s", job_id.c_str(), outcome.message.c_str());
     return 0;
   } catch (const std::exception& e) {

@@ -136,6 +136,8 @@ START_TEST(test_node_states) {
   ck_assert_std_str_eq(nodes[0].state, "ALLOCATED");
   ck_assert_std_str_eq(nodes[0].reason, "");
   ck_assert_std_str_eq(nodes[2].state, "IDLE+DRAIN");
+  ck_assert(runs_jobs(nodes[0]));   // ALLOCATED
+  ck_assert(!runs_jobs(nodes[2]));  // IDLE+DRAIN
   ck_assert_std_str_eq(nodes[2].reason, "maintenance window [root@2026-11-21T00:33:58]");
 
   ck_assert_std_str_eq(joined(failed_node_names(nodes, FailedStates::None)), "");

@@ -272,6 +272,11 @@ expect "JSON error for a missing config" 3 "$tool" generate --config "$work/none
 contains "the error is a JSON object" "$work/out" '{"error":{"exit_status":3,"message":"'
 expect "JSON usage error" 2 "$tool" generate --json --bogus-option
 contains "a usage error in JSON" "$work/out" '{"error":{"exit_status":2,'
+expect "rebuild: --job and --all-running exclude each other, in JSON" 2 "$tool" rebuild --json --job 1 --all-running
+contains "rebuild usage error in JSON" "$work/out" \
+  '{"error":{"exit_status":2,"message":"rebuild: give exactly one of --job JOBID and --all-running"}}'
+expect "rebuild: bad timeout" 2 "$tool" rebuild --job 1 --timeout 0
+expect "rebuild: unknown algorithm" 3 "$tool" rebuild --job 1 --algorithm nosuch
 expect "show needs --job" 2 "$tool" show
 expect "show --job with a malformed id" 3 "$tool" show --job 12x --config "$good_conf"
 expect "verify needs --tables or --job" 2 "$tool" verify
@@ -291,6 +296,16 @@ if make -s -C "$TOP_BUILDDIR" install-strip DESTDIR="$work/inst" >"$work/install
   page=$(find "$work/inst" -name spank-angara.8)
   contains "installed spank-angara(8) names the configured SYSCONFDIR" "$page" "config=$sysconfdir/angara/angara.yaml"
   contains "installed spank-angara(8) names the plugin's directory" "$page" "${so#$work/inst}"
+  snippet=$(find "$work/inst" -path '*/plugstack.conf.d/angara.conf')
+  if [ -n "$snippet" ]; then
+    contains "the installed plugstack.conf.d/angara.conf loads the installed plugin" "$snippet" \
+      "required ${so#$work/inst} config=$sysconfdir/angara/angara.yaml"
+  else
+    not_ok "no plugstack.conf.d/angara.conf installed"
+  fi
+  page=$(find "$work/inst" -name angara-route.8)
+  localstatedir=$(sed -n 's/^localstatedir = //p' "$TOP_BUILDDIR/Makefile" | sed "s|\${prefix}|$(sed -n 's/^prefix = //p' "$TOP_BUILDDIR/Makefile")|")
+  contains "installed angara-route(8) names the configured rebuild log" "$page" "$localstatedir/log/angara-route.log"
 else
   not_ok "make install-strip"
   sed 's/^/    /' "$work/install.log" | tail -20

@@ -152,11 +152,13 @@ pid_alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 recorded_pid() { cat "$state_dir/pids/$1" 2>/dev/null; }
 
 # Starts a daemon in the foreground mode of its own session, output to its
-# log, and records its PID under pids/NAME.
+# log, and records its PID under pids/NAME.  The daemon does not inherit the
+# test's cluster lock (fd 9): a daemon left behind by a killed test must not
+# hold every later test at the lock.
 start_daemon() {
   local name=$1 log=$2
   shift 2
-  setsid "$@" </dev/null >>"$log" 2>&1 &
+  setsid "$@" </dev/null >>"$log" 2>&1 9>&- &
   echo $! >"$state_dir/pids/$name"
 }
 

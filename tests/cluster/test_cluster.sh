@@ -42,6 +42,7 @@ state=$(mktemp -d "${TMPDIR:-/tmp}/angara-cluster.XXXXXX") || exit 99
 tables=$state/tables
 work=$state/work
 config=$state/angara.yaml
+rebuild_log=$state/rebuild.log  # not the installed default under LOCALSTATEDIR
 mkdir -p "$work"
 export SLURM_CONF=$state/etc/slurm.conf
 
@@ -271,11 +272,11 @@ if [ $status = 3 ] && grep -q "job 999999 is not known to slurmctld" "$out/unkno
 else
   not_ok "generate --job 999999: exit 3, unknown job" "exit $status: $(cat "$out/unknown.err")"
 fi
-"$tool" rebuild --job 999999 --config "$config" >/dev/null 2>"$out/unknown.err"
+"$tool" rebuild --log "$rebuild_log" --job 999999 --config "$config" >/dev/null 2>"$out/unknown.err"
 status=$?
 check "rebuild --job 999999: exit 3" [ $status = 3 ]
 # rebuild --node: outside the job, or a subset in a shared table directory, is refused.
-"$tool" rebuild --job "$job" --config "$config" --node desmos30 >"$out/node.out" 2>"$out/node.err"
+"$tool" rebuild --log "$rebuild_log" --job "$job" --config "$config" --node desmos30 >"$out/node.out" 2>"$out/node.err"
 status=$?
 if [ $status = 3 ] && grep -q "\-\-node desmos30: not a node of job $job (desmos\[12-15\]); nothing was written" "$out/node.err"; then
   ok "rebuild --node outside the job is refused"
@@ -283,7 +284,7 @@ else
   not_ok "rebuild --node outside the job is refused" "exit $status: $(cat "$out/node.out" "$out/node.err")"
 fi
 sum_before=$(cat "$tables"/desmos1[2-5].rt | md5sum)
-"$tool" rebuild --job "$job" --config "$config" --node desmos13 >"$out/node.out" 2>"$out/node.err"
+"$tool" rebuild --log "$rebuild_log" --job "$job" --config "$config" --node desmos13 >"$out/node.out" 2>"$out/node.err"
 status=$?
 if [ $status = 3 ] && grep -q "would leave the tables of desmos\[12,14-15\] (job $job, in $tables)" "$out/node.err" &&
   [ "$(cat "$tables"/desmos1[2-5].rt | md5sum)" = "$sum_before" ]; then
@@ -292,7 +293,7 @@ else
   not_ok "rebuild --node of one live node in a shared directory is refused" "exit $status: $(cat "$out/node.out" "$out/node.err")"
 fi
 # rebuild says which configuration and table directory it used.
-if "$tool" rebuild --job "$job" --config "$config" --dry-run >"$out/rebuild.txt" 2>&1 &&
+if "$tool" rebuild --log "$rebuild_log" --job "$job" --config "$config" --dry-run >"$out/rebuild.txt" 2>&1 &&
   grep -q "^rebuild: config $config, tables $tables, failed routers none, dry run\$" "$out/rebuild.txt" &&
   grep -q "job $job: sssp on 4 nodes" "$out/rebuild.txt"; then
   ok "rebuild names its config and table directory and keeps sssp"
@@ -300,7 +301,7 @@ else
   not_ok "rebuild names its config and table directory and keeps sssp" "$(cat "$out/rebuild.txt")"
 fi
 if [ ! -e /usr/local/etc/angara/angara.yaml ] && [ ! -e /etc/angara/angara.yaml ]; then
-  env -u ANGARA_CONFIG "$tool" rebuild --job "$job" >"$out/noconf.out" 2>"$out/noconf.err"
+  env -u ANGARA_CONFIG "$tool" rebuild --log "$rebuild_log" --job "$job" >"$out/noconf.out" 2>"$out/noconf.err"
   status=$?
   if [ $status = 3 ] && grep -q "refusing to write tables of the built-in Desmos machine" "$out/noconf.err"; then
     ok "rebuild without a configuration refuses to write the built-in machine's tables"
@@ -367,9 +368,9 @@ else
 fi
 # The recipe of spank-angara(8): rebuild whenever a node goes down.
 strigger --set --node --down --flags=PERM \
-  --program="$tool rebuild --all-running --idle --config $config" >/dev/null
+  --program="$tool rebuild --log $rebuild_log --all-running --idle --config $config" >/dev/null
 scontrol update nodename=desmos01 state=down reason=angara-test
-if "$tool" rebuild --job "$job" --config "$config" >"$out/rebuild.txt" 2>&1; then
+if "$tool" rebuild --log "$rebuild_log" --job "$job" --config "$config" >"$out/rebuild.txt" 2>&1; then
   ok "angara-route rebuild --job $job"
 else
   not_ok "angara-route rebuild --job $job" "$(cat "$out/rebuild.txt")"
@@ -392,6 +393,21 @@ fi
 check "the rebuild kept the job and its algorithm $other" \
   [ "$(table_field "$out/after/desmos00.rt" job)/$(table_field "$out/after/desmos00.rt" algorithm)" = "$job/$other" ]
 check "the rebuild logged the failed router" grep -q "failed routers desmos01" "$out/rebuild.txt"
+if grep -q "rebuild\[[0-9]*\]: run by uid 0: angara-route rebuild --log $rebuild_log --job $job --config $config\$" "$rebuild_log" &&
+  grep -q "rebuild\[[0-9]*\]: config $config, tables $tables, failed routers desmos01, writing\$" "$rebuild_log" &&
+  grep -q "rebuild\[[0-9]*\]: job $job: $other on 2 nodes.*tables of desmos\[00,02\] written to $tables\$" "$rebuild_log" &&
+  grep -q "rebuild\[[0-9]*\]: error: --node desmos30: not a node of job" "$rebuild_log"; then
+  ok "every rebuild run is in the log: command, config, tables, what it wrote, refusals"
+else
+  not_ok "every rebuild run is in the log" "$(tail -8 "$rebuild_log" 2>&1)"
+fi
+if "$tool" rebuild --log "$rebuild_log" --job "$job" --config "$config" --dry-run --json >"$out/rebuild.json" 2>&1 &&
+  grep -q "^{\"config\":\"$config\",\"tables\":\"$tables\",\"dry_run\":true,\"failed_routers\":\[\"desmos01\"\]" "$out/rebuild.json" &&
+  grep -q "\"jobs\":\[{\"job\":\"$job\",\"algorithm\":\"$other\",.*\"nodes\":\[\"desmos00\",\"desmos02\"\],\"written\":\[\]" "$out/rebuild.json"; then
+  ok "rebuild --json: config, tables, failed routers, the job's algorithm and nodes"
+else
+  not_ok "rebuild --json" "$(cat "$out/rebuild.json")"
+fi
 # The strigger program rewrites idle nodes' default tables (desmos31 ran no job yet).
 deadline=$((SECONDS + 60))
 until [ "$(table_field "$tables/desmos31.rt" job)" = default ] && ! grep -q '^1,0,0,0 ' "$tables/desmos31.rt" ||
@@ -414,7 +430,16 @@ else
 fi
 scancel "$job"
 wait_job_done "$job" 30 >/dev/null
+# The node comes back (angara-route(8), "A node comes back"): resume it, then
+# rebuild the idle default tables so that they route over it again.
 scontrol update nodename=desmos01 state=resume
+"$tool" rebuild --log "$rebuild_log" --all-running --idle --config "$config" >"$out/back.txt" 2>&1
+if [ "$(table_field "$tables/desmos31.rt" entries)" = 31 ] && [ "$(table_field "$tables/desmos01.rt" job)" = default ] &&
+  [ "$(table_field "$tables/desmos01.rt" entries)" = 31 ]; then
+  ok "after desmos01 came back, the idle default tables route over it again"
+else
+  not_ok "after desmos01 came back, the idle default tables route over it again" "$(cat "$out/back.txt")"
+fi
 
 # --- a shared cache: computed once, read back, still the job's own tables ----
 plugstack "config=$config" "cache=$state/cache"
@@ -502,7 +527,7 @@ kill -TERM "$pid"
 deadline=$((SECONDS + 30))
 while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
 plugstack "config=$state/no-such-dir/angara.yaml"
-timeout 60 slurmd -D -N desmos31 -f "$SLURM_CONF" </dev/null >"$work/slurmd-bad.out" 2>&1
+timeout 60 slurmd -D -N desmos31 -f "$SLURM_CONF" </dev/null >"$work/slurmd-bad.out" 2>&1 9>&-
 status=$?
 if [ $status != 0 ] && [ $status != 124 ] &&
   grep -q "spank-angara: error   config: .*no-such-dir/angara.yaml" "$state/log/slurmd-desmos31.log" &&
@@ -512,7 +537,7 @@ else
   not_ok "a bad configuration stops slurmd from starting" "exit $status" "$(tail -5 "$state/log/slurmd-desmos31.log")"
 fi
 plugstack "config=$config"
-setsid slurmd -D -N desmos31 -f "$SLURM_CONF" </dev/null >>"$state/log/slurmd-desmos31.out" 2>&1 &
+setsid slurmd -D -N desmos31 -f "$SLURM_CONF" </dev/null >>"$state/log/slurmd-desmos31.out" 2>&1 9>&- &
 echo $! >"$state/pids/slurmd-desmos31"
 
 echo "$passed passed, $failed failed"
