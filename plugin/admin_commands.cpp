@@ -150,6 +150,9 @@ int check_command(int argc, char** argv) {
       const std::vector<spank::Finding> slurm_findings =
           spank::check_slurm_settings(show_config, slurm::show_partitions_text(timeout), *plugin.config);
       findings.insert(findings.end(), slurm_findings.begin(), slurm_findings.end());
+      std::vector<std::string> slurm_nodes;
+      for (const slurm::NodeState& node : slurm::query_node_states(timeout)) slurm_nodes.push_back(node.name);
+      findings.push_back(spank::check_node_names(*plugin.config, slurm_nodes));
     } catch (const slurm::SlurmQueryError& e) {
       findings.push_back({spank::Severity::Warning, "slurm", std::string("partitions not checked: ") + e.what()});
     }

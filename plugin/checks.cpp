@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "angara/hostlist.hpp"
@@ -207,6 +208,22 @@ std::string slurm_config_value(const std::string& show_config, const std::string
     return trimmed(line.substr(eq + 1));
   }
   return "";
+}
+
+Finding check_node_names(const Config& config, const std::vector<std::string>& slurm_nodes) {
+  const std::set<std::string> known(slurm_nodes.begin(), slurm_nodes.end());
+  std::vector<std::string> unknown;
+  for (const std::string& name : config.node_names)
+    if (!known.count(name)) unknown.push_back(name);
+  if (unknown.size() == config.node_names.size())
+    return {Severity::Error, "nodes",
+            "no node of the machine (" + compress_hostlist(config.node_names) + ", " + config.source +
+                ") is a Slurm node: the configuration describes another machine"};
+  if (!unknown.empty())
+    return {Severity::Warning, "nodes",
+            compress_hostlist(unknown) + " of the machine are not Slurm nodes (check machine.nodes in " +
+                config.source + ")"};
+  return {Severity::Ok, "nodes", "all " + std::to_string(config.node_names.size()) + " nodes of the machine are Slurm nodes"};
 }
 
 std::vector<Finding> check_slurm_settings(const std::string& show_config, const std::string& show_partitions,

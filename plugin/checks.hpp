@@ -68,6 +68,10 @@ std::vector<PlugstackEntry> find_plugstack_entries(const std::string& plugstack_
 // default table back under a running job).
 std::vector<Finding> check_slurm_settings(const std::string& show_config, const std::string& show_partitions,
                                           const Config& config);
+// The machine's node names against Slurm's ("scontrol show node"): none in
+// common is an error (angara.yaml describes another machine), machine nodes
+// Slurm does not know are a warning (a typo in machine.nodes).
+Finding check_node_names(const Config& config, const std::vector<std::string>& slurm_nodes);
 // "PlugStackConfig" and the like, from "scontrol show config" output; "" if absent.
 std::string slurm_config_value(const std::string& show_config, const std::string& key);
 

@@ -529,6 +529,21 @@ START_TEST(test_slurm_settings) {
 }
 END_TEST
 
+START_TEST(test_node_name_check) {
+  const Config config = desmos_default_config();
+  std::vector<std::string> slurm_nodes = config.node_names;
+  slurm_nodes.push_back("login1");
+  ck_assert_std_str_eq(format_finding(check_node_names(config, slurm_nodes)),
+                       "ok      nodes: all 32 nodes of the machine are Slurm nodes");
+  slurm_nodes.erase(slurm_nodes.begin() + 30, slurm_nodes.begin() + 32);
+  ck_assert_std_str_eq(format_finding(check_node_names(config, slurm_nodes)),
+                       "warning nodes: desmos[30-31] of the machine are not Slurm nodes (check machine.nodes in "
+                       "<built-in Desmos default>)");
+  const Finding none = check_node_names(config, {"node001", "node002"});
+  ck_assert_int_eq(static_cast<int>(none.severity), static_cast<int>(Severity::Error));
+}
+END_TEST
+
 START_TEST(test_plugin_setup_checks) {
   TempDir dir;
   std::ofstream(dir.file("angara.yaml")) << "machine:\n  torus: 4x2x2x2\n  nodes: desmos[00-31]\n"
@@ -597,6 +612,7 @@ int main() {
   tcase_add_test(queries, test_queries_through_scontrol);
   tcase_add_test(queries, test_slurm_settings);
   tcase_add_test(queries, test_admin_comment);
+  tcase_add_test(queries, test_node_name_check);
   suite_add_tcase(s, queries);
   TCase* plugin = tcase_create("plugin");
   tcase_set_timeout(plugin, 60);

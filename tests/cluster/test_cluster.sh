@@ -141,7 +141,8 @@ if "$tool" check --config "$config" >"$work/check.txt" 2>&1 &&
   grep -q "^ok      plugstack: $state/etc/plugstack.conf:1: required $plugin\$" "$work/check.txt" &&
   grep -q "^ok      slurm: PrologFlags=Alloc" "$work/check.txt" &&
   grep -q "^ok      partition desmos: OverSubscribe=EXCLUSIVE with select/linear: one job per node\$" "$work/check.txt" &&
-  grep -q "^ok      tables: $tables: writable\$" "$work/check.txt"; then
+  grep -q "^ok      tables: $tables: writable\$" "$work/check.txt" &&
+  grep -q "^ok      nodes: all 32 nodes of the machine are Slurm nodes\$" "$work/check.txt"; then
   ok "angara-route check passes on the live cluster"
 else
   not_ok "angara-route check passes on the live cluster" "$(cat "$work/check.txt")"
