@@ -34,7 +34,15 @@ fi
 lock=${ANGARA_CLUSTER_LOCK:-${TMPDIR:-/tmp}/angara-cluster.lock}
 exec 9>"$lock"
 if ! flock -w 1800 9; then
-  echo "ERROR: another cluster test holds $lock for 30 minutes" >&2
+  echo "ERROR: another cluster test holds $lock for 30 minutes; processes with it open:" >&2
+  # A daemon left behind by a killed test (before cluster.sh closed the lock
+  # for its daemons) holds it forever: name it so that its owner can stop it.
+  for fd in /proc/[0-9]*/fd/*; do
+    [ "$(readlink "$fd" 2>/dev/null)" = "$lock" ] || continue
+    pid=${fd#/proc/}
+    pid=${pid%%/*}
+    [ "$pid" = $$ ] || echo "  pid $pid: $(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null | cut -c1-160)" >&2
+  done
   exit 99
 fi
 
