@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -208,6 +209,60 @@ std::string slurm_config_value(const std::string& show_config, const std::string
     return trimmed(line.substr(eq + 1));
   }
   return "";
+}
+
+Finding check_slurmd_started_after(const std::vector<std::string>& files) {
+  std::time_t changed = 0;
+  std::string newest;
+  for (const std::string& file : files) {
+    struct stat info;
+    if (::stat(file.c_str(), &info) == 0 && info.st_mtime > changed) {
+      changed = info.st_mtime;
+      newest = file;
+    }
+  }
+  // Process start = boot time (/proc/stat btime) + starttime ticks (/proc/PID/stat, field 22).
+  long long boot = 0;
+  {
+    std::ifstream stat_file("/proc/stat");
+    for (std::string key; stat_file >> key;)
+      if (key == "btime") {
+        stat_file >> boot;
+        break;
+      }
+  }
+  const long ticks = ::sysconf(_SC_CLK_TCK);
+  std::size_t count = 0;
+  std::vector<std::string> stale;
+  glob_t processes{};
+  if (::glob("/proc/[0-9]*/comm", 0, nullptr, &processes) == 0) {
+    for (std::size_t i = 0; i < processes.gl_pathc; ++i) {
+      std::string comm;
+      if (!std::getline(std::ifstream(processes.gl_pathv[i]), comm) || comm != "slurmd") continue;
+      const std::string dir = parent_of(processes.gl_pathv[i]);
+      std::string stat_text;
+      std::getline(std::ifstream(dir + "/stat"), stat_text);
+      // Fields after the command name, which is in parentheses and may hold spaces.
+      std::istringstream fields(stat_text.substr(stat_text.rfind(')') + 1));
+      std::string field;
+      for (int number = 3; number <= 22 && fields >> field; ++number) {}
+      if (field.empty() || ticks <= 0 || boot == 0) continue;
+      ++count;
+      const long long started = boot + std::stoll(field) / ticks;
+      // One second of slack: btime is whole seconds.
+      if (changed > started + 1) stale.push_back(dir.substr(dir.find_last_of('/') + 1));
+    }
+  }
+  ::globfree(&processes);
+  if (count == 0) return {Severity::Ok, "slurmd", "no slurmd runs on this host (check every node's after a restart)"};
+  if (stale.empty())
+    return {Severity::Ok, "slurmd", std::to_string(count) + " slurmd process(es) on this host started after " + newest +
+                                        " last changed"};
+  return {Severity::Warning, "slurmd",
+          std::to_string(stale.size()) + " of " + std::to_string(count) + " slurmd process(es) on this host (pid " +
+              stale.front() + (stale.size() > 1 ? ", ..." : "") + ") started before " + newest +
+              " last changed: slurmd loads plugins only when it starts; restart it if the spank-angara line is new "
+              "(argument changes reach the next job without a restart)"};
 }
 
 Finding check_node_names(const Config& config, const std::vector<std::string>& slurm_nodes) {

@@ -72,6 +72,10 @@ std::vector<Finding> check_slurm_settings(const std::string& show_config, const 
 // common is an error (angara.yaml describes another machine), machine nodes
 // Slurm does not know are a warning (a typo in machine.nodes).
 Finding check_node_names(const Config& config, const std::vector<std::string>& slurm_nodes);
+// slurmd loads plugins only when it starts: the slurmd processes of this
+// host that started before one of `files` (plugstack.conf, the file with the
+// spank-angara line) last changed are a warning; none on this host is said.
+Finding check_slurmd_started_after(const std::vector<std::string>& files);
 // "PlugStackConfig" and the like, from "scontrol show config" output; "" if absent.
 std::string slurm_config_value(const std::string& show_config, const std::string& key);
 

@@ -481,6 +481,15 @@ check "dry run: no table written by prologue or epilogue" [ -z "$(ls "$tables" |
 check "dry run: the prologue logged what it computed" \
   grep -q "spank-angara: job $job: bfs on 4 nodes.*dry run, nothing written" "$state/log/slurmd-desmos20.log"
 plugstack "config=$config"
+# plugstack.conf changed after slurmd started: check says slurmd may need a restart.
+sleep 2
+touch "$state/etc/plugstack.conf"
+"$tool" check --config "$config" >"$work/check-late.txt" 2>&1
+if grep -q "^warning slurmd: [0-9]* of [0-9]* slurmd process(es) on this host (pid [0-9]*.*) started before $state/etc/plugstack.conf last changed: slurmd loads plugins only when it starts" "$work/check-late.txt"; then
+  ok "check: slurmd started before plugstack.conf changed"
+else
+  not_ok "check: slurmd started before plugstack.conf changed" "$(cat "$work/check-late.txt")"
+fi
 
 # --- a failing prologue keeps the job from running ---------------------------
 plugstack "config=$state/no-such-dir/angara.yaml"
