@@ -141,7 +141,7 @@ int check_command(int argc, char** argv) {
                                 ": a second spank-angara line; Slurm loads the plugin once, with the first line's "
                                 "arguments"});
       arguments = entry.arguments;
-      findings.push_back(spank::check_slurmd_started_after({plugstack, entry.file}));
+      if (ask_slurm) findings.push_back(spank::check_slurmd_started_after({plugstack, entry.file}));
     }
   }
   const spank::PluginCheck plugin = spank::check_plugin_setup(arguments, config_path);
