@@ -32,12 +32,6 @@ int usage(const std::string& command, const std::string& message) {
   return kExitUsage;
 }
 
-std::string json_list(const std::vector<std::string>& items) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) text += (i ? "," : "") + json_quote(items[i]);
-  return text + "]";
-}
-
 std::string hostlist_or_none(const std::vector<std::string>& names) {
   return names.empty() ? "none" : compress_hostlist(names);
 }
@@ -56,6 +50,12 @@ spank::InstalledJobTables job_tables_from_slurm(const Config& config, const std:
 }
 
 }  // namespace
+
+std::string json_string_list(const std::vector<std::string>& items) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) text += (i ? "," : "") + json_quote(items[i]);
+  return text + "]";
+}
 
 bool parse_timeout(const char* text, int& seconds) {
   char* end = nullptr;
@@ -248,12 +248,12 @@ int show_command(int argc, char** argv) {
   if (json) {
     std::cout << "{\"job\":" << json_quote(installed.job.id) << ",\"state\":" << json_quote(installed.job.state)
               << ",\"nodes\":" << json_quote(installed.job.node_list) << ",\"live_nodes\":" << installed.live_nodes.size()
-              << ",\"failed_nodes\":" << json_list(installed.failed_nodes) << ",\"tables\":" << json_quote(directory)
+              << ",\"failed_nodes\":" << json_string_list(installed.failed_nodes) << ",\"tables\":" << json_quote(directory)
               << ",\"installed\":" << installed.tables.size()
               << ",\"algorithm\":" << json_quote(first ? first->algorithm : "")
               << ",\"fingerprint\":" << json_quote(first ? first->fingerprint : "")
               << ",\"verified\":" << (verified ? "true" : "false") << ",\"verdict\":" << json_quote(verdict)
-              << ",\"problems\":" << json_list(problems)
+              << ",\"problems\":" << json_string_list(problems)
               << ",\"admin_comment\":" << json_quote(installed.job.admin_comment) << "}\n";
   } else {
     std::cout << "job " << installed.job.id << " (" << installed.job.state << ") on " << installed.job.node_list

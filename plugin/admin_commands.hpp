@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "angara/config.hpp"
 #include "plugin/slurm_query.hpp"
@@ -29,5 +30,8 @@ Config load_config_announced(const std::string& path);
 
 // "1" to "3600" seconds.
 bool parse_timeout(const char* text, int& seconds);
+
+// ["a","b"]: a JSON array of strings.
+std::string json_string_list(const std::vector<std::string>& items);
 
 }  // namespace angara

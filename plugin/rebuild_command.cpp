@@ -96,20 +96,14 @@ class RunLog {
   bool failed_ = false;
 };
 
-std::string json_names(const std::vector<std::string>& names) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < names.size(); ++i) text += (i ? "," : "") + json_quote(names[i]);
-  return text + "]";
-}
-
 // One job's part of `rebuild --json`.
 std::string job_json(const std::string& job_id, const spank::RebuildOutcome* outcome, const std::string& error,
                      int status) {
   std::string text = "{\"job\":" + json_quote(job_id);
   if (outcome)
     text += ",\"algorithm\":" + json_quote(outcome->algorithm) + ",\"fingerprint\":" +
-            json_quote(outcome->fingerprint) + ",\"nodes\":" + json_names(outcome->live) +
-            ",\"written\":" + json_names(outcome->written) + ",\"dropped\":" + json_names(outcome->dropped) +
+            json_quote(outcome->fingerprint) + ",\"nodes\":" + json_string_list(outcome->live) +
+            ",\"written\":" + json_string_list(outcome->written) + ",\"dropped\":" + json_string_list(outcome->dropped) +
             ",\"max_gamma\":" + std::to_string(outcome->max_gamma) + ",\"lower_bound\":" +
             std::to_string(outcome->lower_bound) + ",\"verified\":" + (outcome->verified ? "true" : "false") +
             ",\"message\":" + json_quote(outcome->message);
@@ -326,7 +320,7 @@ int rebuild_command(int argc, char** argv) {
   if (options.json) {
     std::cout << "{\"config\":" << json_quote(config.source) << ",\"tables\":" << json_quote(directory)
               << ",\"dry_run\":" << (options.dry_run ? "true" : "false")
-              << ",\"failed_routers\":" << json_names(machine_failed) << ",\"log\":" << json_quote(options.log_file)
+              << ",\"failed_routers\":" << json_string_list(machine_failed) << ",\"log\":" << json_quote(options.log_file)
               << ",\"exit_status\":" << status << ",\"jobs\":[";
     for (std::size_t i = 0; i < job_records.size(); ++i) std::cout << (i ? "," : "") << job_records[i];
     std::cout << "]}\n";
