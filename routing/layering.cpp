@@ -79,6 +79,7 @@ int integer_option(std::string_view generator, const GeneratorOptions& options, 
 ShortestPathOptions path_options(std::string_view generator, const GeneratorOptions& options) {
   ShortestPathOptions result;
   result.rules = options.rules;
+  result.flow_control = options.flow_control;
   result.passes = integer_option(generator, options, "passes", 2, 1, 2);
   const auto it = options.extra.find("paths");
   if (it == options.extra.end() || it->second == "pairs") return result;

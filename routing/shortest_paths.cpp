@@ -2,12 +2,15 @@
 #include "routing/shortest_paths.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <string>
 #include <unordered_map>
 
 #include "routing/candidates.hpp"
+#include "routing/dependency_graph.hpp"
 #include "routing/generator.hpp"
 
 namespace angara {
@@ -229,8 +232,65 @@ class PairRouter {
       weight_[*c] = static_cast<std::uint64_t>(static_cast<std::int64_t>(weight_[*c]) + delta);
   }
 
+  std::uint64_t load(ChannelId c) const { return weight_[c]; }
+
+  // Every live minimal path that moves through the dimensions one after the
+  // other, in any order and with either sign where the offset is tied: the
+  // alternatives of the relief pass (see pair_paths).
+  void dimension_order_paths(NodeId src, NodeId dst, std::vector<std::vector<ChannelId>>& out) const {
+    out.clear();
+    const Coord from = torus_.coord(src), to = torus_.coord(dst);
+    int offset[kMaxDims] = {};
+    int tied[kMaxDims];
+    const int tie_count = displacement(from, to, offset, tied);
+    std::vector<int> order;
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      if (offset[dim] != 0) order.push_back(dim);
+    std::vector<ChannelId> path;
+    for (unsigned signs = 0; signs < (1u << tie_count); ++signs) {
+      for (int t = 0; t < tie_count; ++t)
+        offset[tied[t]] = (signs >> t) & 1u ? -torus_.size(tied[t]) / 2 : torus_.size(tied[t]) / 2;
+      std::sort(order.begin(), order.end());
+      do {
+        path.clear();
+        NodeId at = src;
+        bool live = true;
+        for (int dim : order) {
+          const Direction d = Direction::make(dim, offset[dim] < 0);
+          for (int h = 0; h < std::abs(offset[dim]) && live; ++h) {
+            live = network_.channel_alive(at, d);
+            path.push_back(Torus::channel(at, d));
+            at = torus_.neighbor(at, d);
+          }
+        }
+        if (live) out.push_back(path);
+      } while (std::next_permutation(order.begin(), order.end()));
+    }
+  }
+
  private:
   static constexpr int kStates = kDirectionCount + 1;  // last direction, or none
+
+  // The minimal offset per dimension from `from` to `to` (0 where they
+  // agree), and the dimensions whose offset is half their ring ("tied",
+  // returned in `tied`, their count returned).  A single-cabled pair has one
+  // cable, +D from coordinate 0 and -D from 1: never tied.
+  int displacement(const Coord& from, const Coord& to, int* offset, int* tied) const {
+    int tie_count = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      offset[dim] = 0;
+      if (!torus_.dim_present(dim)) continue;
+      const int k = torus_.size(dim);
+      const int delta = ((to[dim] - from[dim]) % k + k) % k;
+      if (delta == 0) continue;
+      offset[dim] = 2 * delta < k ? delta : delta - k;
+      if (torus_.single_cabled(dim))
+        offset[dim] = from[dim] == 0 ? 1 : -1;
+      else if (2 * delta == k)
+        tied[tie_count++] = dim;
+    }
+    return tie_count;
+  }
 
   // The common case: a live DOR path.  There is one per choice of sign in
   // the dimensions whose offset is half their ring ("tied").  The seed takes
@@ -246,19 +306,7 @@ class PairRouter {
     const Coord from = torus_.coord(src), to = torus_.coord(dst);
     int offset[kMaxDims] = {};
     int tied[kMaxDims];
-    int tie_count = 0;
-    for (int dim = 0; dim < kMaxDims; ++dim) {
-      if (!torus_.dim_present(dim)) continue;
-      const int k = torus_.size(dim);
-      const int delta = ((to[dim] - from[dim]) % k + k) % k;
-      if (delta == 0) continue;
-      offset[dim] = 2 * delta < k ? delta : delta - k;
-      // A single-cabled pair has one cable: +D from coordinate 0, -D from 1.
-      if (torus_.single_cabled(dim))
-        offset[dim] = from[dim] == 0 ? 1 : -1;
-      else if (2 * delta == k)
-        tied[tie_count++] = dim;
-    }
+    const int tie_count = displacement(from, to, offset, tied);
     unsigned preferred = 0;  // bit t set: tied dimension t starts with -
     for (int t = 0; t < tie_count; ++t) {
       int sum = 0;
@@ -460,7 +508,81 @@ class PairRouter {
   std::vector<ChannelId> candidate_;
 };
 
-PathSet pair_paths(const Network& network, PathSet paths, RuleSet rules, int passes, const char* generator) {
+// The relief pass (general rules): where direction-order paths cannot be
+// balanced (single-cabled dimensions fix the direction of their hops, and
+// the direction order then stacks the other hops into a few rows), a pair on
+// a channel above the per-dimension average moves to another dimension order
+// when that lowers its load, provided its turns close no forbidden cycle in
+// the one dependency graph of all paths: the table keeps one virtual
+// channel.  It runs only when that graph is acyclic to begin with, so it
+// never costs a layer; on a whole double-cabled torus no channel is above
+// the average and nothing moves.
+void relieve(const Network& network, PairRouter& router, FlowControl flow_control,
+             std::vector<std::vector<ChannelId>>& chosen, std::size_t n) {
+  constexpr int kRounds = 3;
+  const Torus& torus = network.torus();
+  // Target: the average load of the busiest dimension, rounded up.
+  std::array<std::uint64_t, kMaxDims> sum{}, channels{};
+  std::uint64_t busiest = 0;
+  for (ChannelId c = 0; c < torus.channel_slots(); ++c)
+    if (network.channel_alive(c)) {
+      sum[Torus::channel_direction(c).dim()] += router.load(c);
+      ++channels[Torus::channel_direction(c).dim()];
+      busiest = std::max(busiest, router.load(c));
+    }
+  std::uint64_t target = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (channels[dim] > 0) target = std::max(target, (sum[dim] + channels[dim] - 1) / channels[dim]);
+  if (busiest <= target) return;  // balanced already (every whole torus)
+  IncrementalDependencyGraph graph(torus, flow_control);
+  for (const auto& path : chosen)
+    if (!graph.try_add_path(path)) return;
+  // (max load with the path on it, summed marginal cost), compared in order.
+  const auto key = [&](const std::vector<ChannelId>& path) {
+    std::uint64_t top = 0, cost = 0;
+    for (ChannelId c : path) {
+      top = std::max(top, router.load(c) + 1);
+      cost += marginal_cost(router.load(c));
+    }
+    return std::pair{top, cost};
+  };
+  std::vector<std::vector<ChannelId>> alternatives;
+  for (int round = 0; round < kRounds; ++round) {
+    bool moved = false;
+    for (std::size_t di = 0; di < n; ++di)
+      for (std::size_t si = 0; si < n; ++si) {
+        std::vector<ChannelId>& path = chosen[si * n + di];
+        if (si == di || path.size() < 2) continue;
+        std::uint64_t top = 0;
+        for (ChannelId c : path) top = std::max(top, router.load(c));
+        if (top <= target) continue;
+        router.charge(path.data(), path.data() + path.size(), -1);
+        graph.remove_path(path);
+        const auto current = key(path);
+        router.dimension_order_paths(Torus::channel_node(path.front()),
+                                     torus.neighbor(Torus::channel_node(path.back()),
+                                                    Torus::channel_direction(path.back())),
+                                     alternatives);
+        std::sort(alternatives.begin(), alternatives.end(),
+                  [&](const auto& a, const auto& b) { return key(a) < key(b); });
+        bool replaced = false;
+        for (const auto& alternative : alternatives) {
+          if (!(key(alternative) < current)) break;
+          if (graph.try_add_path(alternative)) {
+            path = alternative;
+            replaced = moved = true;
+            break;
+          }
+        }
+        if (!replaced) graph.add_path(path);
+        router.charge(path.data(), path.data() + path.size(), +1);
+      }
+    if (!moved) break;
+  }
+}
+
+PathSet pair_paths(const Network& network, PathSet paths, RuleSet rules, FlowControl flow_control, int passes,
+                   const char* generator) {
   const std::vector<NodeId>& nodes = paths.nodes();
   const std::size_t n = nodes.size();
   PairRouter router(network, rules, generator);
@@ -474,6 +596,7 @@ PathSet pair_paths(const Network& network, PathSet paths, RuleSet rules, int pas
         router.route(nodes[si], nodes[di], pass == 0, path);
         router.charge(path.data(), path.data() + path.size(), +1);
       }
+  if (rules == RuleSet::general) relieve(network, router, flow_control, chosen, n);
   for (const auto& path : chosen) paths.append(path);
   return paths;
 }
@@ -486,7 +609,7 @@ PathSet balanced_shortest_paths(const Network& network, const std::vector<NodeId
   const int passes = std::max(1, options.passes);
   if (options.rules == RuleSet::general && options.step == PathStep::trees)
     return tree_paths(network, std::move(paths), passes, generator);
-  return pair_paths(network, std::move(paths), options.rules, passes, generator);
+  return pair_paths(network, std::move(paths), options.rules, options.flow_control, passes, generator);
 }
 
 }  // namespace angara

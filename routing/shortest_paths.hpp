@@ -71,6 +71,7 @@ struct ShortestPathOptions {
   // destination tree against the final weights of all the others.
   int passes = 2;
   PathStep step = PathStep::pairs;  // general rules only
+  FlowControl flow_control = FlowControl::bubble;  // the deadlock rule of the relief pass
 };
 
 // Throws RoutingError ("NAME: no path from A to B ...") when a pair of the

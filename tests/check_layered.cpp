@@ -152,6 +152,24 @@ START_TEST(test_whole_tori_one_layer_at_the_bound) {
 }
 END_TEST
 
+// The single-cabled Desmos (Y, Z and K cabled once): the hops of those
+// dimensions have a fixed direction, and direction-order paths alone stack
+// the -X hops into a few rows (max 36).  The relief pass moves pairs to other
+// dimension orders where that closes no cycle: one layer, max 25 (balanced,
+// with First and Last Steps: 26; bound 16).
+START_TEST(test_single_cabled_desmos) {
+  const Network net(Torus::parse("4x2x2x2").with_single_cable(dimension_bit(1) | dimension_bit(2) | dimension_bit(3)));
+  for (const char* name : {"dfsssp", "lash"}) {
+    const RouteTable table = angara_test::route_all(name, net, general_options(1));
+    const VerifyReport report = verify_general(net, table);
+    ck_assert_msg(report.ok(), "%s", name);
+    ck_assert_int_eq(report.virtual_channels, 1);
+    ck_assert_uint_eq(report.non_minimal, 0);
+    ck_assert_uint_eq(report.metrics.max_gamma, 25);
+  }
+}
+END_TEST
+
 // 4x4x4 with two failed cables, and with a failed router: verified tables
 // on few layers, every pair on a shortest live path.
 START_TEST(test_faulty_tori) {
@@ -215,6 +233,7 @@ int main() {
   tcase_add_test(tc, test_ring);
   tcase_add_test(tc, test_square_cycle);
   tcase_add_test(tc, test_whole_tori_one_layer_at_the_bound);
+  tcase_add_test(tc, test_single_cabled_desmos);
   tcase_add_test(tc, test_faulty_tori);
   tcase_add_test(tc, test_refusals);
   suite_add_tcase(s, tc);
