@@ -71,15 +71,7 @@ class LashGenerator final : public Generator {
   std::string_view name() const override { return "lash"; }
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override {
-    start_route_table(name(), network, allocation);  // checks the allocation
-    const int allowed = std::clamp(options.virtual_channels, 1, kMaxLayers);
-    const PathSet paths = balanced_shortest_paths(network, allocation, path_options(name(), options), "lash");
-    LayerAssignment assignment = lash_layers(network.torus(), paths, options.flow_control);
-    if (assignment.exhausted) too_many_layers(name(), kSearchLayers, allowed, true);
-    if (assignment.used > allowed) too_many_layers(name(), assignment.used, allowed, false);
-    if (integer_option(name(), options, "spread", 0, 0, 1))
-      spread_over_empty_layers(paths, assignment.layer, assignment.used, allowed);
-    return paths.make_table(assignment.layer, std::string(name()));
+    return layered_table(name(), network, allocation, options, lash_layers);
   }
 };
 

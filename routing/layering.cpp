@@ -76,6 +76,21 @@ int integer_option(std::string_view generator, const GeneratorOptions& options, 
   return value;
 }
 
+RouteTable layered_table(std::string_view generator, const Network& network, const std::vector<NodeId>& allocation,
+                         const GeneratorOptions& options,
+                         LayerAssignment (*assign)(const Torus&, const PathSet&, FlowControl)) {
+  start_route_table(generator, network, allocation);  // checks the allocation
+  const int allowed = std::clamp(options.virtual_channels, 1, kMaxLayers);
+  const std::string name(generator);
+  const PathSet paths = balanced_shortest_paths(network, allocation, path_options(generator, options), name.c_str());
+  LayerAssignment assignment = assign(network.torus(), paths, options.flow_control);
+  if (assignment.exhausted) too_many_layers(generator, kSearchLayers, allowed, true);
+  if (assignment.used > allowed) too_many_layers(generator, assignment.used, allowed, false);
+  if (integer_option(generator, options, "spread", 0, 0, 1))
+    spread_over_empty_layers(paths, assignment.layer, assignment.used, allowed);
+  return paths.make_table(assignment.layer, name);
+}
+
 ShortestPathOptions path_options(std::string_view generator, const GeneratorOptions& options) {
   ShortestPathOptions result;
   result.rules = options.rules;

@@ -36,6 +36,14 @@ struct LayerAssignment {
 LayerAssignment dfsssp_layers(const Torus& torus, const PathSet& paths, FlowControl rule);
 LayerAssignment lash_layers(const Torus& torus, const PathSet& paths, FlowControl rule);
 
+// What both layered generators do: the balanced shortest paths of the
+// allocation (routing/shortest_paths.hpp, options "paths" and "passes"),
+// `assign` over them, the refusal when more layers are needed than
+// options.virtual_channels allows, "spread: 1", and the table.
+RouteTable layered_table(std::string_view generator, const Network& network, const std::vector<NodeId>& allocation,
+                         const GeneratorOptions& options,
+                         LayerAssignment (*assign)(const Torus&, const PathSet&, FlowControl));
+
 // Dependency slot of consecutive channels a -> b: a * 8 + direction rank of b
 // (b always leaves the node a enters), as in IncrementalDependencyGraph.
 inline std::size_t dependency_slot(ChannelId a, ChannelId b) {

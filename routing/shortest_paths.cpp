@@ -47,6 +47,26 @@ namespace {
                      torus.format_coord(dst) + " avoids the failures");
 }
 
+// Hop distances to `dst` over live channels (-1: cut off), found breadth-
+// first backwards; `order` receives the reached nodes, nearest first.
+void distances_to(const Network& network, NodeId dst, std::vector<int>& distance, std::vector<NodeId>& order) {
+  const Torus& torus = network.torus();
+  std::fill(distance.begin(), distance.end(), -1);
+  distance[dst] = 0;
+  order.assign(1, dst);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const NodeId here = order[i];
+    for (int rank = 0; rank < kDirectionCount; ++rank) {
+      const Direction d(rank);
+      if (!torus.direction_present(d)) continue;
+      const NodeId from = torus.neighbor(here, d.opposite());
+      if (distance[from] >= 0 || !network.channel_alive(from, d)) continue;
+      distance[from] = distance[here] + 1;
+      order.push_back(from);
+    }
+  }
+}
+
 // A descent: consecutive channels whose directions go down the direction
 // order (+X < +Y < ... < -K).  A path without descents is a DOR path; the
 // dependencies of DOR paths all go up the order, so their only cycles run
@@ -86,23 +106,7 @@ class DestinationTrees {
   void build(std::size_t di, const char* generator) {
     const NodeId dst = nodes_[di];
     const NodeId count = torus_.node_count();
-    std::fill(dist_.begin(), dist_.end(), -1);
-    order_.clear();
-    dist_[dst] = 0;
-    order_.push_back(dst);
-    // Breadth-first over the channels that lead into each node: dist_ is the
-    // hop distance to the destination.
-    for (std::size_t i = 0; i < order_.size(); ++i) {
-      const NodeId here = order_[i];
-      for (int rank = 0; rank < kDirectionCount; ++rank) {
-        const Direction d(rank);
-        if (!torus_.direction_present(d)) continue;
-        const NodeId from = torus_.neighbor(here, d.opposite());
-        if (dist_[from] >= 0 || !network_.channel_alive(from, d)) continue;
-        dist_[from] = dist_[here] + 1;
-        order_.push_back(from);
-      }
-    }
+    distances_to(network_, dst, dist_, order_);
     ChannelId* next = next_.data() + di * count;
     // Nodes nearest first: each takes the step one hop closer whose weight
     // plus the rest of the path is least (ties: lowest direction rank).
@@ -361,7 +365,7 @@ class PairRouter {
   // steps that bring the destination one hop closer), one state per node
   // and last direction, minimising (descents, summed weight).
   void dag_path(NodeId src, NodeId dst, std::vector<ChannelId>& out) {
-    if (distance_destination_ != dst) distances_to(dst);
+    if (distance_destination_ != dst) find_distances(dst);
     if (distance_[src] < 0)
       throw RoutingError(std::string(generator_) + ": no path from " + torus_.format_coord(src) + " to " +
                          torus_.format_coord(dst) + " avoids the failures");
@@ -473,21 +477,8 @@ class PairRouter {
   }
 
   // Hop distances to `dst` over live channels (breadth-first, backwards).
-  void distances_to(NodeId dst) {
-    std::fill(distance_.begin(), distance_.end(), -1);
-    distance_[dst] = 0;
-    level_.assign(1, dst);
-    for (std::size_t i = 0; i < level_.size(); ++i) {
-      const NodeId here = level_[i];
-      for (int rank = 0; rank < kDirectionCount; ++rank) {
-        const Direction d(rank);
-        if (!torus_.direction_present(d)) continue;
-        const NodeId from = torus_.neighbor(here, d.opposite());
-        if (distance_[from] >= 0 || !network_.channel_alive(from, d)) continue;
-        distance_[from] = distance_[here] + 1;
-        level_.push_back(from);
-      }
-    }
+  void find_distances(NodeId dst) {
+    distances_to(network_, dst, distance_, level_);
     distance_destination_ = dst;
   }
 
