@@ -113,106 +113,196 @@ std::optional<std::vector<Direction>> find_checked_route(const Network& network,
 namespace {
 
 constexpr std::size_t kShortestCandidates = 32;
+// Attempts of the rip-up loop below.
+constexpr int kAttempts = 6;
 
-struct Work {
-  bool missing;
-  std::size_t src, dst;
+using Pair = std::pair<std::size_t, std::size_t>;  // allocation indices
+
+// One attempt of the stage: builds the dependency graph and the routes from
+// scratch, `first` pairs before everything else.
+class CheckedTurnAttempt {
+ public:
+  CheckedTurnAttempt(const Network& network, const RouteTable& original, const RoutabilityOracle& oracle,
+                     FlowControl rule)
+      : network_(network),
+        torus_(network.torus()),
+        oracle_(oracle),
+        table_(original),
+        graph_(torus_, rule),
+        loads_(torus_.channel_slots(), 0) {}
+
+  // Routes the pairs of `first` (their shortest admissible routes), then
+  // takes the generator's routes of the others where they close no
+  // forbidden cycle (rerouting those that do), then fills the pairs the
+  // generator left out and shortens its detours.  Returns the pairs left
+  // without a route.
+  std::vector<Pair> run(const std::vector<Pair>& first, const std::vector<Pair>& work) {
+    const std::size_t n = table_.size();
+    std::vector<unsigned char> done(n * n, 0);
+    std::vector<Pair> failed;
+    const auto& nodes = table_.nodes();
+    for (const Pair& p : first) {
+      done[p.first * n + p.second] = 1;
+      if (!route(p, 0)) failed.push_back(p);
+    }
+    for (std::size_t s = 0; s < n; ++s)
+      for (std::size_t d = 0; d < n; ++d) {
+        if (s == d || done[s * n + d] || !original_has(s, d)) continue;
+        const std::vector<ChannelId> channels = route_channels(torus_, nodes[s], table_.route(s, d).hops);
+        if (graph_.try_add_path(channels)) {
+          for (ChannelId c : channels) ++loads_[c];
+          done[s * n + d] = 1;
+        }
+      }
+    for (std::size_t s = 0; s < n; ++s)
+      for (std::size_t d = 0; d < n; ++d)
+        if (s != d && !done[s * n + d] && original_has(s, d)) {  // refused above
+          done[s * n + d] = 1;
+          if (!route({s, d}, 0)) failed.push_back({s, d});
+        }
+    std::vector<unsigned char> claimed(n * n, 0);
+    for (const Pair& p : first) claimed[p.first * n + p.second] = 1;
+    for (const Pair& p : failed) claimed[p.first * n + p.second] = 1;
+    for (const Pair& p : work) {
+      if (claimed[p.first * n + p.second]) continue;
+      if (!table_.has_route(p.first, p.second)) {
+        if (!route(p, 0)) failed.push_back(p);
+        continue;
+      }
+      // A detour: replace it only by something shorter.
+      const std::size_t length = table_.route(p.first, p.second).hops.size();
+      if (length <= static_cast<std::size_t>(oracle_.shortest(nodes[p.first], nodes[p.second]))) continue;
+      const std::vector<ChannelId> old = route_channels(torus_, nodes[p.first], table_.route(p.first, p.second).hops);
+      graph_.remove_path(old);
+      for (ChannelId c : old) --loads_[c];
+      if (!route(p, old.size() - 1)) {
+        graph_.add_path(old);
+        for (ChannelId c : old) ++loads_[c];
+      } else {
+        ++stats_.shortened;
+      }
+    }
+    for (const Pair& p : failed) table_.set_route(p.first, p.second, Route{});
+    return failed;
+  }
+
+  RouteTable& table() { return table_; }
+  const CheckedTurnStats& stats() const { return stats_; }
+  void mark_original(const RouteTable& original) { original_ = &original; }
+
+ private:
+  bool original_has(std::size_t s, std::size_t d) const { return original_->has_route(s, d); }
+
+  // The shortest encodable routes of the pair, least loaded first (highest
+  // channel load on the route, then the summed load; ties keep the oracle's
+  // order), the first that closes no forbidden cycle; failing that, the
+  // checked search, at most `max_hops` long (0: any).  True when routed.
+  bool route(const Pair& p, std::size_t max_hops) {
+    const NodeId src = table_.nodes()[p.first], dst = table_.nodes()[p.second];
+    const int best = oracle_.shortest(src, dst);
+    if (best < 0 || (max_hops && static_cast<std::size_t>(best) > max_hops)) return false;
+    const std::vector<std::vector<Direction>> candidates = oracle_.shortest_routes(src, dst, kShortestCandidates);
+    std::vector<std::pair<std::uint64_t, std::size_t>> order;
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      std::uint64_t peak = 0, sum = 0;
+      for (ChannelId c : route_channels(torus_, src, candidates[k])) {
+        peak = std::max<std::uint64_t>(peak, loads_[c]);
+        sum += loads_[c];
+      }
+      order.emplace_back((peak << 32) | std::min<std::uint64_t>(sum, 0xFFFFFFFFu), k);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [cost, k] : order)
+      if (admit(p, candidates[k])) return true;
+    // The checked search stays within twice the shortest length (plus a
+    // little): longer detours are rarely admissible where short ones are not,
+    // and the search is the expensive part of this stage.
+    const std::size_t limit = max_hops ? max_hops : 2 * static_cast<std::size_t>(best) + 4;
+    const std::optional<std::vector<Direction>> found = find_checked_route(network_, graph_, src, dst, limit);
+    return found && admit(p, *found);
+  }
+
+  bool admit(const Pair& p, const std::vector<Direction>& hops) {
+    const std::vector<ChannelId> channels = route_channels(torus_, table_.nodes()[p.first], hops);
+    if (!graph_.try_add_path(channels)) return false;
+    for (ChannelId c : channels) ++loads_[c];
+    if (!original_->has_route(p.first, p.second)) ++stats_.filled;
+    table_.set_route(p.first, p.second, Route{hops});
+    return true;
+  }
+
+  const Network& network_;
+  const Torus& torus_;
+  const RoutabilityOracle& oracle_;
+  const RouteTable* original_ = nullptr;
+  RouteTable table_;
+  IncrementalDependencyGraph graph_;
+  std::vector<std::uint32_t> loads_;
+  CheckedTurnStats stats_;
 };
 
 }  // namespace
 
+// The first attempt keeps every route of the generator (they are safe among
+// themselves: static turns only) and routes the rest around them.  Pairs
+// that stay unrouted go first in the next attempt, before the generator's
+// routes claim their dependencies (rip-up and reroute), until every pair is
+// routed, an attempt does no better than the best before it, or kAttempts
+// attempts are spent; the best attempt is kept.
 CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
                                              const GeneratorOptions& options) {
-  CheckedTurnStats stats;
   const Torus& torus = network.torus();
   const std::vector<NodeId>& nodes = table.nodes();
   const std::size_t n = nodes.size();
   const bool faulty = !network.failed_nodes().empty() || !network.failed_links().empty();
   if (n < 2 || !faulty) {
     if (!unrouted_pairs(table).empty()) throw RoutingError(describe_unrouted_pairs(generator, network, table));
-    return stats;
+    return {};
   }
 
-  std::vector<Work> work;
+  // Missing pairs first (they must be routed), then the detours.
+  std::vector<Pair> work, detours;
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t d = 0; d < n; ++d) {
       if (s == d) continue;
       if (!table.has_route(s, d))
-        work.push_back({true, s, d});
+        work.emplace_back(s, d);
       else if (table.route(s, d).hops.size() > static_cast<std::size_t>(torus.distance(nodes[s], nodes[d])))
-        work.push_back({false, s, d});
+        detours.emplace_back(s, d);
     }
-  if (work.empty()) return stats;
-  // Missing pairs first (they must be routed), then the detours; by source
-  // inside each group, so the oracle searches once per source and group.
-  std::stable_sort(work.begin(), work.end(), [](const Work& a, const Work& b) {
-    if (a.missing != b.missing) return a.missing;
-    return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
-  });
-
-  IncrementalDependencyGraph graph(torus, options.flow_control);
-  std::vector<std::uint32_t> loads(torus.channel_slots(), 0);
-  for (std::size_t s = 0; s < n; ++s)
-    for (std::size_t d = 0; d < n; ++d)
-      if (s != d && table.has_route(s, d)) {
-        const std::vector<ChannelId> channels = route_channels(torus, nodes[s], table.route(s, d).hops);
-        graph.add_path(channels);
-        for (ChannelId c : channels) ++loads[c];
-      }
+  if (work.empty() && detours.empty()) return {};
+  work.insert(work.end(), detours.begin(), detours.end());
 
   const RoutabilityOracle oracle(network);
-  std::vector<ChannelId> old;
-  for (const Work& pair : work) {
-    const NodeId src = nodes[pair.src], dst = nodes[pair.dst];
-    const int best = oracle.shortest(src, dst);
-    if (best < 0) continue;  // cut off: stays missing and is reported
-    old.clear();
-    if (!pair.missing) {
-      const Route current = table.route(pair.src, pair.dst);
-      if (current.hops.size() <= static_cast<std::size_t>(best)) continue;
-      old = route_channels(torus, src, current.hops);
-      graph.remove_path(old);
-      for (ChannelId c : old) --loads[c];
+  std::vector<Pair> first;
+  std::optional<CheckedTurnAttempt> best;
+  std::size_t best_failed = 0;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    CheckedTurnAttempt current(network, table, oracle, options.flow_control);
+    current.mark_original(table);
+    const std::vector<Pair> failed = current.run(first, work);
+    // An attempt that does no better than the best one ends the loop: going
+    // first helps some pairs and hurts others, and it seldom turns around.
+    if (best && failed.size() >= best_failed) break;
+    if (!best || failed.size() < best_failed) {
+      best.emplace(std::move(current));
+      best->mark_original(table);
+      best_failed = failed.size();
     }
-    // The shortest encodable routes, least loaded first (highest channel
-    // load on the route, then the summed load; ties keep the oracle's order).
-    std::vector<std::vector<Direction>> candidates = oracle.shortest_routes(src, dst, kShortestCandidates);
-    std::vector<std::pair<std::uint64_t, std::size_t>> order;
-    for (std::size_t k = 0; k < candidates.size(); ++k) {
-      std::uint64_t peak = 0, sum = 0;
-      for (ChannelId c : route_channels(torus, src, candidates[k])) {
-        peak = std::max<std::uint64_t>(peak, loads[c]);
-        sum += loads[c];
-      }
-      order.emplace_back((peak << 32) | std::min<std::uint64_t>(sum, 0xFFFFFFFFu), k);
-    }
-    std::stable_sort(order.begin(), order.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::optional<std::vector<Direction>> chosen;
-    for (const auto& [cost, k] : order) {
-      if (graph.try_add_path(route_channels(torus, src, candidates[k]))) {
-        chosen = candidates[k];
-        break;
-      }
-    }
-    if (!chosen) {
-      const std::size_t limit = pair.missing ? 0 : old.size() - 1;
-      std::optional<std::vector<Direction>> found = find_checked_route(network, graph, src, dst, limit);
-      if (found && graph.try_add_path(route_channels(torus, src, *found))) chosen = std::move(found);
-    }
-    if (!chosen) {
-      if (!old.empty()) {
-        graph.add_path(old);
-        for (ChannelId c : old) ++loads[c];
-      }
-      continue;
-    }
-    for (ChannelId c : route_channels(torus, src, *chosen)) ++loads[c];
-    table.set_route(pair.src, pair.dst, Route{std::move(*chosen)});
-    ++(pair.missing ? stats.filled : stats.shortened);
+    if (failed.empty()) break;
+    // Cut-off pairs cannot be helped by going first.
+    // The newest failures go before the older ones.
+    std::vector<Pair> next;
+    for (const Pair& p : failed)
+      if (oracle.shortest(nodes[p.first], nodes[p.second]) >= 0) next.push_back(p);
+    if (next.empty()) break;
+    for (const Pair& p : first)
+      if (std::find(next.begin(), next.end(), p) == next.end()) next.push_back(p);
+    first.swap(next);
   }
+  table = best->table();
   if (!unrouted_pairs(table).empty()) throw RoutingError(describe_unrouted_pairs(generator, network, table));
-  return stats;
+  return best->stats();
 }
 
 }  // namespace angara

@@ -1,5 +1,5 @@
-// CDG-checked First/Last Steps (issue 7): the last stage of bfs, sssp and
-// balanced on a faulty network.
+// CDG-checked First/Last Steps (issue 7): the last stage of bfs, sssp,
+// balanced and genetic on a faulty network.
 //
 // The generators search with the static section-3.2 augmentation of the ANSU
 // paper (angara/routing_graph.hpp), which on a torus admits almost no turn:
@@ -12,7 +12,10 @@
 // (routing/oracle.hpp) tries the shortest encodable routes, least loaded
 // first, and keeps the first one that closes no forbidden cycle; failing
 // that, a breadth-first search over the encodable routes that steps only
-// over dependencies closing no forbidden cycle.  The table stays
+// over dependencies closing no forbidden cycle.  Pairs still without a route
+// go first in a fresh attempt, before the generator's routes claim their
+// dependencies (rip-up and reroute, a few attempts; the best one is kept).
+// The table stays
 // deadlock-free under `flow_control` by construction; the verifier checks it.
 #pragma once
 

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "routing/candidates.hpp"
+#include "routing/checked_turns.hpp"
 #include "routing/generator.hpp"
 
 namespace angara {
@@ -335,17 +336,14 @@ class GeneticGenerator : public Generator {
     start_route_table(name(), network, allocation);
     const GeneticSettings settings = read_settings(options);
     const TurnRules rules(network);
-    // A disconnected pair is reported with the generator's name, as the
-    // other generators do.
-    const CandidateSet set = [&] {
-      try {
-        return CandidateSet(network, rules, allocation, settings.variants);
-      } catch (const RoutingError& e) {
-        throw RoutingError(std::string(name()) + ": " + e.what());
-      }
-    }();
+    // Pairs without a candidate are routed (or refused, with the reason) by
+    // the checked-turn stage (routing/checked_turns.hpp), as are detours it
+    // can shorten.
+    const CandidateSet set(network, rules, allocation, settings.variants, /*allow_unroutable=*/true);
     GeneticSearch search(network, set, settings, options.seed);
-    return set.make_table(search.run(), "genetic");
+    RouteTable table = set.make_table(search.run(), "genetic");
+    complete_with_checked_turns(name(), network, table, options);
+    return table;
   }
 };
 
