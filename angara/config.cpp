@@ -487,7 +487,7 @@ class ConfigReader {
         mapping(routing, "routing", "in 'routing'",
                 {"algorithm", "seed", "virtual_channels", "rules", "flow_control", "options"});
     if (const yaml_node_t* node = find(entries, "algorithm"))
-      config_.algorithm = non_empty_scalar(node, "routing.algorithm", "a generator name");
+      config_.algorithm = non_empty_scalar(node, "routing.algorithm", "a generator name or a comma-separated chain of them");
     if (const yaml_node_t* node = find(entries, "seed")) {
       std::uint64_t seed = 0;
       if (node->type != YAML_SCALAR_NODE || !parse_unsigned(text_of(node), seed))

@@ -40,7 +40,9 @@ struct Config {
   std::vector<std::string> node_names;
   std::vector<NodeId> failed_nodes;
   std::vector<std::pair<NodeId, Direction>> failed_links;
-  std::string algorithm = "balanced";  // generator name; see default_generator_name()
+  // A generator name or a fallback chain ("balanced,nue"); empty: the default
+  // chain (routing/chain.hpp, default_algorithm_chain()).
+  std::string algorithm;
   std::uint64_t seed = 1;
   int virtual_channels = 1;
   RuleSet rules = RuleSet::angara;                 // routing.rules

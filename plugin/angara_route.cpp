@@ -415,6 +415,8 @@ void print_help() {
   for (const GeneratorInfo& info : generators())
     std::cout << "  " << info.name << (info.name == default_generator_name() ? " (default)" : "") << ": "
               << info.summary << "\n";
+  std::cout << "A comma-separated list (--algorithm balanced,genetic) is a fallback chain: the first\n"
+            << "generator whose table passes the verifier wins.  Default: " << default_algorithm_chain() << ".\n";
   std::cout << "\nWithout --config the tool reads $ANGARA_CONFIG, then " << SYSCONFDIR
             << "/angara/angara.yaml,\nand falls back to the built-in Desmos machine (4x2x2x2, one cable in Y, Z\nand K, desmos[00-31]).\n"
             << "Exit status: 0 ok, 1 table rejected by the verifier, 2 usage error,\n"

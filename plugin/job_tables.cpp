@@ -9,6 +9,7 @@
 
 #include "angara/hostlist.hpp"
 #include "angara/table_file.hpp"
+#include "routing/chain.hpp"
 #include "routing/generator.hpp"
 #include "routing/report.hpp"
 
@@ -149,10 +150,15 @@ PluginSettings parse_plugin_arguments(const std::vector<std::string>& arguments)
       settings.config_path = value;
     } else if (key == "algorithm") {
       need_value();
-      if (!make_generator(value))
-        throw std::invalid_argument("plugstack argument algorithm=" + value + ": unknown algorithm (valid: " +
-                                    generator_names() + ")");
-      settings.algorithm = value;
+      // One generator or a fallback chain ("balanced,nue", routing/chain.hpp).
+      try {
+        settings.algorithm = format_algorithm_chain(parse_algorithm_chain(value));
+      } catch (const std::invalid_argument& e) {
+        if (value.find(',') == std::string::npos)
+          throw std::invalid_argument("plugstack argument algorithm=" + value + ": unknown algorithm (valid: " +
+                                      generator_names() + ")");
+        throw std::invalid_argument("plugstack argument algorithm=" + value + ": " + e.what());
+      }
     } else if (key == "allow") {
       need_value();
       for (const std::string& name : split_commas(value)) {
@@ -200,9 +206,11 @@ PluginSettings parse_plugin_arguments(const std::vector<std::string>& arguments)
       throw std::invalid_argument("unknown plugstack argument '" + word + "' (valid: " + kValidKeys + ")");
     }
   }
-  if (!settings.algorithm.empty() && !settings.allowed.empty() &&
-      std::find(settings.allowed.begin(), settings.allowed.end(), settings.algorithm) == settings.allowed.end())
-    throw std::invalid_argument("plugstack argument algorithm=" + settings.algorithm + " is not in allow=");
+  if (!settings.algorithm.empty() && !settings.allowed.empty())
+    for (const std::string& member : parse_algorithm_chain(settings.algorithm))
+      if (std::find(settings.allowed.begin(), settings.allowed.end(), member) == settings.allowed.end())
+        throw std::invalid_argument("plugstack argument algorithm=" + settings.algorithm +
+                                    (member == settings.algorithm ? "" : ": '" + member + "'") + " is not in allow=");
   return settings;
 }
 
@@ -222,6 +230,18 @@ std::vector<std::string> selectable_algorithms(const PluginSettings& settings) {
 std::string check_algorithm_choice(const PluginSettings& settings, std::string_view name) {
   const std::vector<std::string> names = selectable_algorithms(settings);
   if (std::find(names.begin(), names.end(), name) != names.end()) return "";
+  // A chain ("balanced,nue") is fine when it parses and every member is.
+  if (name.find(',') != std::string_view::npos) {
+    std::vector<std::string> chain;
+    try {
+      chain = parse_algorithm_chain(name);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    for (const std::string& member : chain)
+      if (const std::string problem = check_algorithm_choice(settings, member); !problem.empty()) return problem;
+    return "";
+  }
   std::string list;
   for (const std::string& valid : names) list += (list.empty() ? "" : ", ") + valid;
   const bool exists = make_generator(name) != nullptr;

@@ -24,6 +24,7 @@
 #include "plugin/exit_status.hpp"
 #include "plugin/job_tables.hpp"
 #include "plugin/slurm_query.hpp"
+#include "routing/chain.hpp"
 #include "routing/generator.hpp"
 #include "routing/pipeline.hpp"
 #include "routing/report.hpp"
@@ -184,8 +185,13 @@ int rebuild_command(int argc, char** argv) {
     for (std::string& name : expand_hostlist(argv[i])) options.extra_down.push_back(std::move(name));
   if (options.job_id.empty() == !options.all_running) return usage("give exactly one of --job JOBID and --all-running");
   if (options.idle && !options.all_running) return usage("--idle goes with --all-running");
-  if (!options.algorithm.empty() && !make_generator(options.algorithm))
-    return refuse(kExitInput, "unknown algorithm '" + options.algorithm + "' (valid: " + generator_names() + ")");
+  if (!options.algorithm.empty()) {
+    try {
+      parse_algorithm_chain(options.algorithm);  // one generator or a chain ("balanced,nue")
+    } catch (const std::invalid_argument& e) {
+      return refuse(kExitInput, e.what());
+    }
+  }
 
   RunLog log(options.log_file);
   std::string command_line = "angara-route";

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "angara/route_dump.hpp"
+#include "routing/chain.hpp"
 #include "config.h"
 
 namespace angara {
@@ -78,10 +79,12 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   std::sort(allocation.begin(), allocation.end());
   allocation.erase(std::unique(allocation.begin(), allocation.end()), allocation.end());
 
-  const std::string algorithm = request.algorithm.empty() ? config.algorithm : request.algorithm;
-  const std::unique_ptr<Generator> generator = make_generator(algorithm);
-  if (!generator)
-    throw std::invalid_argument("unknown routing algorithm '" + algorithm + "' (valid: " + generator_names() + ")");
+  // One generator or a fallback chain ("balanced,nue"); none configured: the
+  // default chain.
+  const std::string algorithm = format_algorithm_chain(parse_algorithm_chain(
+      !request.algorithm.empty() ? request.algorithm
+                                 : !config.algorithm.empty() ? config.algorithm : default_algorithm_chain()));
+  const std::vector<std::string> chain = parse_algorithm_chain(algorithm);
 
   GeneratorOptions options;
   options.seed = config.seed;
@@ -101,30 +104,37 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   key << '|';
   for (NodeId node : allocation) key << node << ',';
 
-  JobResult result{network, RouteTable(allocation), {}, request.job, algorithm, fnv1a_hex(key.str()), 0, false};
+  JobResult result{network, RouteTable(allocation), {}, request.job, algorithm, fnv1a_hex(key.str()), 0, false, {}, {}};
 
   const std::string cache_path =
       request.cache_dir.empty() ? std::string() : request.cache_dir + "/" + result.fingerprint + ".routes";
   std::optional<RouteTable> cached;
   if (!cache_path.empty()) cached = load_cached(cache_path, network.torus());
-  if (cached && cached->nodes() == allocation && cached->rules == options.rules &&
-      cached->flow_control == options.flow_control) {
-    result.table = std::move(*cached);
-    result.from_cache = true;
-  } else {
-    const auto start = std::chrono::steady_clock::now();
-    result.table = generator->generate(network, allocation, options);
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-  result.table.algorithm = algorithm;
-  result.table.rules = options.rules;
-  result.table.flow_control = options.flow_control;
-
   VerifyOptions verify_options;
   verify_options.max_virtual_channels = config.virtual_channels;
   verify_options.rules = options.rules;
   verify_options.flow_control = options.flow_control;
-  result.report = verify(network, result.table, verify_options);
+  result.chain = algorithm;
+  if (cached && cached->nodes() == allocation && cached->rules == options.rules &&
+      cached->flow_control == options.flow_control) {
+    result.table = std::move(*cached);
+    result.from_cache = true;
+    // The member that computed the cached table, as its dump recorded it.
+    result.algorithm = std::find(chain.begin(), chain.end(), result.table.algorithm) != chain.end()
+                           ? result.table.algorithm
+                           : chain.front();
+    result.table.algorithm = result.algorithm;
+    result.table.rules = options.rules;
+    result.table.flow_control = options.flow_control;
+    result.report = verify(network, result.table, verify_options);
+  } else {
+    ChainOutcome outcome = run_algorithm_chain(chain, network, allocation, options, verify_options);
+    result.table = std::move(outcome.table);
+    result.report = std::move(outcome.report);
+    result.algorithm = outcome.algorithm;
+    result.passed_over = std::move(outcome.passed_over);
+    result.seconds = outcome.seconds;
+  }
   if (!result.report.ok()) throw VerificationError(result.report);
 
   if (!cache_path.empty() && !result.from_cache && request.write_cache) {
@@ -182,7 +192,7 @@ JobResult verify_node_tables(const Config& config, const std::vector<NodeTable>&
                            config.torus.description());
   std::vector<NodeId> nodes;
   for (const NodeTable& file : files) nodes.push_back(file.node);
-  JobResult result{config.network(), RouteTable(nodes), {}, first.job, first.algorithm, first.fingerprint, 0, false};
+  JobResult result{config.network(), RouteTable(nodes), {}, first.job, first.algorithm, first.fingerprint, 0, false, {}, {}};
   RouteTable& table = result.table;
   if (table.size() != files.size())
     throw TableFileError(directory + ": two table files are for the same router");

@@ -12,6 +12,7 @@
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "angara/table_file.hpp"
+#include "routing/chain.hpp"
 #include "routing/generator.hpp"
 #include "routing/verifier.hpp"
 
@@ -54,6 +55,10 @@ struct JobResult {
   std::string fingerprint;  // hash of machine, faults, allocation, algorithm, version
   double seconds = 0;       // generation time (0 when served from the cache)
   bool from_cache = false;
+  // The configured generator or chain ("balanced,nue"); `algorithm` is the
+  // member whose table won, `passed_over` the members before it that failed.
+  std::string chain;
+  std::vector<PassedOver> passed_over;
 };
 
 // Resolves names, applies failures, runs the generator and the verifier.

@@ -84,8 +84,11 @@ std::string format_report_text(const Config& config, const JobResult& result, co
     out << " (from cache)";
   else if (context.command == "generate")
     out << " (" << fixed(result.seconds, 4) << " s)";
+  if (result.chain.find(',') != std::string::npos) out << ", chain " << result.chain;
   if (!context.algorithm_source.empty()) out << "; " << context.algorithm_source;
   out << "\n";
+  // Why the chain passed over its earlier members (routing/chain.hpp).
+  for (const PassedOver& p : result.passed_over) out << "    passed over " << p.algorithm << ": " << p.reason << "\n";
   out << "  rules        " << rules_text(config, result.report) << "\n";
   out << "  routes       " << result.report.routes << " (non-minimal " << result.report.non_minimal << ", FS/LS "
       << result.report.fs_ls_routes << ", virtual channels " << result.report.virtual_channels << ")\n";
@@ -122,7 +125,14 @@ std::string format_report_json(const Config& config, const JobResult& result, co
       << ",\"machine_nodes\":" << torus.node_count() << ",\"live_channels\":" << result.network.live_channel_count()
       << ",\"failures\":" << json_quote(failures_text(result.network)) << ",\"job\":" << json_quote(result.job)
       << ",\"nodes\":" << json_quote(node_list(config, result.table)) << ",\"node_count\":" << result.table.size()
-      << ",\"algorithm\":" << json_quote(result.algorithm)
+      << ",\"algorithm\":" << json_quote(result.algorithm) << ",\"chain\":" << json_quote(result.chain)
+      << ",\"passed_over\":[";
+  for (std::size_t i = 0; i < result.passed_over.size(); ++i) {
+    const PassedOver& p = result.passed_over[i];
+    out << (i ? "," : "") << "{\"algorithm\":" << json_quote(p.algorithm) << ",\"reason\":" << json_quote(p.reason)
+        << ",\"seconds\":" << fixed(p.seconds, 6) << "}";
+  }
+  out << "]"
       << ",\"algorithm_source\":" << json_quote(context.algorithm_source) << ",\"seconds\":" << fixed(result.seconds, 6)
       << ",\"from_cache\":" << (result.from_cache ? "true" : "false") << ",\"routes\":" << result.report.routes
       << ",\"non_minimal\":" << result.report.non_minimal << ",\"fs_ls_routes\":" << result.report.fs_ls_routes

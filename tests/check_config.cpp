@@ -60,7 +60,7 @@ START_TEST(test_desmos_default) {
   ck_assert(!config.node_by_name("desmos32"));
   ck_assert(config.failed_nodes.empty());
   ck_assert(config.failed_links.empty());
-  ck_assert_std_str_eq(config.algorithm, "balanced");
+  ck_assert_std_str_eq(config.algorithm, "");  // the default chain (routing/chain.hpp)
   ck_assert_uint_eq(config.seed, 1u);
   ck_assert_int_eq(config.virtual_channels, 1);
   ck_assert(config.rules == RuleSet::angara);
@@ -371,7 +371,7 @@ START_TEST(test_structure_errors) {
   ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  seed: -1\n"),
                        "test.yaml:5:9: routing.seed: expected a non-negative integer, got '-1'");
   ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  algorithm:\n"),
-                       "test.yaml:5:13: routing.algorithm: expected a generator name, got an empty value");
+                       "test.yaml:5:13: routing.algorithm: expected a generator name or a comma-separated chain of them, got an empty value");
   ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  options: {a: [1]}\n"),
                        "test.yaml:5:16: routing.options: expected a single value for option 'a', got a list");
   ck_assert_std_str_eq(parse_error(kDesmosMachine + "  torus: 4x4\n"),

@@ -269,6 +269,15 @@ START_TEST(test_plugin_arguments) {
   ck_assert_std_str_eq(error_of({"config="}), "plugstack argument 'config' needs a value: config=...");
   ck_assert_std_str_eq(error_of({"algorithm=nope"}),
                        "plugstack argument algorithm=nope: unknown algorithm (valid: " + generator_names() + ")");
+  // A fallback chain (routing/chain.hpp): parsed, every member known and allowed.
+  ck_assert_std_str_eq(parse_plugin_arguments({"algorithm=balanced, bfs"}).algorithm, "balanced,bfs");
+  ck_assert_std_str_eq(error_of({"algorithm=balanced,nope"}),
+                       "plugstack argument algorithm=balanced,nope: unknown routing algorithm 'nope' in chain "
+                       "'balanced,nope' (valid: " + generator_names() + ")");
+  ck_assert_std_str_eq(error_of({"algorithm=balanced,bfs", "allow=bfs"}),
+                       "plugstack argument algorithm=balanced,bfs: 'balanced' is not in allow=");
+  ck_assert_std_str_eq(error_of({"algorithm=bfs", "allow=balanced"}),
+                       "plugstack argument algorithm=bfs is not in allow=");
   ck_assert_std_str_eq(error_of({"dryrun=maybe"}), "plugstack argument 'dryrun=maybe': expected yes or no");
 }
 END_TEST
@@ -284,6 +293,13 @@ START_TEST(test_algorithm_choice) {
   if (other != "bfs")
     ck_assert_std_str_eq(check_algorithm_choice(only_bfs, other),
                          "routing algorithm '" + other + "' is not enabled on this cluster; valid names: bfs");
+  // A chain: every member must be selectable, and the chain must parse.
+  ck_assert_std_str_eq(check_algorithm_choice(all, "balanced,bfs"), "");
+  ck_assert_std_str_eq(check_algorithm_choice(only_bfs, "bfs,balanced"),
+                       "routing algorithm 'balanced' is not enabled on this cluster; valid names: bfs");
+  ck_assert_std_str_eq(check_algorithm_choice(all, "bfs,foo"),
+                       "unknown routing algorithm 'foo' in chain 'bfs,foo' (valid: " + generator_names() + ")");
+  ck_assert_std_str_eq(check_algorithm_choice(all, "bfs,bfs"), "routing algorithm 'bfs' appears twice in chain 'bfs,bfs'");
 }
 END_TEST
 

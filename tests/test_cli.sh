@@ -98,8 +98,13 @@ expect "general from the config refused" 7 "$tool" generate --config "$work/gene
 expect "general config dry run" 0 "$tool" generate --config "$work/general.yaml" --dry-run
 expect "analyze general dump" 0 "$tool" analyze --dump "$work/general.dump"
 contains "analyze shows the dump's rules" "$work/out" "rules general, flow control bubble, virtual channels 1; verifier: OK"
-expect "flow control none rejects ring cycles" 1 "$tool" generate --flow-control none --dry-run
+expect "flow control none rejects ring cycles" 1 "$tool" generate --algorithm balanced --flow-control none --dry-run
 contains "flow control none names the cycle" "$work/err" "deadlock: virtual channel 0: dependency"
+# The default chain passes balanced over for that and falls back to nue.
+expect "default chain under flow control none" 0 "$tool" generate --flow-control none --dry-run
+contains "default chain: nue wins under flow control none" "$work/out" "algorithm    nue ("
+contains "default chain: balanced passed over for the ring cycles" "$work/out" \
+  "    passed over balanced: table rejected by the verifier (14 violation(s)); deadlock: virtual channel 0: dependency"
 expect "analyze under flow control none" 0 "$tool" analyze --dump "$work/desmos.dump" --flow-control none --json
 contains "analyze json verdict" "$work/out" '"rules":"angara","flow_control":"none","virtual_channels":1,"ok":false,"verdict":"FAILED: deadlock"'
 printf 'machine:\n  torus: 4x4x4\n  nodes: n[00-63]\nrouting:\n  algorithm: nue\n  virtual_channels: 8\n' > "$work/nue8.yaml"
@@ -173,6 +178,38 @@ printf 'machine:\n  torus: 4x2x2x2\n  nodes: desmos[00-31]\n  single_cable: [Y, 
 expect "bad single_cable letter" 3 "$tool" generate --config "$work/badcable.yaml" --dry-run
 contains "bad single_cable position" "$work/err" \
   "badcable.yaml:4:21: machine.single_cable: 'Q' is not a dimension (expected X, Y, Z or K)"
+
+# Fallback chains (routing.algorithm / --algorithm "a,b"): the first member
+# whose table verifies wins; the report says why the others were passed over.
+chain_nodes='n[03,05,07-08,12,15,26,29-30,32-33]'
+expect "chain from the config" 0 "$tool" generate --config "$data/chain_6x6.yaml" --nodes "$chain_nodes" --dry-run \
+  --dump-routes "$work/chain.dump"
+contains "chain winner and chain" "$work/out" "algorithm    genetic ("
+contains "chain named" "$work/out" "s), chain balanced,genetic"
+contains "chain says why balanced was passed over" "$work/out" \
+  "    passed over balanced: cannot route 2 of 110 ordered pairs deadlock-free on one virtual channel: 5,4 -> 0,2:"
+expect "chain dump passes the independent checker" 0 python3 "$checker" "$work/chain.dump" --allow-non-minimal \
+  --failed-node 4,0 --failed-node 0,1 --failed-node 4,2 --failed-node 0,3 --failed-node 4,3 --failed-node 0,4 \
+  --failed-node 3,4
+expect "chain JSON" 0 "$tool" generate --config "$data/chain_6x6.yaml" --nodes "$chain_nodes" --dry-run --json
+contains "chain JSON names winner and chain" "$work/out" '"algorithm":"genetic","chain":"balanced,genetic","passed_over":[{"algorithm":"balanced","reason":"cannot route 2 of 110'
+expect "chain of failing members" 4 "$tool" generate --config "$data/chain_6x6.yaml" --nodes "$chain_nodes" \
+  --dry-run --algorithm bfs,sssp
+contains "chain failure names every member" "$work/err" \
+  "no generator of the chain bfs,sssp found a valid table; bfs: cannot route 2 of 110 ordered pairs"
+contains "chain failure names the second member" "$work/err" "; sssp: cannot route 2 of 110 ordered pairs"
+expect "--algorithm overrides the configured chain" 0 "$tool" generate --config "$data/chain_6x6.yaml" \
+  --nodes "$chain_nodes" --dry-run --algorithm genetic
+contains "no chain line for one generator" "$work/out" "algorithm    genetic ("
+if grep -q ", chain \|passed over" "$work/out"; then not_ok "one generator: no chain in the report"; else
+  ok "one generator: no chain in the report"; fi
+expect "unknown chain member" 3 "$tool" generate --algorithm balanced,nosuch --dry-run
+contains "unknown chain member named" "$work/err" "unknown routing algorithm 'nosuch' in chain 'balanced,nosuch' (valid: bfs"
+expect "chain member twice" 3 "$tool" generate --algorithm bfs,balanced,bfs --dry-run
+contains "chain member twice named" "$work/err" "routing algorithm 'bfs' appears twice in chain 'bfs,balanced,bfs'"
+printf 'machine:\n  torus: 4x4\n  nodes: n[00-15]\nrouting:\n  algorithm: balanced,,bfs\n' > "$work/badchain.yaml"
+expect "empty chain member in the config" 3 "$tool" generate --config "$work/badchain.yaml" --dry-run
+contains "empty chain member named" "$work/err" "empty routing algorithm name in chain 'balanced,,bfs'"
 
 # Bad input.
 expect "unknown algorithm" 3 "$tool" generate --algorithm nosuch --dry-run
@@ -277,6 +314,8 @@ contains "rebuild usage error in JSON" "$work/out" \
   '{"error":{"exit_status":2,"message":"rebuild: give exactly one of --job JOBID and --all-running"}}'
 expect "rebuild: bad timeout" 2 "$tool" rebuild --job 1 --timeout 0
 expect "rebuild: unknown algorithm" 3 "$tool" rebuild --job 1 --algorithm nosuch
+expect "rebuild: unknown chain member" 3 "$tool" rebuild --job 1 --algorithm balanced,nosuch
+contains "rebuild: unknown chain member named" "$work/err" "rebuild: unknown routing algorithm 'nosuch' in chain 'balanced,nosuch'"
 expect "show needs --job" 2 "$tool" show
 expect "show --job with a malformed id" 3 "$tool" show --job 12x --config "$good_conf"
 expect "verify needs --tables or --job" 2 "$tool" verify

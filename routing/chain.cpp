@@ -1,0 +1,107 @@
+#include "routing/chain.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+namespace angara {
+
+namespace {
+
+std::string trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return "";
+  const auto last = text.find_last_not_of(" \t");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::vector<std::string> parse_algorithm_chain(std::string_view text) {
+  std::vector<std::string> chain;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    chain.push_back(trimmed(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  const std::string where = chain.size() > 1 ? " in chain '" + std::string(text) + "'" : "";
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    if (chain[i].empty())
+      throw std::invalid_argument("empty routing algorithm name" + (where.empty() ? std::string() : where) +
+                                  " (valid: " + generator_names() + ")");
+    if (!make_generator(chain[i]))
+      throw std::invalid_argument("unknown routing algorithm '" + chain[i] + "'" + where + " (valid: " +
+                                  generator_names() + ")");
+    if (std::find(chain.begin(), chain.begin() + static_cast<long>(i), chain[i]) != chain.begin() + static_cast<long>(i))
+      throw std::invalid_argument("routing algorithm '" + chain[i] + "' appears twice" + where);
+  }
+  return chain;
+}
+
+std::string format_algorithm_chain(const std::vector<std::string>& chain) {
+  std::string out;
+  for (const std::string& name : chain) out += (out.empty() ? "" : ",") + name;
+  return out;
+}
+
+std::string default_algorithm_chain() {
+  std::vector<std::string> chain{std::string(default_generator_name())};
+  if (make_generator("nue")) chain.push_back("nue");
+  return format_algorithm_chain(chain);
+}
+
+ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Network& network,
+                                 const std::vector<NodeId>& allocation, const GeneratorOptions& options,
+                                 const VerifyOptions& verify_options) {
+  if (chain.empty()) throw std::invalid_argument("empty routing algorithm chain");
+  ChainOutcome outcome;
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    const std::string& name = chain[i];
+    const std::unique_ptr<Generator> generator = make_generator(name);
+    if (!generator) throw std::invalid_argument("unknown routing algorithm '" + name + "' (valid: " + generator_names() + ")");
+    const bool last = i + 1 == chain.size();
+    const auto start = std::chrono::steady_clock::now();
+    RouteTable table;
+    try {
+      table = generator->generate(network, allocation, options);
+    } catch (const RoutingError& e) {
+      const double seconds = seconds_since(start);
+      outcome.seconds += seconds;
+      if (chain.size() == 1) throw;
+      // The generators start their refusals with their name; the report
+      // names the member itself.
+      std::string reason = e.what();
+      if (reason.rfind(name + ": ", 0) == 0) reason.erase(0, name.size() + 2);
+      outcome.passed_over.push_back({name, std::move(reason), seconds});
+      continue;
+    }
+    const double seconds = seconds_since(start);
+    outcome.seconds += seconds;
+    table.algorithm = name;
+    table.rules = options.rules;
+    table.flow_control = options.flow_control;
+    VerifyReport report = verify(network, table, verify_options);
+    if (report.ok() || (chain.size() == 1 && last)) {
+      outcome.table = std::move(table);
+      outcome.report = std::move(report);
+      outcome.algorithm = name;
+      return outcome;
+    }
+    const Violation& first = report.violations.front();
+    outcome.passed_over.push_back({name,
+                                   "table rejected by the verifier (" + std::to_string(report.violation_count) +
+                                       " violation(s)); " + rule_name(first.rule) + ": " + first.message,
+                                   seconds});
+  }
+  std::string message = "no generator of the chain " + format_algorithm_chain(chain) + " found a valid table";
+  for (const PassedOver& p : outcome.passed_over) message += "; " + p.algorithm + ": " + p.reason;
+  throw RoutingError(message);
+}
+
+}  // namespace angara

@@ -1,0 +1,54 @@
+// Fallback chains of generators, as OpenSM chains its routing engines: a
+// list such as "balanced,nue" (routing.algorithm, --algorithm, the plugstack
+// default) runs its members in order, and the first whose table passes the
+// independent verifier wins.  The members passed over are kept with the
+// reason, for the report.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "routing/generator.hpp"
+#include "routing/verifier.hpp"
+
+namespace angara {
+
+// "balanced,nue" -> {"balanced", "nue"} (spaces around names ignored).
+// Throws std::invalid_argument for an empty list, an empty member, a name
+// given twice, or an unknown name, naming the valid ones:
+// "unknown routing algorithm 'x' (valid: bfs, sssp, ...)", with " in chain
+// 'a,x'" after the name when the list has several members.
+std::vector<std::string> parse_algorithm_chain(std::string_view text);
+std::string format_algorithm_chain(const std::vector<std::string>& chain);  // "balanced,nue"
+
+// The chain used when the configuration names none: balanced, then nue
+// when it is registered (doc/faults.md has the campaign behind the choice).
+std::string default_algorithm_chain();
+
+struct PassedOver {
+  std::string algorithm;
+  std::string reason;  // the refusal (without the generator's name), or the verifier's first violation
+  double seconds = 0;
+};
+
+struct ChainOutcome {
+  RouteTable table;
+  VerifyReport report;        // of the winning table
+  std::string algorithm;      // the member that won
+  std::vector<PassedOver> passed_over;
+  double seconds = 0;         // every member's generation time, summed
+};
+
+// Runs the chain.  When every member fails: a one-member chain behaves as
+// that generator alone (its RoutingError propagates; a table the verifier
+// rejects is returned with its report, for the caller to refuse); a longer
+// chain throws RoutingError "no generator of the chain A,B found a valid
+// table: A: ...; B: ...".
+ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Network& network,
+                                 const std::vector<NodeId>& allocation, const GeneratorOptions& options,
+                                 const VerifyOptions& verify_options);
+
+}  // namespace angara
