@@ -22,6 +22,7 @@
 
 #include "angara/network.hpp"
 #include "routing/generator.hpp"
+#include "routing/oracle.hpp"
 #include "routing/patterns.hpp"
 #include "routing/verifier.hpp"
 
@@ -42,6 +43,8 @@ struct Options {
   bool nue = false;
   std::vector<std::string> nue_tori = {"4x4x4", "8x8", "6x6x6", "4x4x4x4", "8x8x8"};
   std::vector<int> nue_channels = {1, 4, 8};
+  std::vector<RuleSet> nue_rules = {RuleSet::general, RuleSet::angara};
+  FlowControl nue_flow = FlowControl::bubble;
 };
 
 struct Row {
@@ -314,12 +317,14 @@ std::vector<std::string> split(const std::string& text) {
 
 // Issue 7's Nue figures: for each torus, rule set and virtual channel count,
 // max gamma against the per-dimension lower bound, the virtual channels the
-// table uses, non-minimal routes and the time; then rules angara on faulty
-// machines (seeded failed routers and cables).  Every table is verified
-// under the rules it was made with.
-void nue_row(const Network& network, const std::string& label, RuleSet rules, int channels) {
+// table uses, non-minimal routes and the time; then faulty machines (issue
+// 7's 8x8 and seeded failed routers and cables), with the routability
+// oracle's count of pairs no encodable route joins.  Every table is verified
+// under the rules and flow control it was made with.
+void nue_row(const Network& network, const std::string& label, RuleSet rules, FlowControl flow, int channels) {
   GeneratorOptions generator_options;
   generator_options.rules = rules;
+  generator_options.flow_control = flow;
   generator_options.virtual_channels = channels;
   std::vector<NodeId> allocation;
   for (NodeId node = 0; node < network.torus().node_count(); ++node)
@@ -331,6 +336,7 @@ void nue_row(const Network& network, const std::string& label, RuleSet rules, in
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     VerifyOptions verify_options;
     verify_options.rules = rules;
+    verify_options.flow_control = flow;
     verify_options.max_virtual_channels = channels;
     const VerifyReport report = verify(network, table, verify_options);
     const Metrics& m = report.metrics;
@@ -345,28 +351,52 @@ void nue_row(const Network& network, const std::string& label, RuleSet rules, in
 }
 
 void nue_table(const Options& options) {
-  std::printf("\n-- nue: whole fault-free machines --\n");
+  const std::string flow(flow_control_name(options.nue_flow));
+  std::printf("\n-- nue: whole fault-free machines, flow control %s --\n", flow.c_str());
   std::printf("%-30s %-7s %3s %4s %9s %9s %6s %9s %8s %s\n", "machine", "rules", "vc", "used", "max_gamma",
               "bound", "ratio", "non-min", "seconds", "verdict");
-  for (RuleSet rules : {RuleSet::general, RuleSet::angara})
+  for (RuleSet rules : options.nue_rules)
     for (const std::string& dims : options.nue_tori)
-      for (int channels : options.nue_channels) nue_row(Network(Torus::parse(dims)), dims, rules, channels);
+      for (int channels : options.nue_channels)
+        nue_row(Network(Torus::parse(dims)), dims, rules, options.nue_flow, channels);
 
-  std::printf("\n-- nue: rules angara on faulty machines (seed %llu) --\n",
-              static_cast<unsigned long long>(options.seed));
-  const std::vector<std::tuple<std::string, int, int>> faulty = {
+  std::printf("\n-- nue: faulty machines (seed %llu), flow control %s --\n",
+              static_cast<unsigned long long>(options.seed), flow.c_str());
+  struct Faulty {
+    std::string label;
+    Network network;
+  };
+  std::vector<Faulty> faulty;
+  {
+    Network issue7(Torus::parse("8x8"));  // issue 7's example: routers 1,0, 2,1 and 4,0 failed
+    for (const char* dead : {"1,0", "2,1", "4,0"}) issue7.fail_node(issue7.torus().id(issue7.torus().parse_coord(dead)));
+    faulty.push_back({"8x8 issue7", std::move(issue7)});
+  }
+  const std::vector<std::tuple<std::string, int, int>> seeded = {
       {"4x4x4", 1, 2}, {"4x4x4", 3, 4}, {"8x8", 2, 3}, {"8x8", 3, 6}, {"6x6x6", 4, 8}, {"4x4x4x4", 4, 8}};
-  for (const auto& [dims, routers, cables] : faulty) {
+  for (const auto& [dims, routers, cables] : seeded) {
     Network network(Torus::parse(dims));
     const Torus& torus = network.torus();
-    std::mt19937_64 rng(options.seed ^ std::hash<std::string>{}(dims) ^ static_cast<std::uint64_t>(routers * 131 + cables));
-    std::string label = dims + " r" + std::to_string(routers) + " c" + std::to_string(cables);
+    std::uint64_t mix = options.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(routers * 131 + cables);
+    for (char c : dims) mix = mix * 1099511628211ull ^ static_cast<unsigned char>(c);
+    std::mt19937_64 rng(mix);
     for (int i = 0; i < routers; ++i) network.fail_node(static_cast<NodeId>(rng() % torus.node_count()));
     for (int i = 0; i < cables; ++i) {
       const Direction d(static_cast<int>(rng() % kDirectionCount));
       if (torus.direction_present(d)) network.fail_link(static_cast<NodeId>(rng() % torus.node_count()), d);
     }
-    for (int channels : options.nue_channels) nue_row(network, label, RuleSet::angara, channels);
+    faulty.push_back({dims + " r" + std::to_string(routers) + " c" + std::to_string(cables), std::move(network)});
+  }
+  for (const Faulty& f : faulty) {
+    std::vector<NodeId> live;
+    for (NodeId node = 0; node < f.network.torus().node_count(); ++node)
+      if (f.network.node_alive(node)) live.push_back(node);
+    std::string names;
+    for (const std::string& name : failure_names(f.network)) names += (names.empty() ? "" : "; ") + name;
+    std::printf("%s: %s; oracle: %zu ordered pairs without an encodable route\n", f.label.c_str(), names.c_str(),
+                assess_routability(f.network, live).cut_off_pairs);
+    for (RuleSet rules : options.nue_rules)
+      for (int channels : options.nue_channels) nue_row(f.network, f.label, rules, options.nue_flow, channels);
   }
 }
 
@@ -374,7 +404,8 @@ int usage() {
   std::fprintf(stderr,
                "usage: angara-bench [--dims 2,3,4] [--max-size N] [--max-nodes N] [--algorithms a,b]\n"
                "                    [--genetic-max-nodes N] [--desmos-only | --sweep-only] [--csv FILE] [--seed N]\n"
-               "       angara-bench --nue [--tori 4x4x4,8x8,...] [--virtual-channels 1,4,8] [--seed N]\n");
+               "       angara-bench --nue [--tori 4x4x4,8x8,...] [--virtual-channels 1,4,8] [--rules general,angara]\n"
+               "                    [--flow-control bubble|none] [--seed N]\n");
   return 2;
 }
 
@@ -412,6 +443,17 @@ int main(int argc, char** argv) {
     } else if (arg == "--virtual-channels") {
       options.nue_channels.clear();
       for (const std::string& k : split(value())) options.nue_channels.push_back(std::stoi(k));
+    } else if (arg == "--rules") {
+      options.nue_rules.clear();
+      for (const std::string& name : split(value())) {
+        const auto rules = parse_rule_set(name);
+        if (!rules) return usage();
+        options.nue_rules.push_back(*rules);
+      }
+    } else if (arg == "--flow-control") {
+      const auto flow = parse_flow_control(value());
+      if (!flow) return usage();
+      options.nue_flow = *flow;
     } else {
       return usage();
     }

@@ -54,11 +54,13 @@
 #include <memory>
 #include <queue>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "angara/routing_graph.hpp"
 #include "routing/dependency_graph.hpp"
 #include "routing/generator.hpp"
+#include "routing/oracle.hpp"
 
 namespace angara {
 
@@ -333,6 +335,9 @@ class NueRouter {
   // impasse, or npos.
   bool route_destination(std::size_t dst, LayerCdg& cdg, std::vector<Path>& committed);
   static constexpr int kRerouteRounds = 6;
+  // rules general under bubble: layer attempts with the stuck destination
+  // first before the escape paths are reserved from the start.
+  static constexpr std::size_t kReorderAttempts = 8;
   // Phase A: the search tree towards nodes_[dst]; blocked: dependencies a
   // commit found to close a cycle.
   void search(std::size_t dst, LayerCdg& cdg, const std::vector<std::pair<ChannelId, ChannelId>>& blocked);
@@ -344,10 +349,11 @@ class NueRouter {
   std::uint32_t source_vertex(NodeId node) const { return vertex(node, 0); }
   Path path_from(std::uint32_t v) const;
   void check_routable();
+  [[noreturn]] void fail_cut_off(const std::vector<std::pair<NodeId, NodeId>>& pairs) const;
   [[noreturn]] void fail_unroutable(NodeId src, NodeId dst, int layer) const;
 
   // Escape paths (rules general, sections 4.2-4.3).
-  void build_escape_tree(const std::vector<std::size_t>& destinations, LayerCdg& cdg);
+  void build_escape_tree(const std::vector<std::size_t>& destinations, LayerCdg& cdg, bool reserve);
   Path escape_path(NodeId src, NodeId dst) const;
 
   const Network& network_;
@@ -557,12 +563,33 @@ void NueRouter::check_routable() {
     reaches[d].resize(nodes_.size());
     for (std::size_t s = 0; s < nodes_.size(); ++s) reaches[d][s] = seen[source_vertex(nodes_[s])];
   }
+  std::vector<std::pair<NodeId, NodeId>> cut_off;
   for (std::size_t s = 0; s < nodes_.size(); ++s)
     for (std::size_t d = 0; d < nodes_.size(); ++d)
-      if (s != d && !reaches[d][s])
-        throw RoutingError(std::string("nue: no ") + (options_.rules == RuleSet::angara ? "Angara route" : "path") +
-                           " from " + torus_.format_coord(nodes_[s]) + " to " + torus_.format_coord(nodes_[d]) +
-                           " avoids the failures");
+      if (s != d && !reaches[d][s]) cut_off.emplace_back(nodes_[s], nodes_[d]);
+  if (!cut_off.empty()) fail_cut_off(cut_off);
+}
+
+// The honest refusal of issue 7: how many pairs are cut off, the first few,
+// and (rules angara) the failures whose repair would reconnect each, as the
+// routability oracle names them (routing/oracle.hpp).
+void NueRouter::fail_cut_off(const std::vector<std::pair<NodeId, NodeId>>& pairs) const {
+  constexpr std::size_t kShown = 4;
+  const bool angara = options_.rules == RuleSet::angara;
+  std::string out = "nue: " + std::to_string(pairs.size()) + " of " +
+                    std::to_string(nodes_.size() * (nodes_.size() - 1)) + " ordered pairs have no " +
+                    (angara ? "Angara-encodable route" : "path") + " that avoids the failures";
+  for (std::size_t k = 0; k < pairs.size() && k < kShown; ++k) {
+    out += (k == 0 ? ": " : "; ") + torus_.format_coord(pairs[k].first) + " -> " +
+           torus_.format_coord(pairs[k].second);
+    if (!angara) continue;
+    std::string blockers;
+    for (const std::string& name : blocking_failures(network_, pairs[k].first, pairs[k].second))
+      blockers += (blockers.empty() ? "" : ", ") + name;
+    if (!blockers.empty()) out += " (cut off by " + blockers + ")";
+  }
+  if (pairs.size() > kShown) out += "; and " + std::to_string(pairs.size() - kShown) + " more";
+  throw RoutingError(out);
 }
 
 void NueRouter::fail_unroutable(NodeId src, NodeId dst, int layer) const {
@@ -579,7 +606,7 @@ void NueRouter::fail_unroutable(NodeId src, NodeId dst, int layer) const {
 // shortest paths); the tree = shortest paths from the root under the current
 // channel weights, so layers get different trees.  The tree's dependencies
 // towards the layer's destinations are marked used.
-void NueRouter::build_escape_tree(const std::vector<std::size_t>& destinations, LayerCdg& cdg) {
+void NueRouter::build_escape_tree(const std::vector<std::size_t>& destinations, LayerCdg& cdg, bool reserve) {
   const NodeId n = torus_.node_count();
   std::vector<unsigned char> is_destination(n, 0);
   for (std::size_t d : destinations) is_destination[nodes_[d]] = 1;
@@ -683,11 +710,12 @@ void NueRouter::build_escape_tree(const std::vector<std::size_t>& destinations, 
     below[v] += is_destination[v];
     if (tree_up_[v] != kNoChannel) below[head(tree_up_[v])] += below[v];
   }
-  // Reserved from the start only under flow control none, where impasses
-  // are the rule on a torus; under bubble the tree's turns would block the
+  // Reserved from the start under flow control none, where impasses are the
+  // rule on a torus; under bubble the tree's turns would block the
   // direction-order routes that rings allow (doc/benchmarks.md), so there the
-  // escape paths are checked like any route when an impasse needs them.
-  if (options_.flow_control != FlowControl::none) return;
+  // escape paths are first checked like any route when an impasse needs them,
+  // and reserved (`reserve`) only when that fails: the paper's guarantee.
+  if (!reserve) return;
   const std::size_t total = destinations.size();
   for (NodeId child = 0; child < n; ++child) {
     if (tree_up_[child] == kNoChannel) continue;
@@ -723,8 +751,8 @@ NueRouter::Path NueRouter::escape_path(NodeId src, NodeId dst) const {
 // Routes every allocated source to nodes_[dst] in `cdg` and commits the
 // routes: search, then try-add each route; a dependency that closes a cycle
 // with the destination's own other routes is blocked and the destination
-// searched again.  On an impasse: the escape paths if there are any (rules
-// general), else false with nothing committed.
+// searched again.  On an impasse the island's sources take the escape paths
+// if there are any (rules general), else false with nothing committed.
 bool NueRouter::route_destination(std::size_t dst, LayerCdg& cdg, std::vector<Path>& committed) {
   const NodeId target = nodes_[dst];
   std::vector<std::pair<ChannelId, ChannelId>> blocked;
@@ -734,41 +762,43 @@ bool NueRouter::route_destination(std::size_t dst, LayerCdg& cdg, std::vector<Pa
     committed.assign(nodes_.size(), Path{});
   };
   committed.assign(nodes_.size(), Path{});
-  for (;;) {
-    search(dst, cdg, blocked);
-    bool island = false, retry = false;
-    for (std::size_t s = 0; s < nodes_.size() && !island && !retry; ++s) {
-      if (s == dst) continue;
-      const std::uint32_t v = source_vertex(nodes_[s]);
-      if (!settled_[v]) {
-        island = true;
-        break;
-      }
-      Path path = path_from(v);
-      if (const std::size_t k = cdg.try_add(path)) {
-        blocked.emplace_back(path[k - 1], path[k]);
-        retry = true;
-        break;
-      }
-      committed[s] = std::move(path);
-    }
-    if (!retry && !island) break;
-    take_back();
-    if (retry) continue;
-    if (tree_up_.empty()) return false;
-    // Section 4.6.2, last resort: every route to this destination follows
-    // the escape paths (reserved from the start under flow control none,
-    // else checked like any route).
+  // Commits a route for every source: the search's, or the escape path for
+  // the island's sources (all sources when all_escape).  On a forbidden
+  // cycle everything is taken back; `cycle` gets the failing dependency when
+  // it was on a search route.
+  auto commit = [&](bool all_escape, std::pair<ChannelId, ChannelId>& cycle) {
     for (std::size_t s = 0; s < nodes_.size(); ++s) {
       if (s == dst) continue;
-      Path path = escape_path(nodes_[s], target);
-      if (cdg.try_add(path)) {
+      const std::uint32_t v = source_vertex(nodes_[s]);
+      const bool escape = all_escape || !settled_[v];
+      Path path = escape ? escape_path(nodes_[s], target) : path_from(v);
+      if (const std::size_t k = cdg.try_add(path)) {
         take_back();
+        if (!escape) cycle = {path[k - 1], path[k]};
         return false;
       }
       committed[s] = std::move(path);
     }
-    break;
+    return true;
+  };
+  for (;;) {
+    search(dst, cdg, blocked);
+    bool island = false;
+    for (std::size_t s = 0; s < nodes_.size() && !island; ++s)
+      island = s != dst && !settled_[source_vertex(nodes_[s])];
+    // Section 4.6.2, last resort: the island's sources follow the escape
+    // paths (reserved from the start under flow control none, else checked
+    // like any route), then, if that closes a cycle, all the destination's
+    // sources do; without escape paths (rules angara) it is an impasse.
+    if (island && tree_up_.empty()) return false;
+    std::pair<ChannelId, ChannelId> cycle{kNoChannel, kNoChannel};
+    if (commit(false, cycle)) break;
+    if (cycle.first != kNoChannel) {
+      blocked.push_back(cycle);  // a search route closed a cycle: search again without it
+      continue;
+    }
+    if (commit(true, cycle)) break;
+    return false;
   }
   for (const Path& path : committed)
     for (ChannelId c : path) ++load_[c];  // Algorithm 2, line 11: weight update
@@ -790,11 +820,12 @@ RouteTable NueRouter::route(RouteTable table) {
     // Layer-level backtracking for impasses without escape paths: the
     // destination that got stuck is routed first; bounded by the layer's size.
     const std::vector<std::uint64_t> loads_before = load_;
+    bool reserve_tree = options_.flow_control == FlowControl::none;
     for (std::size_t attempt = 0;; ++attempt) {
       auto& cdg = cdgs[static_cast<std::size_t>(layer)];
       cdg = std::make_unique<LayerCdg>(torus_, options_.flow_control);
       tree_up_.clear();
-      if (options_.rules == RuleSet::general) build_escape_tree(destinations, *cdg);
+      if (options_.rules == RuleSet::general) build_escape_tree(destinations, *cdg, reserve_tree);
       std::size_t stuck = RouteTable::npos;
       for (std::size_t d : destinations)
         if (!route_destination(d, *cdg, paths[d])) {
@@ -802,14 +833,24 @@ RouteTable NueRouter::route(RouteTable table) {
           break;
         }
       if (stuck == RouteTable::npos) break;
-      std::size_t missing = 0;
-      for (std::size_t s = 0; s < nodes_.size(); ++s)
-        if (s != stuck && !settled_[source_vertex(nodes_[s])]) missing = s;
-      if (attempt + 1 >= destinations.size() || destinations.front() == stuck)
+      load_ = loads_before;
+      const bool general = options_.rules == RuleSet::general;
+      if (attempt + 1 >= destinations.size() || destinations.front() == stuck ||
+          (general && !reserve_tree && attempt >= kReorderAttempts)) {
+        if (general && !reserve_tree) {
+          // Section 4.3: with the escape paths' dependencies used from the
+          // start, every impasse can fall back to them (the paper's
+          // guarantee, at the price of the tree's turns); the layer again.
+          reserve_tree = true;
+          continue;
+        }
+        std::size_t missing = 0;
+        for (std::size_t s = 0; s < nodes_.size(); ++s)
+          if (s != stuck && !settled_[source_vertex(nodes_[s])]) missing = s;
         fail_unroutable(nodes_[missing], nodes_[stuck], layer);
+      }
       destinations.erase(std::find(destinations.begin(), destinations.end(), stuck));
       destinations.insert(destinations.begin(), stuck);
-      load_ = loads_before;
     }
   }
 

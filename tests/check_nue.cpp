@@ -119,18 +119,43 @@ END_TEST
 // way out but +X (to 3,0) and -Y is failed; a route starting -Y may only
 // continue -Y (DOR) and end with one Last Step, and from 3,0 the ways on are
 // +X (4,0 failed), +Y then -X (through 2,1) or -X (through 1,0): no Angara
-// route reaches 0,0, and nue names the pair.  Under rules general every pair
-// is routed, deadlock-free, around the failures.
+// route reaches 0,0 (nor 5,0, 6,0, 7,0, behind 4,0), and nue says so with
+// the failures that cut them off, as the oracle does.  Under rules general
+// every pair is routed, deadlock-free, around the failures.
 START_TEST(test_issue_8x8_faults) {
   Network net(Torus::parse("8x8"));
   const Torus& t = net.torus();
   for (const char* dead : {"1,0", "2,1", "4,0"}) net.fail_node(node_at(t, dead));
   ck_assert_std_str_eq(error_message([&] { route_all("nue", net); }),
-                       "nue: no Angara route from 2,0 to 0,0 avoids the failures");
+                       "nue: 4 of 3660 ordered pairs have no Angara-encodable route that avoids the failures: "
+                       "2,0 -> 0,0 (cut off by router 1,0, router 4,0, router 2,1); "
+                       "2,0 -> 5,0 (cut off by router 1,0, router 4,0, router 2,1); "
+                       "2,0 -> 6,0 (cut off by router 1,0, router 4,0, router 2,1); "
+                       "2,0 -> 7,0 (cut off by router 1,0, router 4,0, router 2,1)");
   const GeneratorOptions general = options(RuleSet::general, FlowControl::bubble, 1);
   const VerifyReport report = verified_as(net, route_all("nue", net, general), general);
   ck_assert_uint_eq(report.routes, 61u * 60u);
   ck_assert_uint_gt(report.non_minimal, 0);
+}
+END_TEST
+
+// Rules general under bubble, one virtual channel, on an 8x8 with routers
+// 3,2 and 0,6 and the cable 1,5 +X failed: the search with the escape paths
+// checked like any route gets stuck here, so the layer is routed again with
+// the escape tree's dependencies reserved from the start (section 4.3), and
+// every pair is routed, deadlock-free, around the failures.
+START_TEST(test_general_escape_reserved) {
+  Network net(Torus::parse("8x8"));
+  const Torus& t = net.torus();
+  for (const char* dead : {"3,2", "0,6"}) net.fail_node(node_at(t, dead));
+  net.fail_link(node_at(t, "1,5"), Direction::make(0, false));
+  const GeneratorOptions general = options(RuleSet::general, FlowControl::bubble, 1);
+  const RouteTable table = route_all("nue", net, general);
+  const VerifyReport report = verified_as(net, table, general);
+  ck_assert_uint_eq(report.routes, 62u * 61u);
+  ck_assert_int_eq(report.virtual_channels, 1);
+  ck_assert_uint_gt(report.non_minimal, 0);
+  ck_assert(same_routes(table, route_all("nue", net, general)));
 }
 END_TEST
 
@@ -198,6 +223,7 @@ int main() {
   tcase_add_test(tc, test_ring_cycles);
   tcase_add_test(tc, test_angara_first_and_last_step);
   tcase_add_test(tc, test_issue_8x8_faults);
+  tcase_add_test(tc, test_general_escape_reserved);
   tcase_add_test(tc, test_angara_faulty_desmos);
   tcase_add_test(tc, test_metis_layers);
   tcase_add_test(tc, test_flow_control_none);

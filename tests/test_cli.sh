@@ -115,6 +115,13 @@ expect "nue general dump passes the independent checker" 0 python3 "$checker" "$
 expect "nue flow control none" 0 "$tool" generate --config "$work/nue8.yaml" --rules general --flow-control none \
   --dry-run --dump-routes "$work/nue8none.dump"
 expect "nue none dump passes the independent checker" 0 python3 "$checker" "$work/nue8none.dump" --allow-non-minimal
+printf 'machine:\n  torus: 8x8\n  nodes: n[00-63]\nfailures:\n  nodes: ["1,0", "2,1", "4,0"]\nrouting:\n  algorithm: nue\n' \
+  > "$work/issue7.yaml"
+expect "nue angara refuses pairs the failures cut off" 4 "$tool" generate --config "$work/issue7.yaml" --dry-run
+contains "nue names the cut-off pairs and the failures" "$work/err" \
+  "no valid routing: nue: 4 of 3660 ordered pairs have no Angara-encodable route that avoids the failures: 2,0 -> 0,0 (cut off by router 1,0, router 4,0, router 2,1); 2,0 -> 5,0"
+expect "nue general routes around them" 0 "$tool" generate --config "$work/issue7.yaml" --rules general --dry-run
+contains "nue general report" "$work/out" "verdict      OK: complete, walkable, deadlock-free"
 expect "bad --rules" 2 "$tool" generate --rules nue --dry-run
 contains "bad --rules lists the valid ones" "$work/err" "generate: --rules expects 'angara' or 'general', got 'nue'"
 expect "bad --flow-control" 2 "$tool" analyze --dump "$work/desmos.dump" --flow-control credit
