@@ -25,7 +25,7 @@ std::vector<std::string> parse_algorithm_chain(std::string_view text);
 std::string format_algorithm_chain(const std::vector<std::string>& chain);  // "balanced,nue"
 
 // The chain used when the configuration names none: balanced, then nue
-// when it is registered (doc/faults.md has the campaign behind the choice).
+// when it is registered (doc/benchmarks.md, "Fault campaign", has the figures behind the choice).
 std::string default_algorithm_chain();
 
 struct PassedOver {
