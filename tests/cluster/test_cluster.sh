@@ -476,6 +476,8 @@ plugstack "config=$config"
 plugstack "config=$config" dryrun
 rm -f "$tables"/desmos2[0-3].rt
 job=$(sbatch --parsable --wait -N4 -w 'desmos[20-23]' -o /dev/null --wrap true)
+# sbatch --wait returns while the epilogue may still hold the job in COMPLETING.
+wait_job_done "$job" >/dev/null
 check "dry run: job $job ran" [ "$(job_field "$job" JobState)" = COMPLETED ]
 check "dry run: no table written by prologue or epilogue" [ -z "$(ls "$tables" | grep '^desmos2[0-3]\.rt$')" ]
 check "dry run: the prologue logged what it computed" \
