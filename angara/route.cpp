@@ -155,6 +155,15 @@ Route RouteTable::route(std::size_t src, std::size_t dst) const {
   return out;
 }
 
+Route RouteTable::unpack(PackedRoute packed) {
+  if (is_overflow(packed.code)) throw std::invalid_argument("not a compact route word");
+  Route out;
+  if (packed.code == 0) return out;
+  out.layer = static_cast<std::uint8_t>(packed.code >> 29);
+  for_each_compact_run(packed.code, [&](Direction d, int count) { out.hops.insert(out.hops.end(), count, d); });
+  return out;
+}
+
 std::uint8_t RouteTable::layer(std::size_t src, std::size_t dst) const {
   const std::uint32_t word = code(src, dst);
   return is_overflow(word) ? overflow(word).layer : static_cast<std::uint8_t>(word >> 29);

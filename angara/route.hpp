@@ -76,6 +76,15 @@ class RouteTable {
   // The compact word of `route`, or nullopt when it needs the overflow store
   // (not Angara-encodable, a middle count above 31, a layer above 7).
   static std::optional<PackedRoute> pack(const Route& route);
+  // The route of a word from pack().  Throws std::invalid_argument for a
+  // word that is not a compact route (an overflow word).
+  static Route unpack(PackedRoute packed);
+  // The compact word of a stored route, nullopt if it lives in the overflow store.
+  std::optional<PackedRoute> packed_route(std::size_t src, std::size_t dst) const {
+    const std::uint32_t word = code(src, dst);
+    if (is_overflow(word)) return std::nullopt;
+    return PackedRoute{word};
+  }
 
   // The decoded route (a copy).
   Route route(std::size_t src, std::size_t dst) const;
@@ -104,6 +113,8 @@ class RouteTable {
   // compact word and marks an overflow word: the index is in bits 6..31.
   static constexpr std::uint32_t kEscape = 32;
   static bool is_overflow(std::uint32_t code) { return (code & 63u) == kEscape; }
+  template <class Run>
+  static void for_each_compact_run(std::uint32_t word, Run run);
   std::uint32_t code(std::size_t src, std::size_t dst) const { return codes_[src * nodes_.size() + dst]; }
   struct Overflow {
     std::uint32_t first = 0;     // in overflow_hops_
@@ -145,6 +156,11 @@ void RouteTable::for_each_run(std::size_t src, std::size_t dst, Run run) const {
     }
     return;
   }
+  for_each_compact_run(word, run);
+}
+
+template <class Run>
+void RouteTable::for_each_compact_run(std::uint32_t word, Run run) {
   const unsigned steps = (word >> 24) & 31u;
   if (steps / 5) run(Direction::make(static_cast<int>(steps / 5 - 1), false), 1);
   for (int negative = 0; negative <= 1; ++negative)

@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <set>
 
 #include "angara/hostlist.hpp"
 #include "angara/table_file.hpp"
+#include "plugin/shared_tables.hpp"
 #include "routing/chain.hpp"
 #include "routing/generator.hpp"
 #include "routing/report.hpp"
@@ -22,7 +24,7 @@ namespace angara::spank {
 namespace {
 
 const char* const kValidKeys =
-    "config=FILE, algorithm=NAME, allow=NAME[,NAME...], tables=DIR, cache=DIR, dryrun, "
+    "config=FILE, algorithm=NAME, allow=NAME[,NAME...], tables=DIR, cache=DIR, shared=DIR, dryrun, "
     "on_failure=drain|cancel, failed=down|down,drained|none, epilog=default|keep, timeout=SECONDS";
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -35,6 +37,10 @@ std::vector<std::string> split_commas(const std::string& text) {
   }
   return parts;
 }
+
+// How long a prologue waits for the one computing the job's shared result
+// before it computes on its own.
+constexpr std::chrono::milliseconds kSharedWait{600 * 1000};
 
 bool parse_switch(const std::string& key, const std::string& value) {
   if (value.empty() || value == "yes" || value == "true" || value == "1") return true;
@@ -173,6 +179,9 @@ PluginSettings parse_plugin_arguments(const std::vector<std::string>& arguments)
     } else if (key == "cache") {
       need_value();
       settings.cache_dir = value;
+    } else if (key == "shared") {
+      need_value();
+      settings.shared_dir = value;
     } else if (key == "dryrun" || key == "dry_run" || key == "dry-run") {
       settings.dry_run = parse_switch(key, value);
     } else if (key == "on_failure") {
@@ -257,6 +266,55 @@ std::vector<std::string> machine_nodes_among(const Config& config, const std::ve
   return machine;
 }
 
+namespace {
+
+// install_job_table() with shared=: under the job's lock, this node's row
+// of the published result, or the computation and its publication.
+// `what` names the table in the log line: "table" or "default table".
+TableOutcome install_shared_table(const PluginSettings& settings, const Config& config, const std::string& this_node,
+                                  const JobRequest& request, const std::string& what) {
+  const PreparedJob prepared = prepare_job(config, request);
+  const std::string base = settings.shared_dir + "/" + prepared.fingerprint;
+  const FileLock lock(base + ".lock", kSharedWait);
+  const NodeId node = *config.node_by_name(this_node);
+  if (lock.locked()) {
+    std::optional<SharedRow> row;
+    try {
+      row = read_shared_row(base + ".shared", prepared, node);
+    } catch (const TableFileError&) {
+      // Damaged or foreign: computed again below and published anew.
+    }
+    if (row) {
+      // The member of the chain that computed the published table.
+      TableOutcome outcome{"",
+                           JobResult{prepared.network, RouteTable(prepared.allocation), {}, request.job,
+                                     row->table.algorithm, prepared.fingerprint, 0, false, prepared.algorithm, {}},
+                           base + ".shared"};
+      row->table.node_name = this_node;
+      row->table.job = request.job;
+      const std::string directory = table_dir_of(config, settings.table_dir);
+      write_node_table(directory, row->table);
+      outcome.message = "job " + request.job + ": " + row->summary + ", shared result " + outcome.shared_file + "; " +
+                        failed_note(request.down_nodes) + "; " + what + " of " + this_node + " written to " + directory;
+      return outcome;
+    }
+  }
+  // First (or the wait ran out): compute, verify, publish while holding the lock.
+  TableOutcome outcome{"", compute_job_routes(config, request), ""};
+  std::string published = "; not shared (a route has no compact word)";
+  if (!lock.locked()) {
+    published = "; not shared (another node held " + base + ".lock too long)";
+  } else if (const std::optional<std::string> contents = format_shared_tables(outcome.result)) {
+    write_file_atomically(base + ".shared", *contents);
+    published = "; shared as " + base + ".shared";
+  }
+  outcome.message = format_report_line(outcome.result) + published + "; " + failed_note(request.down_nodes) + "; " +
+                    what + " of " + write_own_table(settings, config, outcome.result, this_node);
+  return outcome;
+}
+
+}  // namespace
+
 TableOutcome install_job_table(const PluginSettings& settings, const Config& config, const JobContext& job) {
   if (job.node_list.empty()) throw std::invalid_argument("job " + job.job_id + ": no node list in the environment");
   if (job.this_node.empty()) throw std::invalid_argument("job " + job.job_id + ": this node's name is unknown");
@@ -278,7 +336,9 @@ TableOutcome install_job_table(const PluginSettings& settings, const Config& con
     throw std::invalid_argument("this node '" + job.this_node + "' is not a node of the machine described by " +
                                 config.source);
 
-  TableOutcome outcome{"", compute_job_routes(config, request)};
+  if (!settings.shared_dir.empty() && !settings.dry_run)
+    return install_shared_table(settings, config, job.this_node, request, "table");
+  TableOutcome outcome{"", compute_job_routes(config, request), ""};
   outcome.message = format_report_line(outcome.result) + "; " + failed_note(request.down_nodes) + "; table of " +
                     write_own_table(settings, config, outcome.result, job.this_node);
   return outcome;
@@ -303,8 +363,10 @@ TableOutcome restore_default_table(const PluginSettings& settings, const Config&
     if (name != this_node) request.down_nodes.push_back(name);
   request.cache_dir = settings.cache_dir;
   request.write_cache = !settings.dry_run;
+  if (!settings.shared_dir.empty() && !settings.dry_run)
+    return install_shared_table(settings, config, this_node, request, "default table");
 
-  TableOutcome outcome{"", compute_job_routes(config, request)};
+  TableOutcome outcome{"", compute_job_routes(config, request), ""};
   outcome.message = format_report_line(outcome.result) + "; " + failed_note(request.down_nodes) +
                     "; default table of " + write_own_table(settings, config, outcome.result, this_node);
   return outcome;

@@ -30,6 +30,7 @@ struct PluginSettings {
   std::vector<std::string> allowed;  // "allow=a,b": what users may choose; empty = every generator
   std::string table_dir;    // "tables=": empty = the configuration's
   std::string cache_dir;    // "cache=": shared cache, empty = none
+  std::string shared_dir;   // "shared=": one computation per job through this directory, empty = none
   bool dry_run = false;     // "dryrun": compute, verify, log; write nothing
   FailurePolicy on_failure = FailurePolicy::Drain;
   slurm::FailedStates failed_states = slurm::FailedStates::Down;  // "failed=down|down,drained|none"
@@ -69,12 +70,18 @@ struct JobContext {
 
 struct TableOutcome {
   std::string message;  // one line for the log
+  // The computed and verified result; when `shared_file` is set, this node
+  // read its row from that file (another prologue computed it), and
+  // `result` holds the network, names and fingerprint but no routes.
   JobResult result;
+  std::string shared_file;
 };
 
 // Computes the job's routes for the whole allocation (identical on every
 // node for identical inputs), verifies them and writes this node's table
-// (nothing in dry-run).  Throws what compute_job_routes/write_job_tables
+// (nothing in dry-run).  With shared= (and not in dry-run) only the first of
+// the job's prologues computes; the others read their row of its result
+// (plugin/shared_tables.hpp).  Throws what compute_job_routes/write_job_tables
 // throw, or std::invalid_argument for a bad algorithm or node list.
 TableOutcome install_job_table(const PluginSettings& settings, const Config& config, const JobContext& job);
 

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <exception>
 #include <string>
 #include <vector>
@@ -97,6 +99,12 @@ std::string job_node_list() {
   // Newer releases set SLURM_JOB_NODELIST in the prologue; 22.05 only SLURM_NODELIST.
   std::string list = environment("SLURM_JOB_NODELIST");
   return list.empty() ? environment("SLURM_NODELIST") : list;
+}
+
+double process_cpu_seconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
 std::vector<std::string> failed_nodes_from_slurm() {
@@ -201,6 +209,7 @@ int slurm_spank_init(spank_t spank, int argc, char** argv) {
 }
 
 int slurm_spank_job_prolog(spank_t spank, int argc, char** argv) {
+  const double cpu_start = process_cpu_seconds();
   const std::string job_id = environment("SLURM_JOB_ID");
   std::string node;
   try {
@@ -215,7 +224,11 @@ int slurm_spank_job_prolog(spank_t spank, int argc, char** argv) {
     job.failed_nodes = failed_nodes_from_slurm();
     const angara::Config config = angara::spank::load_plugin_config(settings);
     const angara::spank::TableOutcome outcome = angara::spank::install_job_table(settings, config, job);
-    slurm_info("spank-angara: %s", outcome.message.c_str());
+    // The CPU this prologue spent (its own process; the scontrol children not
+    // counted), so a job's total over its nodes can be summed from the logs.
+    char cpu[64];
+    std::snprintf(cpu, sizeof cpu, "; prologue cpu %.4f s", process_cpu_seconds() - cpu_start);
+    slurm_info("spank-angara: %s%s", outcome.message.c_str(), cpu);
     // One node per job says on the job which routing it got.
     if (angara::expand_hostlist(job.node_list).front() == node)
       note_on_job(job_id, angara::spank::routing_note(settings, config, outcome.result));

@@ -58,7 +58,7 @@ std::optional<RouteTable> load_cached(const std::string& path, const Torus& toru
 VerificationError::VerificationError(const VerifyReport& report)
     : std::runtime_error(describe_violations(report)), report_(report) {}
 
-JobResult compute_job_routes(const Config& config, const JobRequest& request) {
+PreparedJob prepare_job(const Config& config, const JobRequest& request) {
   Network network = config.network();
   for (const std::string& name : request.down_nodes)
     network.fail_node(resolve_node(config, name, "down node"));
@@ -84,7 +84,6 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   const std::string algorithm = format_algorithm_chain(parse_algorithm_chain(
       !request.algorithm.empty() ? request.algorithm
                                  : !config.algorithm.empty() ? config.algorithm : default_algorithm_chain()));
-  const std::vector<std::string> chain = parse_algorithm_chain(algorithm);
 
   GeneratorOptions options;
   options.seed = config.seed;
@@ -104,7 +103,17 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   key << '|';
   for (NodeId node : allocation) key << node << ',';
 
-  JobResult result{network, RouteTable(allocation), {}, request.job, algorithm, fnv1a_hex(key.str()), 0, false, {}, {}};
+  return PreparedJob{std::move(network), std::move(allocation), algorithm, std::move(options), fnv1a_hex(key.str())};
+}
+
+JobResult compute_job_routes(const Config& config, const JobRequest& request) {
+  PreparedJob prepared = prepare_job(config, request);
+  const Network& network = prepared.network;
+  const std::vector<NodeId>& allocation = prepared.allocation;
+  const std::string& algorithm = prepared.algorithm;
+  const std::vector<std::string> chain = parse_algorithm_chain(algorithm);
+  const GeneratorOptions& options = prepared.options;
+  JobResult result{network, RouteTable(allocation), {}, request.job, algorithm, prepared.fingerprint, 0, false, {}, {}};
 
   const std::string cache_path =
       request.cache_dir.empty() ? std::string() : request.cache_dir + "/" + result.fingerprint + ".routes";

@@ -61,6 +61,19 @@ struct JobResult {
   std::vector<PassedOver> passed_over;
 };
 
+// A request resolved: the network with its failures, the sorted allocation,
+// the generator and its options, and the fingerprint of all of them.
+struct PreparedJob {
+  Network network;
+  std::vector<NodeId> allocation;
+  std::string algorithm;  // the generator or fallback chain ("balanced,nue")
+  GeneratorOptions options;
+  std::string fingerprint;  // hash of machine, faults, allocation, algorithm, options, version
+};
+// The first half of compute_job_routes(), cheap: no route is computed.
+// Throws what compute_job_routes() throws for bad input.
+PreparedJob prepare_job(const Config& config, const JobRequest& request);
+
 // Resolves names, applies failures, runs the generator and the verifier.
 // Throws ConfigError/std::invalid_argument for bad input (unknown node name,
 // allocated node down), RoutingError when no table exists, VerificationError

@@ -162,11 +162,15 @@ std::string format_report_json(const Config& config, const JobResult& result, co
   return out.str();
 }
 
-std::string format_report_line(const JobResult& result) {
+std::string format_report_summary(const JobResult& result) {
   const Metrics& m = result.report.metrics;
-  return "job " + result.job + ": " + result.algorithm + " on " + std::to_string(result.table.size()) +
-         " nodes, max gamma " + std::to_string(m.max_gamma) + " (bound " + std::to_string(m.lower_bound) +
-         "), diameter " + std::to_string(m.max_hops) + ", " + (result.report.ok() ? "verified" : "REJECTED") +
+  return result.algorithm + " on " + std::to_string(result.table.size()) + " nodes, max gamma " +
+         std::to_string(m.max_gamma) + " (bound " + std::to_string(m.lower_bound) + "), diameter " +
+         std::to_string(m.max_hops) + ", " + (result.report.ok() ? "verified" : "REJECTED");
+}
+
+std::string format_report_line(const JobResult& result) {
+  return "job " + result.job + ": " + format_report_summary(result) +
          (result.from_cache ? ", from cache" : ", computed in " + fixed(result.seconds, 3) + " s");
 }
 

@@ -19,6 +19,8 @@ std::string format_report_text(const Config& config, const JobResult& result, co
 std::string format_report_json(const Config& config, const JobResult& result, const ReportContext& context);
 // One line for logs: "job 12: bfs on 8 nodes, max gamma 6 (bound 4), verified in 0.01 s".
 std::string format_report_line(const JobResult& result);
+// Its middle: "bfs on 4 nodes, max gamma 2 (bound 2), diameter 2, verified".
+std::string format_report_summary(const JobResult& result);
 
 // JSON string literal with escapes.
 std::string json_quote(const std::string& text);

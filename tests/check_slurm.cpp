@@ -261,7 +261,7 @@ START_TEST(test_plugin_arguments) {
   };
   ck_assert_std_str_eq(error_of({"tabels=/x"}),
                        "unknown plugstack argument 'tabels=/x' (valid: config=FILE, algorithm=NAME, "
-                       "allow=NAME[,NAME...], tables=DIR, cache=DIR, dryrun, on_failure=drain|cancel, "
+                       "allow=NAME[,NAME...], tables=DIR, cache=DIR, shared=DIR, dryrun, on_failure=drain|cancel, "
                        "failed=down|down,drained|none, epilog=default|keep, timeout=SECONDS)");
   ck_assert_std_str_eq(error_of({"on_failure=requeue"}), "plugstack argument on_failure=requeue: expected drain or cancel");
   ck_assert_std_str_eq(error_of({"failed=up"}), "plugstack argument failed=up: expected down, down,drained or none");
@@ -346,6 +346,60 @@ START_TEST(test_install_is_identical_on_every_node) {
   ck_assert_std_str_eq(table.algorithm, "balanced");
   ck_assert_std_str_eq(table.node_name, "desmos03");
   ck_assert_uint_eq(table.entries.size(), 7);
+}
+END_TEST
+
+// shared=: the first prologue computes and publishes, the other seven read
+// their rows; the tables are byte for byte those of the prologues that each
+// compute.  A damaged shared file is computed again, never trusted.
+START_TEST(test_shared_install_computes_once) {
+  TempDir shared, separate, tables;
+  const Config config = desmos_default_config();
+  PluginSettings settings = parse_plugin_arguments({"tables=" + tables.path(), "shared=" + shared.path()});
+  PluginSettings alone;
+  alone.table_dir = separate.path();
+  JobContext job{"42", "desmos[00-07]", "", "", {}};
+  for (int i = 0; i < 8; ++i) {
+    job.this_node = "desmos0" + std::to_string(i);
+    const TableOutcome outcome = install_job_table(settings, config, job);
+    install_job_table(alone, config, job);
+    if (i == 0) {
+      ck_assert_msg(outcome.message.find("job 42: balanced on 8 nodes, max gamma 4 (bound 4), diameter 3, verified, "
+                                         "computed in ") == 0 &&
+                        outcome.message.find("; shared as " + shared.path() + "/") != std::string::npos,
+                    "%s", outcome.message.c_str());
+      ck_assert(outcome.shared_file.empty());
+      ck_assert_uint_eq(outcome.result.table.size(), 8);
+    } else {
+      ck_assert_msg(outcome.message.find("job 42: balanced on 8 nodes, max gamma 4 (bound 4), diameter 3, verified, "
+                                         "shared result " + shared.path() + "/") == 0,
+                    "%s", outcome.message.c_str());
+      ck_assert(outcome.message.find("; table of " + job.this_node + " written to " + tables.path()) !=
+                std::string::npos);
+      ck_assert(!outcome.shared_file.empty());
+    }
+  }
+  const std::vector<std::string> names = directory_names(tables.path());
+  ck_assert_uint_eq(names.size(), 8);
+  ck_assert_std_str_eq(joined(names), joined(directory_names(separate.path())));
+  for (const std::string& name : names) ck_assert(read_text(tables.file(name)) == read_text(separate.file(name)));
+
+  // One .lock and one .shared file; damage a row: the next prologue computes again.
+  std::string shared_file;
+  for (const std::string& name : directory_names(shared.path()))
+    if (name.size() > 7 && name.compare(name.size() - 7, 7, ".shared") == 0) shared_file = shared.file(name);
+  ck_assert_uint_eq(directory_names(shared.path()).size(), 2);
+  std::string bytes = read_text(shared_file);
+  bytes[bytes.find("\nrows\n") + 6 + 5 * 9 * 4 + 4] ^= 1;  // in desmos05's row (index 5, 9 words a row)
+  write_file_atomically(shared_file, bytes);
+  job.job_id = "43";
+  job.this_node = "desmos05";
+  const TableOutcome again = install_job_table(settings, config, job);
+  ck_assert_msg(again.message.find("; shared as ") != std::string::npos, "%s", again.message.c_str());
+  ck_assert_std_str_eq(read_node_table(tables.file("desmos05.rt")).job.c_str(), "43");
+  job.this_node = "desmos06";
+  ck_assert(install_job_table(settings, config, job).message.find("shared result") != std::string::npos);
+  ck_assert_std_str_eq(read_node_table(tables.file("desmos06.rt")).job.c_str(), "43");
 }
 END_TEST
 
@@ -641,6 +695,7 @@ int main() {
   tcase_add_test(plugin, test_general_rules_write_nothing);
   tcase_add_test(plugin, test_bad_job_inputs);
   tcase_add_test(plugin, test_restore_default);
+  tcase_add_test(plugin, test_shared_install_computes_once);
   tcase_add_test(plugin, test_rebuild_keeps_algorithm_and_drops_failed);
   tcase_add_test(plugin, test_plugin_setup_checks);
   suite_add_tcase(s, plugin);
