@@ -242,7 +242,10 @@ START_TEST(test_route_table_compact_store) {
   for (const auto& c : cases) {
     const Route route{parse_hops(c.hops), static_cast<std::uint8_t>(c.layer)};
     ck_assert_msg(RouteTable::pack(route).has_value() == c.compact, "pack(%s)", c.hops);
+    if (c.compact) ck_assert_msg(RouteTable::unpack(*RouteTable::pack(route)) == route, "unpack(pack(%s))", c.hops);
     table.set_route(1, 2, route);
+    // The stored word, as the shared job tables publish it: only for compact routes.
+    ck_assert_msg(table.packed_route(1, 2).has_value() == c.compact, "packed_route(%s)", c.hops);
     ck_assert_msg(table.route(1, 2) == route, "%s came back as %s", c.hops, table.route(1, 2).to_string().c_str());
     ck_assert_uint_eq(table.hop_count(1, 2), route.hops.size());
     ck_assert_uint_eq(table.layer(1, 2), c.layer);
@@ -269,6 +272,15 @@ START_TEST(test_route_table_compact_store) {
   ck_assert_std_str_eq(copy.route(3, 0).to_string().c_str(), "+X -X +X");
   ck_assert_std_str_eq(table.route(3, 0).to_string().c_str(), "+X");
   ck_assert_uint_eq(table.virtual_channels(), 3);  // (1,2) on layer 2; the slots left behind count no more
+  // (3,0) went back to a compact word; an overflow word (low six bits 32) is not a compact route.
+  ck_assert_uint_eq(table.packed_route(3, 0)->code, RouteTable::pack(Route{parse_hops("+X")})->code);
+  bool refused = false;
+  try {
+    RouteTable::unpack(PackedRoute{32});
+  } catch (const std::invalid_argument&) {
+    refused = true;
+  }
+  ck_assert(refused);
   // Missing routes: empty hops.
   table.set_route(0, 3, Route{});
   ck_assert(!table.has_route(0, 3));
