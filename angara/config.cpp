@@ -485,7 +485,7 @@ class ConfigReader {
   void read_routing(const yaml_node_t* routing) {
     const Entries entries =
         mapping(routing, "routing", "in 'routing'",
-                {"algorithm", "seed", "virtual_channels", "rules", "flow_control", "options"});
+                {"algorithm", "seed", "virtual_channels", "rules", "flow_control", "lp_bound_time", "options"});
     if (const yaml_node_t* node = find(entries, "algorithm"))
       config_.algorithm = non_empty_scalar(node, "routing.algorithm", "a generator name or a comma-separated chain of them");
     if (const yaml_node_t* node = find(entries, "seed")) {
@@ -511,6 +511,12 @@ class ConfigReader {
       const auto flow = node->type == YAML_SCALAR_NODE ? parse_flow_control(text_of(node)) : std::nullopt;
       if (!flow) fail(node, "routing.flow_control: expected 'bubble' or 'none', got " + kind_of(node));
       config_.flow_control = *flow;
+    }
+    if (const yaml_node_t* node = find(entries, "lp_bound_time")) {
+      const auto seconds = node->type == YAML_SCALAR_NODE ? parse_seconds(text_of(node)) : std::nullopt;
+      if (!seconds)
+        fail(node, "routing.lp_bound_time: expected a number of seconds from 0 to 3600, got " + kind_of(node));
+      config_.lp_bound_time = *seconds;
     }
     if (const yaml_node_t* node = find(entries, "options")) {
       for (const Entry& option : mapping(node, "routing.options", "in 'routing.options'", {})) {
@@ -570,6 +576,22 @@ std::vector<NodeId> Config::nodes_by_names(const std::vector<std::string>& names
     nodes.push_back(found->second);
   }
   return nodes;
+}
+
+std::optional<double> parse_seconds(std::string_view text) {
+  std::size_t digits = 0, points = 0;
+  for (char c : text) {
+    if (c >= '0' && c <= '9')
+      ++digits;
+    else if (c == '.')
+      ++points;
+    else
+      return std::nullopt;
+  }
+  if (digits == 0 || points > 1 || digits > 12) return std::nullopt;
+  const double seconds = std::stod(std::string(text));
+  if (seconds > 3600) return std::nullopt;
+  return seconds;
 }
 
 Config desmos_default_config() {

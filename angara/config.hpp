@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "angara/network.hpp"
@@ -48,6 +49,9 @@ struct Config {
   RuleSet rules = RuleSet::angara;                 // routing.rules
   FlowControl flow_control = FlowControl::bubble;  // routing.flow_control
   std::map<std::string, std::string> algorithm_options;  // "routing: options:"
+  // routing.lp_bound_time: seconds the admin tool's reports may spend on the
+  // LP lower bound (routing/lp_bound.hpp); 0 leaves it out.
+  double lp_bound_time = 2.0;
   std::string table_dir = "/var/lib/angara/routes";
 
   // The network with this configuration's failures applied.
@@ -60,6 +64,10 @@ struct Config {
   // std::invalid_argument naming the first unknown name.
   std::vector<NodeId> nodes_by_names(const std::vector<std::string>& names) const;
 };
+
+// A number of seconds from 0 to 3600 written as plain decimals ("2",
+// "0.5"); nullopt for anything else (signs, exponents, words).
+std::optional<double> parse_seconds(std::string_view text);
 
 // Built-in default: the Desmos machine, 4x2x2x2 with one cable in each of
 // Y, Z and K (single_cable YZK), nodes desmos[00-31] in X-fastest coordinate

@@ -70,7 +70,7 @@ Config load_config_announced(const std::string& path) {
   Config config = find_config(path);
   if (config.source == desmos_default_config().source)
     std::cerr << kProgram << ": note: no --config, no $ANGARA_CONFIG and no " << system_config_path()
-              << ": using the built-in Desmos machine (4x2x2x2, desmos[00-31])\n";
+              << ": using the built-in Desmos machine (4x2x2x2, one cable in Y, Z and K, desmos[00-31])\n";
   return config;
 }
 

@@ -47,6 +47,10 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
+std::string lp_time_error(const std::string& command, const char* value) {
+  return command + ": --lp-time expects seconds from 0 to 3600 (0: no LP bound), got '" + value + "'";
+}
+
 // --rules / --flow-control: override routing.rules / routing.flow_control.
 struct RulesOptions {
   std::optional<RuleSet> rules;
@@ -69,7 +73,15 @@ struct RulesOptions {
   }
 };
 
-void print_result(const Config& config, const JobResult& result, const ReportContext& context, bool json) {
+// The report with the LP lower bound beside the per-dimension one, unless
+// routing.lp_bound_time (or --lp-time) is 0.
+void print_result(const Config& config, const JobResult& result, ReportContext context, bool json) {
+  if (config.lp_bound_time > 0) {
+    context.lp_bound = table_lp_bound(result.network, result.table, config.lp_bound_time);
+  } else {
+    context.lp_bound = LpBound{};
+    context.lp_bound->note = "routing.lp_bound_time is 0";
+  }
   std::cout << (json ? format_report_json(config, result, context) : format_report_text(config, result, context));
 }
 
@@ -87,8 +99,10 @@ int cmd_generate(int argc, char** argv) {
       {"job", required_argument, nullptr, 'k'},       {"failed", required_argument, nullptr, 'f'},
       {"seed", required_argument, nullptr, 's'},      {"rules", required_argument, nullptr, 'R'},
       {"flow-control", required_argument, nullptr, 'F'}, {"single-cable", required_argument, nullptr, 'S'},
-      {"timeout", required_argument, nullptr, 'T'},     {nullptr, 0, nullptr, 0}};
+      {"timeout", required_argument, nullptr, 'T'},     {"lp-time", required_argument, nullptr, 'L'},
+      {nullptr, 0, nullptr, 0}};
   int timeout = 30;
+  std::optional<double> lp_time;
   std::optional<std::uint64_t> seed;
   RulesOptions rules;
   std::optional<std::string> single_cable;
@@ -137,6 +151,10 @@ int cmd_generate(int argc, char** argv) {
         if (const std::string error = rules.take("generate", opt, optarg); !error.empty()) return usage_error(error);
         break;
       case 'S': single_cable = optarg; break;
+      case 'L':
+        lp_time = parse_seconds(optarg);
+        if (!lp_time) return usage_error(lp_time_error("generate", optarg));
+        break;
       default: return usage_error("generate: unknown option");
     }
   }
@@ -149,6 +167,7 @@ int cmd_generate(int argc, char** argv) {
                        "in angara.yaml to write tables");
   Config config = load_config_announced(common.config_path);
   if (seed) config.seed = *seed;  // randomised generators (genetic): same seed, same tables
+  if (lp_time) config.lp_bound_time = *lp_time;
   rules.apply(config);
   if (config.rules != RuleSet::angara && !dry_run)
     throw GeneralRulesError(
@@ -222,7 +241,9 @@ int cmd_verify(int argc, char** argv) {
                                         {"failed", required_argument, nullptr, 'f'},
                                         {"timeout", required_argument, nullptr, 'T'},
                                         {"json", no_argument, nullptr, 'j'},
+                                        {"lp-time", required_argument, nullptr, 'L'},
                                         {nullptr, 0, nullptr, 0}};
+  std::optional<double> lp_time;
   int opt;
   while ((opt = getopt_long(argc, argv, "c:t:j", long_options, nullptr)) != -1) {
     switch (opt) {
@@ -241,12 +262,17 @@ int cmd_verify(int argc, char** argv) {
           return usage_error(std::string("verify: --timeout ") + optarg + ": expected seconds from 1 to 3600");
         break;
       case 'j': common.json = true; break;
+      case 'L':
+        lp_time = parse_seconds(optarg);
+        if (!lp_time) return usage_error(lp_time_error("verify", optarg));
+        break;
       default: return usage_error("verify: unknown option");
     }
   }
   if (optind != argc) return usage_error(std::string("verify: unexpected argument '") + argv[optind] + "'");
   if (tables.empty() && job_id.empty()) return usage_error("verify: give --tables DIR, --job JOBID or both");
-  const Config config = load_config_announced(common.config_path);
+  Config config = load_config_announced(common.config_path);
+  if (lp_time) config.lp_bound_time = *lp_time;
   // A live table directory holds every running job's tables and the idle
   // nodes' default ones: --job picks one job's out of it.
   if (!job_id.empty())
@@ -354,13 +380,13 @@ const Subcommand kSubcommands[] = {
      "generate [--config F] [--nodes HOSTLIST] [--algorithm NAME] [--dry-run]\n"
      "                    [--dump-routes FILE] [--json] [--output DIR] [--down HOSTLIST]\n"
      "                    [--job-name NAME] [--cache DIR] [--seed N] [--single-cable DIMS]\n"
-     "                    [--rules angara|general] [--flow-control bubble|none]\n"
+     "                    [--rules angara|general] [--flow-control bubble|none] [--lp-time S]\n"
      "         generate --job JOBID [--failed down|down,drained|none] [--timeout S] [...]",
      "Computes and verifies the routes of a set of nodes (default: the whole machine) or of a\n"
      "Slurm job (--job), prints the report and, unless --dry-run, writes the tables.",
      &cmd_generate},
     {"verify",
-     "verify --tables DIR [--config F] [--json]\n"
+     "verify --tables DIR [--config F] [--json] [--lp-time S]\n"
      "         verify --job JOBID [--tables DIR] [--failed STATES] [--timeout S] [--config F] [--json]",
      "Re-reads one job's table files and verifies them as a whole: all of DIR, or the files\n"
      "of a running job's live nodes in its (shared) table directory.",

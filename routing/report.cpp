@@ -66,6 +66,19 @@ std::string json_quote(const std::string& text) {
   return out + "\"";
 }
 
+std::string lp_bound_text(const LpBound& bound) {
+  if (bound.solved() && bound.by_symmetry)
+    return std::to_string(bound.rounded()) + " (optimum " + fixed(bound.value, 3) +
+           ", the per-dimension bound: whole fault-free torus)";
+  if (bound.solved())
+    return std::to_string(bound.rounded()) + " (optimum " + fixed(bound.value, 3) + ", " + fixed(bound.seconds, 3) +
+           " s)";
+  if (bound.has_value())
+    return ">= " + std::to_string(bound.rounded()) + " (" + bound.note + "; duals certify " + fixed(bound.value, 3) +
+           ")";
+  return "not computed: " + (bound.note.empty() ? std::string(lp_status_name(bound.status)) : bound.note);
+}
+
 std::string format_report_text(const Config& config, const JobResult& result, const ReportContext& context) {
   const Metrics& m = result.report.metrics;
   const Torus& torus = result.network.torus();
@@ -105,6 +118,7 @@ std::string format_report_text(const Config& config, const JobResult& result, co
   // With detours the minimal-path bound does not apply (routing/metrics.hpp).
   if (!m.bound_for_minimal_routing) out << " over all live channels (non-minimal routes)";
   out << "\n";
+  if (context.lp_bound) out << "  LP bound     " << lp_bound_text(*context.lp_bound) << "\n";
   out << "  sigma(4)     " << fixed(m.sigma4, 3) << "\n";
   out << "  diameter     " << m.max_hops << " hops (average " << fixed(m.avg_hops, 3) << ")\n";
   out << "  fingerprint  " << result.fingerprint << "\n";
@@ -151,7 +165,15 @@ std::string format_report_json(const Config& config, const JobResult& result, co
         << fixed(m.dim_bound[dim], 4);
     first = false;
   }
-  out << "},\"fingerprint\":" << json_quote(result.fingerprint) << ",\"ok\":" << (result.report.ok() ? "true" : "false")
+  out << "}";
+  if (const auto& lp = context.lp_bound) {
+    out << ",\"lp_bound\":{\"status\":" << json_quote(lp_status_name(lp->status));
+    if (lp->has_value())
+      out << ",\"value\":" << fixed(lp->value, 4) << ",\"rounded\":" << lp->rounded()
+          << ",\"by_symmetry\":" << (lp->by_symmetry ? "true" : "false");
+    out << ",\"seconds\":" << fixed(lp->seconds, 4) << ",\"note\":" << json_quote(lp->note) << "}";
+  }
+  out << ",\"fingerprint\":" << json_quote(result.fingerprint) << ",\"ok\":" << (result.report.ok() ? "true" : "false")
       << ",\"violations\":[";
   for (std::size_t i = 0; i < result.report.violations.size(); ++i) {
     const Violation& v = result.report.violations[i];

@@ -2,9 +2,11 @@
 // tool and the SPANK plugin's log lines.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "angara/config.hpp"
+#include "routing/lp_bound.hpp"
 #include "routing/pipeline.hpp"
 
 namespace angara {
@@ -13,7 +15,11 @@ struct ReportContext {
   std::string command;        // "generate", "verify"
   std::string tables_note;    // "written to DIR (N files)" / "dry run: nothing written"
   std::string algorithm_source;  // where the algorithm came from when not obvious ("" = not shown)
+  std::optional<LpBound> lp_bound;  // the LP lower bound, when it was asked for
 };
+
+// "26 (optimum 25.333, 0.018 s)", ">= 63 (...)" or "not computed: why".
+std::string lp_bound_text(const LpBound& bound);
 
 std::string format_report_text(const Config& config, const JobResult& result, const ReportContext& context);
 std::string format_report_json(const Config& config, const JobResult& result, const ReportContext& context);
