@@ -22,6 +22,7 @@
 
 #include "angara/network.hpp"
 #include "routing/generator.hpp"
+#include "routing/lp_bound.hpp"
 #include "routing/oracle.hpp"
 #include "routing/patterns.hpp"
 #include "routing/verifier.hpp"
@@ -39,6 +40,10 @@ struct Options {
   bool desmos = true, sweep = true;
   std::string csv_path;
   std::uint64_t seed = 1;
+  // The LP lower bound of every allocation up to lp_max_nodes nodes, within
+  // lp_time seconds each (0: none).
+  double lp_time = 2.0;
+  NodeId lp_max_nodes = 128;
   // --nue: Nue under both rule sets on fixed tori and virtual channel counts.
   bool nue = false;
   std::vector<std::string> nue_tori = {"4x4x4", "8x8", "6x6x6", "4x4x4x4", "8x8x8"};
@@ -57,7 +62,27 @@ struct Row {
   int max_hops = 0;
   std::size_t non_minimal = 0;
   std::string error;
+  LpBound lp;  // of the allocation (the same for every algorithm)
 };
+
+LpBound allocation_lp_bound(const Network& network, const std::vector<NodeId>& nodes, const Options& options) {
+  LpBoundOptions lp_options;
+  lp_options.time_limit = options.lp_time;
+  lp_options.max_nodes = options.lp_max_nodes;
+  return lp_lower_bound(network, nodes, lp_options);
+}
+
+// "25.33" (solved), ">=62.19" (timed out: the certified part), "-".
+std::string lp_cell(const LpBound& lp) {
+  char buffer[32];
+  if (lp.solved())
+    std::snprintf(buffer, sizeof buffer, "%.2f", lp.value);
+  else if (lp.has_value())
+    std::snprintf(buffer, sizeof buffer, ">=%.2f", lp.value);
+  else
+    return "-";
+  return buffer;
+}
 
 void print_host() {
   hwloc_topology_t topology;
@@ -139,8 +164,11 @@ Row run_one(const Network& network, const std::vector<NodeId>& allocation, const
   return row;
 }
 
-void desmos_table(const Options& options) {
-  const Network network(Torus::parse("4x2x2x2"));
+// `single_cable`: Y, Z and K cabled once, as the paper's Desmos is (see
+// doc/benchmarks.md); otherwise two cables, the shared model's default.
+void desmos_table(const Options& options, bool single_cable) {
+  const Network network(single_cable ? Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"))
+                                     : Torus::parse("4x2x2x2"));
   const Torus& torus = network.torus();
   struct Paper { int max_gamma, min_gamma; double sigma4; int max_d; };
   const std::map<std::string, std::vector<Paper>> paper = {
@@ -151,14 +179,18 @@ void desmos_table(const Options& options) {
   const std::vector<std::pair<std::string, std::array<int, kMaxDims>>> blocks = {
       {"2 (2 along X)", {2, 1, 1, 1}}, {"4 (X ring)", {4, 1, 1, 1}}, {"8 (4x2)", {4, 2, 1, 1}},
       {"16 (4x2x2)", {4, 2, 2, 1}},    {"32 (whole)", {4, 2, 2, 2}}};
-  std::printf("\n== Desmos 4x2x2x2: every generator against the ANSU paper's Table 2 ==\n");
-  std::printf("%-10s %-14s %5s %5s %8s %4s %6s %9s | %-24s\n", "algorithm", "nodes", "maxG", "minG", "sigma4",
-              "maxD", "bound", "seconds", "paper maxG/minG/sigma4/D");
+  std::printf("\n== Desmos %s: every generator against the ANSU paper's Table 2 ==\n",
+              single_cable ? "4x2x2x2, one cable in Y, Z and K (the paper's cabling)" : "4x2x2x2, two cables");
+  std::printf("%-10s %-14s %5s %5s %8s %4s %6s %7s %9s | %-24s\n", "algorithm", "nodes", "maxG", "minG", "sigma4",
+              "maxD", "bound", "LP", "seconds", "paper maxG/minG/sigma4/D");
+  std::vector<LpBound> lp;
+  for (const auto& entry : blocks) lp.push_back(allocation_lp_bound(network, block(torus, entry.second), options));
   std::map<std::string, RouteTable> whole_tables;
   for (const std::string& algorithm : options.algorithms) {
     for (std::size_t b = 0; b < blocks.size(); ++b) {
       RouteTable table;
       const Row row = run_one(network, block(torus, blocks[b].second), algorithm, blocks[b].first, options, &table);
+      if (!row.ran) continue;
       std::string reference = "-";
       if (auto it = paper.find(algorithm); it != paper.end()) {
         const Paper& p = it->second[b];
@@ -166,15 +198,17 @@ void desmos_table(const Options& options) {
         std::snprintf(buffer, sizeof buffer, "%d/%d/%.3f/%d", p.max_gamma, p.min_gamma, p.sigma4, p.max_d);
         reference = buffer;
       }
-      std::printf("%-10s %-14s %5llu %5llu %8.3f %4d %6llu %9.4f | %-24s %s\n", algorithm.c_str(),
+      std::printf("%-10s %-14s %5llu %5llu %8.3f %4d %6llu %7s %9.4f | %-24s %s\n", algorithm.c_str(),
                   blocks[b].first.c_str(), static_cast<unsigned long long>(row.max_gamma),
                   static_cast<unsigned long long>(row.min_gamma), row.sigma4, row.max_hops,
-                  static_cast<unsigned long long>(row.bound), row.seconds, reference.c_str(),
+                  static_cast<unsigned long long>(row.bound), lp_cell(lp[b]).c_str(), row.seconds, reference.c_str(),
                   row.ok ? "" : ("REJECTED " + row.error).c_str());
       if (b + 1 == blocks.size() && row.ok) whole_tables[algorithm] = std::move(table);
     }
   }
-  std::printf("\n== Desmos 32 nodes: most flows sharing one channel per traffic pattern ==\n");
+  if (whole_tables.empty()) return;
+  std::printf("\n== Desmos 32 nodes (%s): most flows sharing one channel per traffic pattern ==\n",
+              single_cable ? "one cable in Y, Z, K" : "two cables");
   std::printf("%-10s", "algorithm");
   const auto names = standard_patterns(torus, whole_tables.begin()->second);
   for (const TrafficPattern& p : names) std::printf(" %10s", p.name.c_str());
@@ -206,6 +240,49 @@ std::vector<Torus> machine_set(const Options& options) {
   return set;
 }
 
+// Max gamma against the LP bound, per dimension count and allocation kind:
+// over the allocations where the LP was solved, summed max gamma / summed
+// rounded-up LP, tables at it, and the worst allocation.
+void lp_summary(const Options& options, const std::vector<Row>& rows) {
+  if (options.lp_time <= 0) return;
+  std::printf("\n-- the LP lower bound (allocations up to %u nodes, %g s each) --\n", options.lp_max_nodes,
+              options.lp_time);
+  std::printf("%-4s %-12s %-10s %7s %7s %7s | %9s %7s | %s\n", "dims", "allocation", "algorithm", "solved",
+              "timeout", "tried", "sum/LP", "at LP", "worst max gamma / LP (allocation)");
+  for (const std::string& allocation : {std::string("whole"), std::string("half-block"), std::string("random-half"),
+                                        std::string("all")})
+    for (int dims : options.dims)
+      for (const std::string& algorithm : options.algorithms) {
+        std::size_t solved = 0, timed_out = 0, tried = 0, at_lp = 0;
+        double sum_gamma = 0, sum_lp = 0, worst = 0;
+        std::string worst_name;
+        for (const Row& row : rows) {
+          if (row.dims != dims || row.algorithm != algorithm || !row.ran || !row.ok) continue;
+          if (allocation != "all" && row.allocation != allocation) continue;
+          if (row.lp.status == LpBound::Status::too_large || row.lp.status == LpBound::Status::disabled) continue;
+          ++tried;
+          if (!row.lp.solved()) {
+            timed_out += row.lp.status == LpBound::Status::timed_out;
+            continue;
+          }
+          ++solved;
+          const double rounded = static_cast<double>(row.lp.rounded()), gamma = static_cast<double>(row.max_gamma);
+          sum_gamma += gamma;
+          sum_lp += rounded;
+          if (gamma <= rounded) ++at_lp;
+          if (rounded > 0 && gamma / rounded > worst) {
+            worst = gamma / rounded;
+            worst_name = std::to_string(row.max_gamma) + " / " + lp_cell(row.lp) + " (" + row.machine + " " +
+                         row.allocation + ", " + std::to_string(row.nodes) + " nodes)";
+          }
+        }
+        if (!tried) continue;
+        std::printf("%-4d %-12s %-10s %7zu %7zu %7zu | %9.3f %7zu | %.3f: %s\n", dims, allocation.c_str(),
+                    algorithm.c_str(), solved, timed_out, tried, sum_lp > 0 ? sum_gamma / sum_lp : 0.0, at_lp, worst,
+                    worst_name.c_str());
+      }
+}
+
 void sweep(const Options& options) {
   const std::vector<Torus> set = machine_set(options);
   std::printf("\n== Machine set (ANSU section 5.1): %zu machines, sizes %d..%d, <= %u nodes ==\n", set.size(),
@@ -213,7 +290,7 @@ void sweep(const Options& options) {
   std::FILE* csv = options.csv_path.empty() ? nullptr : std::fopen(options.csv_path.c_str(), "w");
   if (csv)
     std::fprintf(csv, "machine,dims,allocation,nodes,algorithm,ok,max_gamma,min_gamma,bound,sigma4,max_hops,"
-                      "non_minimal,seconds,error\n");
+                      "non_minimal,seconds,error,lp_status,lp_value,lp_rounded\n");
   std::vector<Row> rows;
   const auto start = std::chrono::steady_clock::now();
   std::size_t done = 0;
@@ -223,14 +300,17 @@ void sweep(const Options& options) {
         {"whole", whole(torus)}, {"half-block", half_block(torus)}, {"random-half", random_half(torus, options.seed)}};
     for (const auto& [name, nodes] : allocations) {
       if (nodes.size() < 2) continue;
+      const LpBound lp = allocation_lp_bound(network, nodes, options);
       for (const std::string& algorithm : options.algorithms) {
         Row row = run_one(network, nodes, algorithm, name, options);
+        row.lp = lp;
         if (csv && row.ran)
-          std::fprintf(csv, "%s,%d,%s,%zu,%s,%d,%llu,%llu,%llu,%.4f,%d,%zu,%.6f,\"%s\"\n", row.machine.c_str(),
-                       row.dims, name.c_str(), row.nodes, algorithm.c_str(), row.ok ? 1 : 0,
+          std::fprintf(csv, "%s,%d,%s,%zu,%s,%d,%llu,%llu,%llu,%.4f,%d,%zu,%.6f,\"%s\",%s,%.4f,%llu\n",
+                       row.machine.c_str(), row.dims, name.c_str(), row.nodes, algorithm.c_str(), row.ok ? 1 : 0,
                        static_cast<unsigned long long>(row.max_gamma), static_cast<unsigned long long>(row.min_gamma),
                        static_cast<unsigned long long>(row.bound), row.sigma4, row.max_hops, row.non_minimal,
-                       row.seconds, row.error.c_str());
+                       row.seconds, row.error.c_str(), lp_status_name(lp.status), lp.value,
+                       static_cast<unsigned long long>(lp.has_value() ? lp.rounded() : 0));
         rows.push_back(std::move(row));
       }
     }
@@ -296,6 +376,7 @@ void sweep(const Options& options) {
       }
     }
   }
+  lp_summary(options, rows);
   std::printf("\ncolumns: better/equal/worse = tables whose max gamma is below/equal/above BFS's on the same\n"
               "allocation; r.* = summed max gamma of that group / BFS's (the paper's Figure 5 ratios);\n"
               "sum/bfs = over all tables; mean/LB = mean of max gamma / per-dimension lower bound;\n"
@@ -404,6 +485,7 @@ int usage() {
   std::fprintf(stderr,
                "usage: angara-bench [--dims 2,3,4] [--max-size N] [--max-nodes N] [--algorithms a,b]\n"
                "                    [--genetic-max-nodes N] [--desmos-only | --sweep-only] [--csv FILE] [--seed N]\n"
+               "                    [--lp-time S] [--lp-max-nodes N]\n"
                "       angara-bench --nue [--tori 4x4x4,8x8,...] [--virtual-channels 1,4,8] [--rules general,angara]\n"
                "                    [--flow-control bubble|none] [--seed N]\n");
   return 2;
@@ -432,6 +514,10 @@ int main(int argc, char** argv) {
       options.sweep = false;
     } else if (arg == "--sweep-only") {
       options.desmos = false;
+    } else if (arg == "--lp-time") {
+      options.lp_time = std::stod(value());
+    } else if (arg == "--lp-max-nodes") {
+      options.lp_max_nodes = static_cast<NodeId>(std::stoul(value()));
     } else if (arg == "--csv") {
       options.csv_path = value();
     } else if (arg == "--seed") {
@@ -471,7 +557,10 @@ int main(int argc, char** argv) {
     nue_table(options);
     return 0;
   }
-  if (options.desmos) desmos_table(options);
+  if (options.desmos) {
+    desmos_table(options, true);
+    desmos_table(options, false);
+  }
   if (options.sweep) sweep(options);
   return 0;
 }
