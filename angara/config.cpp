@@ -4,6 +4,8 @@
 // coordinate) still point at the value that caused them.
 #include "angara/config.hpp"
 
+#include "angara/file_io.hpp"
+
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -622,14 +624,11 @@ Config parse_config(const std::string& yaml_text, const std::string& source_name
 }
 
 Config load_config(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) throw ConfigError(path, 0, 0, "cannot open " + path + ": " + std::strerror(errno));
-  std::string text;
-  char buffer[8192];
-  std::size_t got;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, got);
-  if (std::ferror(file.get())) throw ConfigError(path, 0, 0, "cannot read " + path + ": " + std::strerror(errno));
-  return parse_config(text, path);
+  // A regular file of bounded size: a FIFO or /dev/zero must not hang or
+  // exhaust memory (angara.yaml(5), LIMITS).
+  const FileContents file = read_regular_file(path, kMaxConfigBytes);
+  if (!file.error.empty()) throw ConfigError(path, 0, 0, file.error);
+  return parse_config(file.text, path);
 }
 
 std::string system_config_path() { return std::string(SYSCONFDIR) + "/angara/angara.yaml"; }

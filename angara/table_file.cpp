@@ -4,7 +4,9 @@
 // header flit so a hand edit of either is caught too.
 #include "angara/table_file.hpp"
 
-#include <dirent.h>
+#include "angara/file_io.hpp"
+#include "angara/table_set.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -38,9 +40,6 @@ constexpr std::array<std::uint32_t, 256> kCrcTable = make_crc_table();
 
 bool starts_with(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
-}
-bool ends_with(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
 std::string hex8(std::uint32_t value) {
@@ -76,85 +75,6 @@ std::string uncabled_hop_problem(const Torus& torus, NodeId from, const Route& r
 NodeId walk(const Torus& torus, NodeId from, const std::vector<Direction>& hops) {
   for (Direction d : hops) from = torus.neighbor(from, d);
   return from;
-}
-
-std::string errno_text(int error) { return std::strerror(error); }
-
-// Owns a file descriptor; close() reports the error a destructor cannot.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  // Returns 0 or the errno of a failed close.
-  int close() {
-    const int fd = fd_;
-    fd_ = -1;
-    return ::close(fd) == 0 ? 0 : errno;
-  }
-
- private:
-  int fd_;
-};
-
-// Unlinks the temporary file unless the rename made it permanent.
-class TemporaryFileGuard {
- public:
-  explicit TemporaryFileGuard(std::string path) : path_(std::move(path)) {}
-  TemporaryFileGuard(const TemporaryFileGuard&) = delete;
-  TemporaryFileGuard& operator=(const TemporaryFileGuard&) = delete;
-  ~TemporaryFileGuard() {
-    if (armed_) ::unlink(path_.c_str());
-  }
-  void release() { armed_ = false; }
-
- private:
-  std::string path_;
-  bool armed_ = true;
-};
-
-int write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t written = ::write(fd, bytes.data(), bytes.size());
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(written));
-  }
-  return 0;
-}
-
-int fsync_retrying(int fd) {
-  while (::fsync(fd) != 0) {
-    if (errno != EINTR) return errno;
-  }
-  return 0;
-}
-
-// mkdir -p; returns 0 or errno.
-int make_directories(const std::string& directory) {
-  struct stat info;
-  if (::stat(directory.c_str(), &info) == 0) return S_ISDIR(info.st_mode) ? 0 : ENOTDIR;
-  const std::size_t slash = directory.find_last_of('/');
-  if (slash != std::string::npos && slash > 0) {
-    const int parent = make_directories(directory.substr(0, slash));
-    if (parent != 0) return parent;
-  }
-  if (::mkdir(directory.c_str(), 0755) != 0 && errno != EEXIST) return errno;
-  return 0;
-}
-
-int fsync_directory(const std::string& directory) {
-  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  FileDescriptor dir(fd);
-  if (const int error = fsync_retrying(dir.get())) return error;
-  return dir.close();
 }
 
 // Reads the body of a table file; every method reports "SOURCE: ...".
@@ -437,33 +357,11 @@ NodeTable parse_node_table(const std::string& text, const std::string& source_na
 }
 
 void write_file_atomically(const std::string& path, const std::string& contents) {
-  const auto fail = [&path](int error) -> void {
-    throw TableFileError("cannot write " + path + ": " + errno_text(error));
-  };
-  const std::size_t slash = path.find_last_of('/');
-  const std::string directory = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (name.empty() || name == "." || name == "..") fail(EISDIR);
-  if (const int error = make_directories(directory)) fail(error);
-
-  const std::string temporary = directory + "/." + name + ".tmp." + std::to_string(::getpid());
-  const int flags = O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC;
-  int fd = ::open(temporary.c_str(), flags, 0644);
-  if (fd < 0 && errno == EEXIST) {
-    // Same pid, so it is the leftover of a dead process: nobody else owns it.
-    ::unlink(temporary.c_str());
-    fd = ::open(temporary.c_str(), flags, 0644);
-  }
-  if (fd < 0) fail(errno);
-  TemporaryFileGuard guard(temporary);
-  FileDescriptor file(fd);
-  if (const int error = write_all(file.get(), contents)) fail(error);
-  if (const int error = fsync_retrying(file.get())) fail(error);
-  if (const int error = file.close()) fail(error);
-  if (::rename(temporary.c_str(), path.c_str()) != 0) fail(errno);
-  guard.release();
-  // Make the rename itself durable.
-  if (const int error = fsync_directory(directory)) fail(error);
+  // Never rename over a device, a FIFO or a directory; never create missing
+  // directories here (the caller decides, see ensure_directory).
+  if (const std::string problem = check_output_file(path); !problem.empty())
+    throw TableFileError("cannot write " + path + ": " + problem);
+  if (const std::string error = replace_file_atomically(path, contents); !error.empty()) throw TableFileError(error);
 }
 
 std::string table_file_name(const NodeTable& table) {
@@ -479,49 +377,32 @@ std::string table_file_name(const NodeTable& table) {
 }
 
 void write_node_table(const std::string& directory, const NodeTable& table) {
-  write_file_atomically(directory + "/" + table_file_name(table), format_node_table(table));
+  publish_table_file(directory, TableFileData{table_file_name(table), format_node_table(table)});
 }
 
 NodeTable read_node_table(const std::string& path) {
-  const auto fail = [&path](int error) -> void {
-    throw TableFileError("cannot read " + path + ": " + errno_text(error));
-  };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(errno);
-  FileDescriptor file(fd);
-  std::string text;
-  char buffer[16384];
-  while (true) {
-    const ssize_t got = ::read(file.get(), buffer, sizeof buffer);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      fail(errno);
-    }
-    if (got == 0) break;
-    text.append(buffer, static_cast<std::size_t>(got));
-  }
-  return parse_node_table(text, path);
+  FileContents file = read_regular_file(path, kMaxTableFileBytes);
+  if (file.error_number != 0) throw TableFileError("cannot read " + path + ": " + std::strerror(file.error_number));
+  if (!file.error.empty()) throw TableFileError(file.error);
+  return parse_node_table(file.text, path);
+}
+
+void check_table_file_name(const NodeTable& table, const std::string& path) {
+  const std::string expected = table_file_name(table);
+  const std::string actual = base_name(path);
+  if (actual != expected)
+    throw TableFileError(path + ": holds the table of node " + (table.node_name.empty() ? "" : table.node_name + " ") +
+                         "(" + table.torus.format_coord(table.node) + "), whose file is " + expected +
+                         "; a router must never load another node's routes");
 }
 
 std::vector<NodeTable> read_table_directory(const std::string& directory) {
-  struct DirectoryCloser {
-    void operator()(DIR* dir) const { ::closedir(dir); }
-  };
-  const std::unique_ptr<DIR, DirectoryCloser> dir(::opendir(directory.c_str()));
-  if (!dir) throw TableFileError("cannot read directory " + directory + ": " + errno_text(errno));
-  std::vector<std::string> names;
-  errno = 0;
-  while (const dirent* entry = ::readdir(dir.get())) {
-    const std::string_view name = entry->d_name;
-    // Dot files are temporaries of a write in progress (or "." and "..").
-    if (name.front() == '.' || !ends_with(name, kTableSuffix) || name.size() == kTableSuffix.size()) continue;
-    names.emplace_back(name);
-  }
-  if (errno != 0) throw TableFileError("cannot read directory " + directory + ": " + errno_text(errno));
-  std::sort(names.begin(), names.end());
   std::vector<NodeTable> tables;
-  tables.reserve(names.size());
-  for (const std::string& name : names) tables.push_back(read_node_table(directory + "/" + name));
+  for (const TableFileData& file : read_table_files(directory)) {
+    const std::string path = directory + "/" + file.name;
+    tables.push_back(parse_node_table(file.contents, path));
+    check_table_file_name(tables.back(), path);
+  }
   return tables;
 }
 

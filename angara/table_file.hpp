@@ -57,14 +57,23 @@ std::uint32_t crc32(std::string_view bytes);
 std::string format_node_table(const NodeTable& table);
 NodeTable parse_node_table(const std::string& text, const std::string& source_name);
 
-// Atomic write: DIR/.NAME.tmp.PID, fsync, rename to DIR/NAME, fsync DIR.
-// Creates DIR if needed.  Throws TableFileError with the path and errno text.
+// Atomic write: DIR/.NAME.tmp.PID, fsync, rename to DIR/NAME, fsync DIR, mode
+// 0644 whatever the umask.  Refuses a PATH that exists and is not a regular
+// file (a device, a FIFO, a symbolic link) and a missing DIR.  Throws
+// TableFileError with the path and the reason.
 void write_file_atomically(const std::string& path, const std::string& contents);
 // File name of a node's table inside the table directory: "<node_name>.rt".
 std::string table_file_name(const NodeTable& table);
+// One node's table alone, replaced atomically under the directory's lock
+// (angara/table_set.hpp); creates DIR when its parent exists.
 void write_node_table(const std::string& directory, const NodeTable& table);
+// A regular file of at most kMaxTableFileBytes, parsed.
 NodeTable read_node_table(const std::string& path);
-// Reads every *.rt file of a directory (sorted by name).
+// Throws TableFileError unless the file at `path` is named for the node its
+// table is for (table_file_name): a swapped file is another router's routes.
+void check_table_file_name(const NodeTable& table, const std::string& path);
+// Reads every visible *.rt file of a directory (sorted by name) as one
+// consistent snapshot (read_table_files), each checked against its name.
 std::vector<NodeTable> read_table_directory(const std::string& directory);
 
 }  // namespace angara

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "angara/config.hpp"
+#include "angara/file_io.hpp"
 #include "angara/hostlist.hpp"
 #include "angara/route_dump.hpp"
 #include "angara/table_file.hpp"
@@ -100,9 +101,10 @@ int cmd_generate(int argc, char** argv) {
       {"seed", required_argument, nullptr, 's'},      {"rules", required_argument, nullptr, 'R'},
       {"flow-control", required_argument, nullptr, 'F'}, {"single-cable", required_argument, nullptr, 'S'},
       {"timeout", required_argument, nullptr, 'T'},     {"lp-time", required_argument, nullptr, 'L'},
-      {nullptr, 0, nullptr, 0}};
+      {"parents", no_argument, nullptr, 'P'},          {nullptr, 0, nullptr, 0}};
   int timeout = 30;
   std::optional<double> lp_time;
+  bool nodes_given = false, create_parents = false;
   std::optional<std::uint64_t> seed;
   RulesOptions rules;
   std::optional<std::string> single_cable;
@@ -112,13 +114,27 @@ int cmd_generate(int argc, char** argv) {
   int opt;
   while ((opt = getopt_long(argc, argv, "c:n:a:dD:jo:", long_options, nullptr)) != -1) {
     switch (opt) {
-      case 'c': common.config_path = optarg; break;
-      case 'n': nodes = optarg; break;
+      case 'c':
+        if (*optarg == '\0') return usage_error("generate: --config needs a file name (an empty one is not the built-in machine)");
+        common.config_path = optarg;
+        break;
+      case 'n':
+        if (*optarg == '\0') return usage_error("generate: --nodes needs a hostlist (leave it out for the whole machine)");
+        nodes = optarg;
+        nodes_given = true;
+        break;
       case 'a': request.algorithm = optarg; break;
       case 'd': dry_run = true; break;
-      case 'D': dump_path = optarg; break;
+      case 'D':
+        if (*optarg == '\0') return usage_error("generate: --dump-routes needs a file name");
+        dump_path = optarg;
+        break;
       case 'j': common.json = true; break;
-      case 'o': output_dir = optarg; break;
+      case 'o':
+        if (*optarg == '\0') return usage_error("generate: --output needs a directory");
+        output_dir = optarg;
+        break;
+      case 'P': create_parents = true; break;
       case 'J': request.job = optarg; break;
       case 'x': {
         for (std::string& name : expand_hostlist(optarg)) extra_down.push_back(std::move(name));
@@ -160,7 +176,7 @@ int cmd_generate(int argc, char** argv) {
   }
   if (optind != argc) return usage_error(std::string("generate: unexpected argument '") + argv[optind] + "'");
 
-  if (!slurm_job.empty() && !nodes.empty()) return usage_error("generate: --job and --nodes exclude each other");
+  if (!slurm_job.empty() && nodes_given) return usage_error("generate: --job and --nodes exclude each other");
 
   if (single_cable && (!dry_run || !output_dir.empty()))
     return usage_error("generate: --single-cable is for experiments and needs --dry-run; set machine.single_cable "
@@ -209,6 +225,15 @@ int cmd_generate(int argc, char** argv) {
   if (!nodes.empty()) request.node_names = expand_hostlist(nodes);
   request.down_nodes.insert(request.down_nodes.end(), extra_down.begin(), extra_down.end());
   request.write_cache = !dry_run;  // a dry run writes nothing, the cache included
+  // Where the results go is checked before anything is computed or written.
+  if (!dump_path.empty()) {
+    if (create_parents) {
+      if (const std::string problem = ensure_directory(directory_of(dump_path), true); !problem.empty())
+        throw TableFileError("cannot write " + dump_path + ": " + problem);
+    }
+    if (const std::string problem = check_output_file(dump_path); !problem.empty())
+      throw TableFileError("cannot write " + dump_path + ": " + problem);
+  }
   const JobResult result = compute_job_routes(config, request);
 
   if (!dump_path.empty()) {
@@ -222,7 +247,13 @@ int cmd_generate(int argc, char** argv) {
   if (dry_run) {
     context.tables_note = "dry run: nothing written (table directory " + directory + ")";
   } else {
-    write_job_tables(config, result, directory);
+    // An --output directory holds this computation alone: every other table
+    // leaves it with the same switch.  The configured directory is shared by
+    // jobs: only this job's set is replaced there.
+    TableSetOptions set_options;
+    set_options.replace_directory = !output_dir.empty();
+    set_options.create_parents = create_parents;
+    write_job_tables(config, result, directory, {}, set_options);
     context.tables_note = "written to " + directory + " (" + std::to_string(result.table.size()) + " files)";
   }
   if (!dump_path.empty()) context.tables_note += "; route dump in " + dump_path;
@@ -247,7 +278,10 @@ int cmd_verify(int argc, char** argv) {
   int opt;
   while ((opt = getopt_long(argc, argv, "c:t:j", long_options, nullptr)) != -1) {
     switch (opt) {
-      case 'c': common.config_path = optarg; break;
+      case 'c':
+        if (*optarg == '\0') return usage_error("verify: --config needs a file name");
+        common.config_path = optarg;
+        break;
       case 't': tables = optarg; break;
       case 'k': job_id = optarg; break;
       case 'f':
@@ -302,7 +336,10 @@ int cmd_analyze(int argc, char** argv) {
   int opt;
   while ((opt = getopt_long(argc, argv, "c:t:D:j", long_options, nullptr)) != -1) {
     switch (opt) {
-      case 'c': common.config_path = optarg; break;
+      case 'c':
+        if (*optarg == '\0') return usage_error("analyze: --config needs a file name");
+        common.config_path = optarg;
+        break;
       case 't': tables = optarg; break;
       case 'D': dump = optarg; break;
       case 'j': common.json = true; break;
@@ -322,8 +359,9 @@ int cmd_analyze(int argc, char** argv) {
     table = verify_table_directory(config, tables).table;
     source = tables;
   } else {
-    std::ifstream in(dump);
-    if (!in) throw TableFileError("cannot open " + dump + ": " + std::strerror(errno));
+    const FileContents contents = read_regular_file(dump, kMaxRouteDumpBytes);
+    if (!contents.error.empty()) throw TableFileError(contents.error);
+    std::istringstream in(contents.text);
     table = read_route_dump(in, config.torus, dump);
     source = dump;
   }
@@ -379,7 +417,7 @@ const Subcommand kSubcommands[] = {
     {"generate",
      "generate [--config F] [--nodes HOSTLIST] [--algorithm NAME] [--dry-run]\n"
      "                    [--dump-routes FILE] [--json] [--output DIR] [--down HOSTLIST]\n"
-     "                    [--job-name NAME] [--cache DIR] [--seed N] [--single-cable DIMS]\n"
+     "                    [--job-name NAME] [--cache DIR] [--seed N] [--single-cable DIMS] [--parents]\n"
      "                    [--rules angara|general] [--flow-control bubble|none] [--lp-time S]\n"
      "         generate --job JOBID [--failed down|down,drained|none] [--timeout S] [...]",
      "Computes and verifies the routes of a set of nodes (default: the whole machine) or of a\n"

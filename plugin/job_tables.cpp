@@ -65,6 +65,19 @@ std::string write_own_table(const PluginSettings& settings, const Config& config
   return node + " written to " + directory;
 }
 
+// The table file names of some nodes of the machine.
+std::vector<std::string> table_names_of(const Config& config, const std::vector<std::string>& nodes) {
+  std::vector<std::string> names;
+  for (const std::string& node : nodes) {
+    NodeTable probe;
+    probe.torus = config.torus;
+    probe.node = *config.node_by_name(node);
+    probe.node_name = node;
+    names.push_back(table_file_name(probe));
+  }
+  return names;
+}
+
 // A rebuild of some of a job's nodes (--node) must not leave tables of the
 // same job with the old routes in the same directory: in a shared table
 // directory the job's tables would disagree.  --node is for node-local
@@ -434,7 +447,14 @@ RebuildOutcome rebuild_job_tables(const Config& config, const RebuildRequest& re
   outcome.lower_bound = result.report.metrics.lower_bound;
   outcome.verified = result.report.ok();
   if (!request.dry_run) {
-    write_job_tables(config, result, directory, targets);
+    // One switch: the rewritten nodes change together, and the failed ones
+    // leave the job's set with them (a subset rewrite keeps the others).
+    TableSetOptions set_options;
+    if (request.only.empty())
+      set_options.remove = table_names_of(config, outcome.dropped);
+    else
+      set_options.keep_others = true;
+    write_job_tables(config, result, directory, targets, set_options);
     outcome.written = targets;
   }
   outcome.message = format_report_line(result) + "; " + failed_note(failed);

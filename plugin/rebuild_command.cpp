@@ -155,7 +155,13 @@ int rebuild_command(int argc, char** argv) {
       case 'N':
         for (std::string& name : expand_hostlist(optarg)) options.only.push_back(std::move(name));
         break;
-      case 'c': options.config_path = optarg; break;
+      case 'c':
+        if (*optarg == '\0') {
+          std::cerr << "angara-route: rebuild: --config needs a file name\n" << kUsage;
+          return kExitUsage;
+        }
+        options.config_path = optarg;
+        break;
       case 't': options.table_dir = optarg; break;
       case 'C': options.cache_dir = optarg; break;
       case 'a': options.algorithm = optarg; break;

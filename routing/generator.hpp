@@ -41,6 +41,8 @@ class Generator {
   // over the live part of `network`.  Must be deterministic for given inputs.
   virtual RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                               const GeneratorOptions& options) const = 0;
+  // The routing.options keys this generator reads (angara.yaml(5)).
+  virtual std::vector<std::string_view> option_keys() const { return {}; }
 };
 
 struct GeneratorInfo {
@@ -59,6 +61,11 @@ std::string generator_names();
 // inside the torus and alive, else RoutingError "NAME: ...") and the
 // generator's name recorded.
 RouteTable start_route_table(std::string_view generator, const Network& network, const std::vector<NodeId>& allocation);
+
+// Throws std::invalid_argument for a routing.options key no registered
+// generator reads, naming the valid keys and their generators: a misspelt
+// option must not be ignored silently.
+void check_generator_options(const std::map<std::string, std::string>& options);
 
 // The generator used when nothing else is configured.
 std::string_view default_generator_name();

@@ -329,6 +329,7 @@ class GeneticSearch {
 class GeneticGenerator : public Generator {
  public:
   std::string_view name() const override { return "genetic"; }
+  std::vector<std::string_view> option_keys() const override { return {"population", "mutation", "generations", "stall", "converge", "variants"}; }
 
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override {

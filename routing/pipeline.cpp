@@ -7,6 +7,7 @@
 #include <sstream>
 #include <sys/stat.h>
 
+#include "angara/file_io.hpp"
 #include "angara/route_dump.hpp"
 #include "routing/chain.hpp"
 #include "config.h"
@@ -44,8 +45,9 @@ NodeId resolve_node(const Config& config, const std::string& name, const char* w
 }
 
 std::optional<RouteTable> load_cached(const std::string& path, const Torus& torus) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
+  const FileContents file = read_regular_file(path, kMaxRouteDumpBytes);
+  if (!file.error.empty()) return std::nullopt;
+  std::istringstream in(file.text);
   try {
     return read_route_dump(in, torus, path);
   } catch (const std::exception&) {
@@ -76,6 +78,9 @@ PreparedJob prepare_job(const Config& config, const JobRequest& request) {
       allocation.push_back(node);
     }
   }
+  if (allocation.empty())
+    throw std::invalid_argument("every node of the " + network.torus().to_string() +
+                                " machine is marked failed or down: there is nothing to route");
   std::sort(allocation.begin(), allocation.end());
   allocation.erase(std::unique(allocation.begin(), allocation.end()), allocation.end());
 
@@ -85,6 +90,7 @@ PreparedJob prepare_job(const Config& config, const JobRequest& request) {
       !request.algorithm.empty() ? request.algorithm
                                  : !config.algorithm.empty() ? config.algorithm : default_algorithm_chain()));
 
+  check_generator_options(config.algorithm_options);
   GeneratorOptions options;
   options.seed = config.seed;
   options.virtual_channels = config.virtual_channels;
@@ -124,14 +130,16 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   verify_options.rules = options.rules;
   verify_options.flow_control = options.flow_control;
   result.chain = algorithm;
+  // The fingerprint covers the algorithms and their options; the entry must
+  // also say it was computed by a member of the chain asked for (a copied or
+  // renamed file is recomputed, never relabelled).
   if (cached && cached->nodes() == allocation && cached->rules == options.rules &&
-      cached->flow_control == options.flow_control) {
+      cached->flow_control == options.flow_control &&
+      std::find(chain.begin(), chain.end(), cached->algorithm) != chain.end()) {
     result.table = std::move(*cached);
     result.from_cache = true;
     // The member that computed the cached table, as its dump recorded it.
-    result.algorithm = std::find(chain.begin(), chain.end(), result.table.algorithm) != chain.end()
-                           ? result.table.algorithm
-                           : chain.front();
+    result.algorithm = result.table.algorithm;
     result.table.algorithm = result.algorithm;
     result.table.rules = options.rules;
     result.table.flow_control = options.flow_control;
@@ -149,14 +157,16 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   if (!cache_path.empty() && !result.from_cache && request.write_cache) {
     std::ostringstream dump;
     write_route_dump(dump, network.torus(), result.table);
-    ::mkdir(request.cache_dir.c_str(), 0755);  // the parent is the admin's; one level is created
+    // The parent is the admin's; one level is created.
+    if (const std::string problem = ensure_directory(request.cache_dir, false); !problem.empty())
+      throw TableFileError("cannot write the cache entry " + cache_path + ": " + problem);
     write_file_atomically(cache_path, dump.str());
   }
   return result;
 }
 
 void write_job_tables(const Config& config, const JobResult& result, const std::string& directory,
-                      const std::vector<std::string>& only) {
+                      const std::vector<std::string>& only, const TableSetOptions& set_options) {
   const RouteTable& table = result.table;
   // Angara router tables hold [FS] DOR+dirbit [LS] headers only (shared
   // model, "Rule sets of the general backends"): checked before any file.
@@ -175,14 +185,23 @@ void write_job_tables(const Config& config, const JobResult& result, const std::
       sources.push_back(index);
     }
   }
+  // Every file is formatted (and every name checked) before anything is written.
+  std::vector<TableFileData> files;
+  files.reserve(sources.size());
   for (std::size_t index : sources) {
     NodeTable node_table = node_table_from(table, index, result.network.torus());
     node_table.node_name = config.node_name(table.nodes()[index]);
     node_table.algorithm = result.algorithm;
     node_table.job = result.job;
     node_table.fingerprint = result.fingerprint;
-    write_node_table(directory, node_table);
+    files.push_back(TableFileData{table_file_name(node_table), format_node_table(node_table)});
   }
+  const bool one_node_alone = files.size() == 1 && !set_options.keep_others && set_options.remove.empty() &&
+                              !set_options.replace_directory;
+  if (one_node_alone)
+    publish_table_file(directory, files.front(), set_options);
+  else
+    publish_table_set(directory, result.job, files, set_options);
 }
 
 JobResult verify_table_directory(const Config& config, const std::string& directory) {

@@ -12,6 +12,7 @@
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "angara/table_file.hpp"
+#include "angara/table_set.hpp"
 #include "routing/chain.hpp"
 #include "routing/generator.hpp"
 #include "routing/verifier.hpp"
@@ -81,10 +82,13 @@ PreparedJob prepare_job(const Config& config, const JobRequest& request);
 JobResult compute_job_routes(const Config& config, const JobRequest& request);
 
 // Writes the tables of the given allocated nodes (all when `only` is empty)
-// into `directory`, each atomically.  Throws GeneralRulesError, before
-// writing anything, for a table made under rules general.
+// into `directory` as one table set of the job, committed with one rename
+// (angara/table_set.hpp); one node alone (a prologue) is one file replaced
+// atomically.  Every table is formatted and every name checked first.
+// Throws GeneralRulesError, before writing anything, for a table made under
+// rules general.
 void write_job_tables(const Config& config, const JobResult& result, const std::string& directory,
-                      const std::vector<std::string>& only = {});
+                      const std::vector<std::string>& only = {}, const TableSetOptions& set_options = {});
 
 // Re-reads every table file of `directory` (one job's tables), checks they
 // belong together (same machine, job, fingerprint, node set) and verifies them

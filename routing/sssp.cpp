@@ -504,6 +504,7 @@ WeightReading read_weight_reading(const GeneratorOptions& options) {
 class SsspGenerator : public Generator {
  public:
   std::string_view name() const override { return "sssp"; }
+  std::vector<std::string_view> option_keys() const override { return {"weights"}; }
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override;
 };

@@ -128,7 +128,9 @@ class ScratchDir {
 
 std::vector<std::string> list_dir(const std::string& dir) {
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  // .angara holds the table sets and the writers' lock (angara-tables(5)).
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().filename() != ".angara") names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -389,7 +391,13 @@ END_TEST
 
 START_TEST(test_atomic_write_creates_and_replaces) {
   ScratchDir scratch;
-  const std::string dir = scratch.path() + "/tables/job1";  // created on demand
+  // The directory is created on demand, its missing parents are an error.
+  const std::string dir = scratch.path() + "/tables/job1";
+  ck_assert_std_str_eq(table_error([&] { write_node_table(dir, tiny_table()); }),
+                       "cannot write tables in " + dir + ": directory " + scratch.path() +
+                           "/tables does not exist (create it first, or ask for missing parents to be created)");
+  ck_assert(!fs::exists(scratch.path() + "/tables"));
+  fs::create_directory(scratch.path() + "/tables");
   write_node_table(dir, tiny_table());
   ck_assert(list_dir(dir) == std::vector<std::string>{"n00.rt"});
   ck_assert_std_str_eq(slurp(dir + "/n00.rt"), tiny_text());
@@ -420,14 +428,16 @@ START_TEST(test_unwritable_path) {
   // A regular file where a directory is needed fails even for root.
   const std::string target = file + "/sub/n00.rt";
   ck_assert_std_str_eq(table_error([&] { write_file_atomically(target, "abc"); }),
-                       "cannot write " + target + ": Not a directory");
+                       "cannot write " + target + ": cannot use " + target + ": Not a directory");
   ck_assert_std_str_eq(table_error([&] { write_node_table(file, tiny_table()); }),
-                       "cannot write " + file + "/n00.rt: Not a directory");
+                       "cannot write tables in " + file + ": " + file +
+                           " exists and is not a directory (it is a regular file)");
   // Renaming onto a non-empty directory fails after the temporary exists: it
   // must be removed again.
   fs::create_directories(scratch.path() + "/busy/n00.rt/inside");
   ck_assert_std_str_eq(table_error([&] { write_node_table(scratch.path() + "/busy", tiny_table()); }),
-                       "cannot write " + scratch.path() + "/busy/n00.rt: Is a directory");
+                       "cannot write " + scratch.path() +
+                           "/busy/n00.rt: it exists and is not a regular file (it is a directory); refusing to replace it");
   ck_assert(list_dir(scratch.path() + "/busy") == std::vector<std::string>{"n00.rt"});
   const std::string missing = scratch.path() + "/missing.rt";
   ck_assert_std_str_eq(table_error([&] { read_node_table(missing); }),
