@@ -284,12 +284,12 @@ std::vector<std::string> collect_garbage(const Paths& paths, bool remove) {
   return found;
 }
 
-void check_file_names(const std::vector<TableFileData>& files) {
+void check_file_names(const std::vector<std::string>& names) {
   std::set<std::string> seen;
-  for (const TableFileData& file : files) {
-    if (!is_table_name(file.name) || file.name.find('/') != std::string::npos)
-      throw std::invalid_argument("'" + file.name + "' cannot be the name of a table file (NAME.rt, no '/', no leading '.')");
-    if (!seen.insert(file.name).second) throw std::invalid_argument("two tables for the file " + file.name);
+  for (const std::string& name : names) {
+    if (!is_table_name(name) || name.find('/') != std::string::npos)
+      throw std::invalid_argument("'" + name + "' cannot be the name of a table file (NAME.rt, no '/', no leading '.')");
+    if (!seen.insert(name).second) throw std::invalid_argument("two tables for the file " + name);
   }
 }
 
@@ -307,15 +307,22 @@ std::unique_ptr<DirectoryLock> lock_directory(const Paths& paths, const TableSet
 
 void publish_table_set(const std::string& directory, const std::string& set_name,
                        const std::vector<TableFileData>& files, const TableSetOptions& options) {
-  check_file_names(files);
+  std::vector<std::string> names;
+  for (const TableFileData& file : files) names.push_back(file.name);
+  publish_table_set(directory, set_name, names, [&files](std::size_t i) { return files[i].contents; }, options);
+}
+
+void publish_table_set(const std::string& directory, const std::string& set_name,
+                       const std::vector<std::string>& names,
+                       const std::function<std::string(std::size_t)>& contents, const TableSetOptions& options) {
+  check_file_names(names);
   const Paths paths(directory);
   const std::unique_ptr<DirectoryLock> lock = lock_directory(paths, options);
   collect_garbage(paths, true);  // what a killed writer left
 
   const std::string set = encode_set_name(set_name);
   const std::string link_prefix = std::string(kSetLinkPrefix) + set + "/";
-  std::set<std::string> written;
-  for (const TableFileData& file : files) written.insert(file.name);
+  const std::set<std::string> written(names.begin(), names.end());
   std::set<std::string> leaving;
   for (const std::string& name : options.remove)
     if (is_table_name(name) && !written.count(name)) leaving.insert(name);
@@ -326,7 +333,7 @@ void publish_table_set(const std::string& directory, const std::string& set_name
   // 1. Adopt every node the switch concerns into the set, without changing
   //    what any of them shows.
   std::vector<std::string> adoptees;
-  for (const std::set<std::string>* names : {&written, &leaving})
+  for (const std::set<std::string>* names : {&written, static_cast<const std::set<std::string>*>(&leaving)})
     for (const std::string& name : *names) {
       const std::optional<std::string> target = read_link(paths.dir + "/" + name);
       if (!target || *target != link_prefix + name) adoptees.push_back(name);
@@ -356,12 +363,17 @@ void publish_table_set(const std::string& directory, const std::string& set_name
   // 2. The new generation, beside the current one.
   const std::string fresh = new_generation(paths, set);
   const std::string fresh_path = paths.gens + "/" + fresh;
-  if (options.keep_others && !current.empty())
-    for (const std::string& name : list_or_empty(paths.gens + "/" + current))
-      if (!written.count(name) && !leaving.count(name))
-        link_into(paths.gens + "/" + current + "/" + name, fresh_path + "/" + name);
-  for (const TableFileData& file : files) write_new_file(fresh_path + "/" + file.name, file.contents);
-  sync_directory(fresh_path);
+  try {
+    if (options.keep_others && !current.empty())
+      for (const std::string& name : list_or_empty(paths.gens + "/" + current))
+        if (!written.count(name) && !leaving.count(name))
+          link_into(paths.gens + "/" + current + "/" + name, fresh_path + "/" + name);
+    for (std::size_t i = 0; i < names.size(); ++i) write_new_file(fresh_path + "/" + names[i], contents(i));
+    sync_directory(fresh_path);
+  } catch (...) {
+    remove_generation(fresh_path);  // never committed: nobody saw it
+    throw;
+  }
 
   // 3. The commit.  Nodes that left now dangle: no table, as for a reader.
   switch_set(paths, set, fresh);
@@ -372,7 +384,7 @@ void publish_table_set(const std::string& directory, const std::string& set_name
 }
 
 void publish_table_file(const std::string& directory, const TableFileData& file, const TableSetOptions& options) {
-  check_file_names({file});
+  check_file_names({file.name});
   const Paths paths(directory);
   const std::unique_ptr<DirectoryLock> lock = lock_directory(paths, options);
   collect_garbage(paths, true);
@@ -442,6 +454,12 @@ std::vector<TableFileData> read_table_files(const std::string& directory) {
     if (!changed) return files;
   }
   throw TableFileError(directory + ": the table set kept changing while it was read; try again");
+}
+
+void tidy_table_directory(const std::string& directory, const TableSetOptions& options) {
+  const Paths paths(directory);
+  const std::unique_ptr<DirectoryLock> lock = lock_directory(paths, options);
+  collect_garbage(paths, true);
 }
 
 std::vector<std::string> table_directory_leftovers(const std::string& directory) {

@@ -22,6 +22,7 @@
 // belong to a live writer.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,12 @@ struct TableSetOptions {
 // or another writer holds it for longer than the timeout.
 void publish_table_set(const std::string& directory, const std::string& set_name,
                        const std::vector<TableFileData>& files, const TableSetOptions& options = {});
+// The same for many large files: `names` are checked before anything is
+// written, and contents(i) makes file i's bytes when it is written, so only
+// one file is in memory at a time.
+void publish_table_set(const std::string& directory, const std::string& set_name,
+                       const std::vector<std::string>& names,
+                       const std::function<std::string(std::size_t)>& contents, const TableSetOptions& options = {});
 
 // One node's table alone (the prologue and epilogue on a node): replaced with
 // one rename(2), under the same lock so it cannot interleave with a set.
@@ -65,6 +72,10 @@ void publish_table_file(const std::string& directory, const TableFileData& file,
 // switched while it is read, the read starts over.  Regular files only, at
 // most kMaxTableFileBytes each.  Throws TableFileError.
 std::vector<TableFileData> read_table_files(const std::string& directory);
+
+// Takes the lock and removes what killed writers left (what every writer
+// does first); the visible tables do not change.
+void tidy_table_directory(const std::string& directory, const TableSetOptions& options = {});
 
 // Temporaries a killed writer left in `directory` (for tests and the kill
 // test): ".NAME.tmp.PID" files, unreferenced generations and sets, dangling

@@ -185,23 +185,38 @@ void write_job_tables(const Config& config, const JobResult& result, const std::
       sources.push_back(index);
     }
   }
-  // Every file is formatted (and every name checked) before anything is written.
-  std::vector<TableFileData> files;
-  files.reserve(sources.size());
-  for (std::size_t index : sources) {
+  // Every name is checked, and the first table formatted, before anything is
+  // written; the others are formatted one at a time as they are written
+  // (a whole machine's files together would not fit in memory).
+  const auto node_table_of = [&](std::size_t index) {
     NodeTable node_table = node_table_from(table, index, result.network.torus());
     node_table.node_name = config.node_name(table.nodes()[index]);
     node_table.algorithm = result.algorithm;
     node_table.job = result.job;
     node_table.fingerprint = result.fingerprint;
-    files.push_back(TableFileData{table_file_name(node_table), format_node_table(node_table)});
+    return node_table;
+  };
+  std::vector<std::string> names;
+  names.reserve(sources.size());
+  for (std::size_t index : sources) {
+    NodeTable probe;
+    probe.torus = result.network.torus();
+    probe.node = table.nodes()[index];
+    probe.node_name = config.node_name(probe.node);
+    names.push_back(table_file_name(probe));
   }
-  const bool one_node_alone = files.size() == 1 && !set_options.keep_others && set_options.remove.empty() &&
+  if (sources.empty()) return;
+  std::string first = format_node_table(node_table_of(sources.front()));
+  const bool one_node_alone = sources.size() == 1 && !set_options.keep_others && set_options.remove.empty() &&
                               !set_options.replace_directory;
-  if (one_node_alone)
-    publish_table_file(directory, files.front(), set_options);
-  else
-    publish_table_set(directory, result.job, files, set_options);
+  if (one_node_alone) {
+    publish_table_file(directory, TableFileData{names.front(), std::move(first)}, set_options);
+    return;
+  }
+  publish_table_set(
+      directory, result.job, names,
+      [&](std::size_t i) { return i == 0 ? std::move(first) : format_node_table(node_table_of(sources[i])); },
+      set_options);
 }
 
 JobResult verify_table_directory(const Config& config, const std::string& directory) {
