@@ -58,11 +58,15 @@ old=0 new=0 mixed=0 leftover=0 changed_by_tidy=0
 for kill in $(seq 1 "$kills"); do
   i=$((RANDOM % ${#commands[@]}))
   if is_prologue "$i"; then dir=$local; before=$current_local; else dir=$shared; before=$current_shared; fi
-  # A random moment within the writer's run (a little past its end too).
-  delay_ms=$((RANDOM % (duration_ms[i] * 11 / 10 + 2)))
+  # A random moment of the writer's run, stratified over the kills so that
+  # about two thirds land within the run and a third after its end (the
+  # commit): a short run still hits both sides of a commit, every time.
+  slot_start=$(( (kill - 1) * 1500 / kills )) slot_end=$(( kill * 1500 / kills ))
+  permille=$(( slot_start + RANDOM % (slot_end - slot_start + 1) ))
+  delay_ms=$(( duration_ms[i] * permille / 1000 ))
   (run_command "$i" "$dir") &
   pid=$!
-  sleep "$(printf '0.%03d' "$delay_ms")"
+  sleep "$((delay_ms / 1000)).$(printf %03d $((delay_ms % 1000)))"
   kill -KILL "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
   after="$(state "$dir")"
