@@ -110,18 +110,19 @@ check "the dump is 0644 under umask 077" [ "$(stat -c %a "$work/umask.dump")" = 
 check "the directory is 0755 under umask 077" [ "$(stat -c %a "$work/umask")" = 755 ]
 
 # --- The cache is keyed by algorithm and options; an entry is never relabelled ---
-expect "bfs into the cache" 0 "$tool" generate --dry-run --algorithm bfs --nodes 'desmos[00-07]' --cache "$work/cache" --json
+# (a dry run stores nothing in the cache, so these write tables)
+expect "bfs into the cache" 0 "$tool" generate --output "$work/cache-tables" --algorithm bfs --nodes 'desmos[00-07]' --cache "$work/cache" --json
 bfs_entry=$(ls "$work/cache")
-expect "sssp into the cache" 0 "$tool" generate --dry-run --algorithm sssp --nodes 'desmos[00-07]' --cache "$work/cache" --json
+expect "sssp into the cache" 0 "$tool" generate --output "$work/cache-tables" --algorithm sssp --nodes 'desmos[00-07]' --cache "$work/cache" --json
 check "two entries, one per algorithm" [ "$(ls "$work/cache" | wc -l)" = 2 ]
 sssp_entry=$(ls "$work/cache" | grep -v "$bfs_entry")
 cp "$work/cache/$bfs_entry" "$work/cache/$sssp_entry"
-expect "sssp with a bfs entry under its key" 0 "$tool" generate --dry-run --algorithm sssp --nodes 'desmos[00-07]' --cache "$work/cache" --json
+expect "sssp with a bfs entry under its key" 0 "$tool" generate --output "$work/cache-tables" --algorithm sssp --nodes 'desmos[00-07]' --cache "$work/cache" --json
 contains "the bfs entry is recomputed, not used as sssp" "$work/out" '"from_cache":false'
-expect "sssp again" 0 "$tool" generate --dry-run --algorithm sssp --nodes 'desmos[00-07]' --cache "$work/cache" --json
+expect "sssp again" 0 "$tool" generate --output "$work/cache-tables" --algorithm sssp --nodes 'desmos[00-07]' --cache "$work/cache" --json
 contains "now its own entry is used" "$work/out" '"from_cache":true'
 check "the entry says sssp" grep -q 'algorithm=sssp' "$work/cache/$sssp_entry"
-expect "a missing cache parent is an error" 5 "$tool" generate --dry-run --nodes 'desmos[00-07]' --cache "$work/nocache/sub"
+expect "a missing cache parent is an error" 5 "$tool" generate --output "$work/cache-tables" --nodes 'desmos[00-07]' --cache "$work/nocache/sub"
 
 # --- Stale node files leave with the switch ---
 expect "whole machine" 0 "$tool" generate --output "$work/stale"
@@ -133,6 +134,15 @@ check "31 files remain" [ "$(ls "$work/stale" | wc -l)" = 31 ]
 check "desmos05 left" [ ! -e "$work/stale/desmos05.rt" ]
 expect "the directory verifies again" 0 "$tool" verify --tables "$work/stale"
 check "no leftovers" [ -z "$(leftovers "$work/stale")" ]
+
+# In the configured directory that jobs share, a job's run replaces its own set only.
+printf 'machine:\n  torus: 4x4\n  nodes: n[00-15]\ntables:\n  directory: %s\n' "$work/jobs" >"$work/jobs.yaml"
+expect "job a on n[00-03]" 0 "$tool" generate --config "$work/jobs.yaml" --job-name a --nodes 'n[00-03]'
+expect "job b on n[04-07]" 0 "$tool" generate --config "$work/jobs.yaml" --job-name b --nodes 'n[04-07]'
+expect "job a again, on n[00-01]" 0 "$tool" generate --config "$work/jobs.yaml" --job-name a --nodes 'n[00-01]'
+check "job a's n02 and n03 left, job b's tables stayed" \
+  [ "$(cd "$work/jobs" && echo *.rt)" = "n00.rt n01.rt n04.rt n05.rt n06.rt n07.rt" ]
+check "job b's tables are untouched" [ "$(field "$work/jobs/n05.rt" job)" = b ]
 
 # --- A lock with a timeout: a second writer waits, then gives up clearly ---
 "$tool" generate --nodes 'desmos[00-03]' --output "$work/locked" >/dev/null 2>&1
