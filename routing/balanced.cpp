@@ -629,7 +629,7 @@ void search(Balancer& balancer, std::uint32_t bound) {
 class BalancedGenerator : public Generator {
  public:
   std::string_view name() const override { return "balanced"; }
-  std::vector<std::string_view> option_keys() const override { return {"start"}; }
+  std::vector<std::string_view> option_keys() const override { return {"start", "construction"}; }
 
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override {
