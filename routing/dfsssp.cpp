@@ -207,6 +207,7 @@ class LayeredDependencies {
 class DfssspGenerator final : public Generator {
  public:
   std::string_view name() const override { return "dfsssp"; }
+  std::vector<std::string_view> option_keys() const override { return {"paths", "passes", "spread"}; }
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override {
     return layered_table(name(), network, allocation, options, dfsssp_layers);

@@ -69,6 +69,7 @@ bool try_layer(Layer& layer, const ChannelId* first, const ChannelId* last) {
 class LashGenerator final : public Generator {
  public:
   std::string_view name() const override { return "lash"; }
+  std::vector<std::string_view> option_keys() const override { return {"paths", "passes", "spread"}; }
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override {
     return layered_table(name(), network, allocation, options, lash_layers);
