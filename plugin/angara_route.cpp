@@ -439,8 +439,9 @@ const Subcommand kSubcommands[] = {
      "rebuild --job JOBID | --all-running [--idle] [--node HOSTLIST] [--config F]\n"
      "                    [--tables DIR] [--cache DIR] [--algorithm NAME] [--failed STATES]\n"
      "                    [--down HOSTLIST] [--timeout S] [--dry-run] [--json] [--log FILE]\n"
-     "                    [DOWN-HOSTLIST...]",
-     "Rewrites the tables of running jobs (and idle nodes) around the routers Slurm reports failed.",
+     "                    [--quiesced] [--step-wait S] [DOWN-HOSTLIST...]",
+     "Rewrites the tables of running jobs (and idle nodes) around the routers Slurm reports failed;\n"
+     "a running job's switch is checked deadlock-free (angara-route(8), LIVE SWITCHES).",
      &angara::rebuild_command},
     {"analyze",
      "analyze --tables DIR | --dump FILE [--config F] [--json]\n"
@@ -485,7 +486,8 @@ void print_help() {
             << "/angara/angara.yaml,\nand falls back to the built-in Desmos machine (4x2x2x2, one cable in Y, Z\nand K, desmos[00-31]).\n"
             << "Exit status: 0 ok, 1 table rejected by the verifier, 2 usage error,\n"
             << "3 bad configuration or input, 4 no valid routing exists, 5 table file I/O error,\n"
-            << "6 slurmctld could not be queried, 7 table files asked for under routing.rules: general.\n"
+            << "6 slurmctld could not be queried, 7 table files asked for under routing.rules: general,\n"
+            << "8 a running job's routes cannot be switched live safely (quiesce it; see LIVE SWITCHES).\n"
             << "See angara-route(8), angara.yaml(5), angara-tables(5).\n";
 }
 

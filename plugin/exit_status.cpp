@@ -5,6 +5,7 @@
 
 #include "angara/config.hpp"
 #include "angara/table_file.hpp"
+#include "plugin/live_switch.hpp"
 #include "plugin/slurm_query.hpp"
 #include "routing/generator.hpp"
 #include "routing/pipeline.hpp"
@@ -15,6 +16,8 @@ namespace angara {
 int exit_status_of(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
+  } catch (const UnsafeSwitchError&) {
+    return kExitUnsafeSwitch;
   } catch (const VerificationError&) {
     return kExitRejected;
   } catch (const RoutingError&) {

@@ -16,6 +16,7 @@ enum ExitStatus : int {
   kExitIo = 5,           // a table file could not be written or read
   kExitSlurmQuery = 6,   // slurmctld could not be asked (scontrol failed or timed out)
   kExitGeneralRules = 7, // table files asked for from a rules-general table (nothing written)
+  kExitUnsafeSwitch = 8, // a running job's routes cannot be switched live safely (nothing written)
 };
 
 int exit_status_of(const std::exception_ptr& error);

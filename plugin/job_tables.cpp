@@ -446,7 +446,14 @@ RebuildOutcome rebuild_job_tables(const Config& config, const RebuildRequest& re
   outcome.max_gamma = result.report.metrics.max_gamma;
   outcome.lower_bound = result.report.metrics.lower_bound;
   outcome.verified = result.report.ok();
-  if (!request.dry_run) {
+  // The running job's routers switch one by one: the union of what is
+  // installed and the new routes must be deadlock-free (live_switch.hpp).
+  const RouteTable installed = installed_job_table(config, directory, request.job.id,
+                                                   whole_machine ? config.node_names : request.job.nodes);
+  if (request.dry_run) {
+    if (!request.live_switch.quiesced) check_switch(result, installed, outcome.live_switch);
+    else outcome.live_switch.checked = false;
+  } else {
     // One switch: the rewritten nodes change together, and the failed ones
     // leave the job's set with them (a subset rewrite keeps the others).
     TableSetOptions set_options;
@@ -454,10 +461,13 @@ RebuildOutcome rebuild_job_tables(const Config& config, const RebuildRequest& re
       set_options.remove = table_names_of(config, outcome.dropped);
     else
       set_options.keep_others = true;
-    write_job_tables(config, result, directory, targets, set_options);
+    outcome.live_switch =
+        switch_job_tables(config, result, installed, directory, targets, set_options, request.live_switch);
     outcome.written = targets;
   }
-  outcome.message = format_report_line(result) + "; " + failed_note(failed);
+  // The switch's kind before the rest: the log's readers look for the line's
+  // end ("written to DIR").
+  outcome.message = format_report_line(result) + "; " + outcome.live_switch.summary() + "; " + failed_note(failed);
   if (!outcome.dropped.empty() && !whole_machine)
     outcome.message += "; left out failed job nodes " + compress_hostlist(outcome.dropped);
   outcome.message += request.dry_run ? "; dry run, nothing written"

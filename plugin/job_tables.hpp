@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "angara/config.hpp"
+#include "plugin/live_switch.hpp"
 #include "plugin/slurm_query.hpp"
 #include "routing/pipeline.hpp"
 
@@ -106,6 +107,7 @@ struct RebuildRequest {
   std::string cache_dir;
   std::vector<std::string> only;  // write only these nodes' tables ("" = every live node of the job)
   bool dry_run = false;
+  SwitchOptions live_switch;      // how the running job's routers switch (live_switch.hpp)
 };
 
 struct RebuildOutcome {
@@ -118,6 +120,7 @@ struct RebuildOutcome {
   std::uint64_t max_gamma = 0;
   std::uint64_t lower_bound = 0;
   bool verified = false;
+  SwitchOutcome live_switch;         // how the installed tables were (or would be) replaced
 };
 
 // Routes the job's live nodes around every failed one and rewrites their

@@ -41,7 +41,8 @@ const char* const kUsage =
     "Usage: angara-route rebuild --job JOBID | --all-running [--idle] [--node HOSTLIST]\n"
     "         [--config F] [--tables DIR] [--cache DIR] [--algorithm NAME]\n"
     "         [--failed down|down,drained|none] [--down HOSTLIST] [--timeout S] [--dry-run]\n"
-    "         [--json] [--log FILE] [DOWN-HOSTLIST...]   (as strigger --node --down passes them)\n";
+    "         [--json] [--log FILE] [--quiesced] [--step-wait S]\n"
+    "         [DOWN-HOSTLIST...]   (as strigger --node --down passes them)\n";
 
 struct Options {
   std::string job_id;
@@ -58,6 +59,7 @@ struct Options {
   bool dry_run = false;
   bool json = false;
   std::string log_file = LOCALSTATEDIR "/log/angara-route.log";
+  SwitchOptions live_switch;
 };
 
 // Every rebuild run leaves a record (angara-route(8), FILES): each line goes
@@ -107,6 +109,9 @@ std::string job_json(const std::string& job_id, const spank::RebuildOutcome* out
             ",\"written\":" + json_string_list(outcome->written) + ",\"dropped\":" + json_string_list(outcome->dropped) +
             ",\"max_gamma\":" + std::to_string(outcome->max_gamma) + ",\"lower_bound\":" +
             std::to_string(outcome->lower_bound) + ",\"verified\":" + (outcome->verified ? "true" : "false") +
+            ",\"live_switch\":" +
+            json_quote(outcome->live_switch.checked ? transition_kind_name(outcome->live_switch.kind) : "unchecked") +
+            ",\"live_switch_steps\":" + std::to_string(outcome->live_switch.steps) +
             ",\"message\":" + json_quote(outcome->message);
   if (!error.empty()) text += ",\"error\":" + json_quote(error) + ",\"exit_status\":" + std::to_string(status);
   return text + "}";
@@ -144,6 +149,7 @@ int rebuild_command(int argc, char** argv) {
       {"failed", required_argument, nullptr, 'f'},   {"down", required_argument, nullptr, 'x'},
       {"timeout", required_argument, nullptr, 'T'},  {"dry-run", no_argument, nullptr, 'd'},
       {"json", no_argument, nullptr, 'j'},           {"log", required_argument, nullptr, 'L'},
+      {"quiesced", no_argument, nullptr, 'Q'},       {"step-wait", required_argument, nullptr, 'W'},
       {"help", no_argument, nullptr, 'h'},           {nullptr, 0, nullptr, 0}};
   optind = 1;
   int opt;
@@ -182,6 +188,17 @@ int rebuild_command(int argc, char** argv) {
       case 'd': options.dry_run = true; break;
       case 'j': options.json = true; break;
       case 'L': options.log_file = optarg; break;
+      case 'Q': options.live_switch.quiesced = true; break;
+      case 'W': {
+        char* end = nullptr;
+        const double seconds = std::strtod(optarg, &end);
+        if (*optarg == '\0' || *end != '\0' || !(seconds >= 0 && seconds <= 600)) {
+          std::cerr << "angara-route: rebuild: --step-wait " << optarg << ": expected seconds from 0 to 600\n";
+          return kExitUsage;
+        }
+        options.live_switch.step_wait = seconds;
+        break;
+      }
       case 'h': std::cout << kUsage; return kExitOk;
       default: return usage("unknown option");
     }
@@ -296,6 +313,7 @@ int rebuild_command(int argc, char** argv) {
     request.table_dir = options.table_dir;
     request.cache_dir = options.cache_dir;
     request.dry_run = options.dry_run;
+    request.live_switch = options.live_switch;
     if (!options.only.empty()) {
       request.only = selected(options.only, job.nodes);
       const std::set<std::string> failed_set(failed.begin(), failed.end());

@@ -529,6 +529,9 @@ START_TEST(test_rebuild_keeps_algorithm_and_drops_failed) {
   ck_assert_std_str_eq(joined(outcome.dropped), "desmos01");
   ck_assert(outcome.message.find("; left out failed job nodes desmos01; tables of desmos[00,02-03] written to") !=
             std::string::npos);
+  // The running job's installed tables, desmos01's included, were compared.
+  ck_assert(outcome.message.find("; live switch direct (installed tables of 4 node(s) compared)") !=
+            std::string::npos);
   const NodeTable table = read_node_table(dir.file("desmos00.rt"));
   ck_assert_std_str_eq(table.algorithm, other_algorithm());
   ck_assert_std_str_eq(table.job, "11");

@@ -2,7 +2,10 @@
 // table-writing path of the product per mode, run to be killed with SIGKILL
 // at a random moment, and the checks run afterwards.
 //
-//   kill_driver rebuild  CONFIG DIR JOB NODES FAILED ALGORITHM   rebuild_job_tables, as `angara-route rebuild`
+//   kill_driver rebuild  CONFIG DIR JOB NODES FAILED ALGORITHM [--quiesced|--step-wait=S]
+//                                       rebuild_job_tables, as `angara-route rebuild` (the kill test
+//                                       passes --quiesced: it checks that sets switch whole, and an
+//                                       intermediate set of a staged live switch is neither old nor new)
 //   kill_driver prologue CONFIG DIR JOB NODES NODE ALGORITHM     install_job_table on NODE, as the SPANK prologue
 //   kill_driver state    CONFIG DIR     one line per visible table "NAME JOB ALGORITHM FINGERPRINT", then
 //                                       "verify ok" or "verify failed: ..." when there are two or more
@@ -62,7 +65,7 @@ int main(int argc, char** argv) {
     const Config config = load_config(argv[2]);
     const std::string directory = argv[3];
     if (mode == "state" && argc == 4) return state(config, directory);
-    if (mode == "rebuild" && argc == 8) {
+    if (mode == "rebuild" && (argc == 8 || argc == 9)) {
       spank::RebuildRequest request;
       request.job.id = argv[4];
       request.job.state = "RUNNING";
@@ -71,6 +74,13 @@ int main(int argc, char** argv) {
       if (*argv[6]) request.failed_nodes = expand_hostlist(argv[6]);
       request.algorithm = argv[7];
       request.table_dir = directory;
+      const std::string option = argc == 9 ? argv[8] : "";
+      if (option == "--quiesced")
+        request.live_switch.quiesced = true;
+      else if (option.rfind("--step-wait=", 0) == 0)
+        request.live_switch.step_wait = std::stod(option.substr(12));
+      else if (!option.empty())
+        return usage();
       std::cout << spank::rebuild_job_tables(config, request).message << '\n';
       return 0;
     }

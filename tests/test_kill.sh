@@ -21,8 +21,8 @@ commands=(
   "generate bfs job 1, whole machine|$tool generate --config $config --algorithm bfs --job-name 1 --output DIR"
   "generate sssp job 1, 64 nodes|$tool generate --config $config --algorithm sssp --job-name 1 --nodes n[000-063] --output DIR"
   "generate balanced job 2, n005 down|$tool generate --config $config --algorithm balanced --job-name 2 --down n005 --output DIR"
-  "rebuild job 1 without n017 (bfs)|$driver rebuild $config DIR 1 n[000-127] n017 bfs"
-  "rebuild job 1 without n017,n090 (sssp)|$driver rebuild $config DIR 1 n[000-127] n[017,090] sssp"
+  "rebuild job 1 without n017 (bfs)|$driver rebuild $config DIR 1 n[000-127] n017 bfs --quiesced"
+  "rebuild job 1 without n017,n090 (sssp)|$driver rebuild $config DIR 1 n[000-127] n[017,090] sssp --quiesced"
   "prologue job 10 on n042 (bfs)|$driver prologue $config DIR 10 n[000-127] n042 bfs"
   "prologue job 11 on n042 (sssp)|$driver prologue $config DIR 11 n[000-063] n042 sssp"
 )

@@ -417,6 +417,7 @@ if "$tool" rebuild --log "$rebuild_log" --job "$job" --config "$config" --dry-ru
 else
   not_ok "rebuild --json" "$(cat "$out/rebuild.json")"
 fi
+check "the rebuild checked the live switch of the running job" grep -q "live switch direct (installed tables of 2 node(s) compared)" "$out/rebuild.txt"
 # The strigger program rewrites idle nodes' default tables (desmos31 ran no job yet).
 deadline=$((SECONDS + 60))
 until [ "$(table_field "$tables/desmos31.rt" job)" = default ] && ! grep -q '^1,0,0,0 ' "$tables/desmos31.rt" ||
