@@ -337,6 +337,12 @@ while [ $SECONDS -lt $deadline ]; do
   sleep 0.5
 done
 check "jobs $job_a and $job_b ran at the same time" [ $together = yes ]
+# A node's prologue may still be writing its table when the job shows RUNNING:
+# wait for both copy steps (one table-ok line per node) before verifying.
+deadline=$((SECONDS + 60))
+until [ "$(cat "$work"/concurrent-[ab]/batch.out 2>/dev/null | grep -c '^table-ok')" -ge 16 ] || [ $SECONDS -ge $deadline ]; do
+  sleep 0.5
+done
 # The shared table directory mixes both jobs and the idle nodes: verify --job picks each job's.
 for id in $job_a $job_b; do
   if "$tool" verify --job "$id" --config "$config" >"$work/verify-$id.txt" 2>&1 &&
