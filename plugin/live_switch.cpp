@@ -79,7 +79,8 @@ SwitchOutcome switch_job_tables(const Config& config, const JobResult& result, c
   verify_options.flow_control = result.table.flow_control;
   std::vector<JobResult> stages;
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
-    JobResult stage{result.network, plan.steps[k], {}, result.job, result.algorithm, {}, 0, false};
+    JobResult stage = result;
+    stage.table = plan.steps[k];
     stage.fingerprint = result.fingerprint + "+step" + std::to_string(k + 1) + "of" + std::to_string(plan.steps.size());
     stage.report = verify(stage.network, stage.table, verify_options);
     if (!stage.report.ok()) throw VerificationError(stage.report);
