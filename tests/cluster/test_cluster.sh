@@ -238,6 +238,12 @@ out=$work/sssp-job
 mkdir -p "$out"
 job=$(sbatch --parsable -N4 -w 'desmos[12-15]' --angara-routing=sssp -o /dev/null --wrap 'sleep 300')
 wait_job_state "$job" RUNNING 60
+# RUNNING can come before every node's prologue has written its table.
+deadline=$((SECONDS + 30))
+until [ "$(table_field "$tables/desmos12.rt" job 2>/dev/null)" = "$job" ] && [ "$(table_field "$tables/desmos15.rt" job 2>/dev/null)" = "$job" ] ||
+  [ $SECONDS -ge $deadline ]; do
+  sleep 0.5
+done
 installed_fp=$(table_field "$tables/desmos12.rt" fingerprint)
 if "$tool" generate --job "$job" --config "$config" --dry-run >"$out/dryrun.txt" 2>"$out/dryrun.err" &&
   grep -q "^  algorithm    sssp .*as installed for the job: $tables/desmos12.rt" "$out/dryrun.txt" &&
