@@ -390,9 +390,9 @@ class PairRouter {
                                   state.weight + marginal_cost(weight_[c]), c, last};
             const std::size_t to_slot = std::size_t(to) * kStates + rank;
             if (stamp_[to_slot] != epoch_) {
-              if (std::none_of(next_level.begin(), next_level.end(), [&](NodeId n) { return n == to; }) &&
-                  !has_state(to))
-                next_level.push_back(to);
+              // A node of the next level has a state from the moment it joins
+              // it (levels only go down in distance), so this finds it there.
+              if (!has_state(to)) next_level.push_back(to);
               set_state(to, rank, candidate);
             } else if (better(candidate, best_[to_slot])) {
               best_[to_slot] = candidate;
