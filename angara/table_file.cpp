@@ -92,6 +92,9 @@ class TableParser {
     parse_node_line(++line, table);
     table.job = word_value(++line, "job", "<job id or default>");
     table.algorithm = word_value(++line, "algorithm", "<name>");
+    // "chain a,b", optional (one generator, and files of earlier versions).
+    if (line < lines_.size() && starts_with(line_text(line + 1), "chain "))
+      table.chain = word_value(++line, "chain", "<name,name,...>");
     table.fingerprint = word_value(++line, "fingerprint", "<hex>");
     if (line < lines_.size() && starts_with(line_text(line + 1), "virtual_channels"))
       table.virtual_channels = parse_virtual_channels(++line);
@@ -320,6 +323,7 @@ std::string format_node_table(const NodeTable& table) {
   out += "\nnode " + torus.format_coord(table.node) + ' ' + value_word(table.node_name, "node name");
   out += "\njob " + value_word(table.job, "job");
   out += "\nalgorithm " + value_word(table.algorithm, "algorithm");
+  if (!table.chain.empty()) out += "\nchain " + value_word(table.chain, "chain");
   out += "\nfingerprint " + value_word(table.fingerprint, "fingerprint");
   if (table.virtual_channels > 0) out += "\nvirtual_channels " + std::to_string(table.virtual_channels);
   out += "\nentries " + std::to_string(table.entries.size()) + '\n';

@@ -29,7 +29,10 @@ struct NodeTable {
   Torus torus{{2, 1, 1, 1}, 1};
   NodeId node = kNoNode;            // the router this table is for
   std::string node_name;            // Slurm name
-  std::string algorithm;
+  std::string algorithm;            // the generator that computed the routes
+  // The fallback chain asked for ("balanced,nue") when it has several
+  // members; empty for one generator.  A rebuild reruns the whole chain.
+  std::string chain;
   std::string job;                  // job id or "default"
   std::string fingerprint;          // key of the inputs (see pipeline)
   // Virtual channels (layers) the job's routes use, the same in every

@@ -107,7 +107,7 @@ std::optional<InstalledRouting> installed_routing(const std::string& table_dir, 
     try {
       const NodeTable table = read_node_table(path);
       if (table.job == job_id && make_generator(table.algorithm))
-        return InstalledRouting{table.algorithm, table.fingerprint, path};
+        return InstalledRouting{table.algorithm, table.chain, table.fingerprint, path};
     } catch (const std::exception&) {
       // Missing or unreadable: try the job's next node.
     }
@@ -304,6 +304,7 @@ TableOutcome install_shared_table(const PluginSettings& settings, const Config& 
                                      row->table.algorithm, prepared.fingerprint, 0, false, prepared.algorithm, {}},
                            base + ".shared"};
       row->table.node_name = this_node;
+      row->table.chain = recorded_chain(prepared.algorithm);
       row->table.job = request.job;
       const std::string directory = table_dir_of(config, settings.table_dir);
       write_node_table(directory, row->table);
@@ -428,7 +429,11 @@ RebuildOutcome rebuild_job_tables(const Config& config, const RebuildRequest& re
   job.write_cache = !request.dry_run;
   job.algorithm = request.algorithm;
   if (job.algorithm.empty() && !whole_machine)
-    if (const auto installed = installed_routing(directory, request.job.id, live)) job.algorithm = installed->algorithm;
+    // What the prologue asked for: the whole chain ("balanced,nue"), not only
+    // the member that won, so the chain falls back again after new failures
+    // and its first member gets its turn back after a repair.
+    if (const auto installed = installed_routing(directory, request.job.id, live))
+      job.algorithm = installed->chain.empty() ? installed->algorithm : installed->chain;
 
   std::vector<std::string> targets = request.only.empty() ? live : request.only;
   for (const std::string& name : targets)
@@ -442,6 +447,8 @@ RebuildOutcome rebuild_job_tables(const Config& config, const RebuildRequest& re
   const JobResult result = compute_job_routes(config, job);
   outcome.live = live;
   outcome.algorithm = result.algorithm;
+  outcome.chain = result.chain;
+  outcome.passed_over = result.passed_over;
   outcome.fingerprint = result.fingerprint;
   outcome.max_gamma = result.report.metrics.max_gamma;
   outcome.lower_bound = result.report.metrics.lower_bound;

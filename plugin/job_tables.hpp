@@ -102,7 +102,9 @@ TableOutcome restore_default_table(const PluginSettings& settings, const Config&
 struct RebuildRequest {
   slurm::JobInfo job;
   std::vector<std::string> failed_nodes;  // Slurm names counted as failed
-  std::string algorithm;   // "" = the one in the job's current tables, else the configuration's
+  // "" = what the job's tables record was asked for (the whole chain, not
+  // only the member that won), else the configuration's
+  std::string algorithm;
   std::string table_dir;   // "" = the configuration's
   std::string cache_dir;
   std::vector<std::string> only;  // write only these nodes' tables ("" = every live node of the job)
@@ -116,6 +118,8 @@ struct RebuildOutcome {
   std::vector<std::string> dropped;  // allocated nodes left out because they failed
   std::vector<std::string> live;     // the nodes routed (the job's live ones)
   std::string algorithm;             // of the new tables ("" when nothing was routed)
+  std::string chain;                 // what was run: one generator or a chain ("balanced,nue")
+  std::vector<PassedOver> passed_over;  // the chain's members before `algorithm`, and why
   std::string fingerprint;
   std::uint64_t max_gamma = 0;
   std::uint64_t lower_bound = 0;
@@ -124,14 +128,16 @@ struct RebuildOutcome {
 };
 
 // Routes the job's live nodes around every failed one and rewrites their
-// tables.  The algorithm defaults to the one recorded in the job's existing
-// table files, so a rebuild keeps what the user chose.
+// tables.  The algorithm defaults to what the job's existing table files
+// record was asked for, so a rebuild keeps what the user chose, and a chain
+// ("balanced,nue") is run whole again, not only the member that won before.
 RebuildOutcome rebuild_job_tables(const Config& config, const RebuildRequest& request);
 
 // The routing a job's prologue installed, as recorded in the job's table
 // files: the first of `nodes` whose file in `table_dir` belongs to `job_id`.
 struct InstalledRouting {
-  std::string algorithm;
+  std::string algorithm;  // the generator that computed them
+  std::string chain;      // the chain asked for, when it had several members (NodeTable::chain)
   std::string fingerprint;
   std::string path;  // the table file it was read from
 };

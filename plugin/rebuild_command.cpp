@@ -104,7 +104,8 @@ std::string job_json(const std::string& job_id, const spank::RebuildOutcome* out
                      int status) {
   std::string text = "{\"job\":" + json_quote(job_id);
   if (outcome)
-    text += ",\"algorithm\":" + json_quote(outcome->algorithm) + ",\"fingerprint\":" +
+    text += ",\"algorithm\":" + json_quote(outcome->algorithm) + ",\"chain\":" + json_quote(outcome->chain) +
+            ",\"passed_over\":" + passed_over_json(outcome->passed_over) + ",\"fingerprint\":" +
             json_quote(outcome->fingerprint) + ",\"nodes\":" + json_string_list(outcome->live) +
             ",\"written\":" + json_string_list(outcome->written) + ",\"dropped\":" + json_string_list(outcome->dropped) +
             ",\"max_gamma\":" + std::to_string(outcome->max_gamma) + ",\"lower_bound\":" +

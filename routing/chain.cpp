@@ -50,6 +50,10 @@ std::string format_algorithm_chain(const std::vector<std::string>& chain) {
   return out;
 }
 
+std::string recorded_chain(const std::string& chain) {
+  return chain.find(',') == std::string::npos ? std::string() : chain;
+}
+
 std::string default_algorithm_chain() {
   std::vector<std::string> chain{std::string(default_generator_name())};
   if (make_generator("nue")) chain.push_back("nue");

@@ -23,6 +23,9 @@ namespace angara {
 // 'a,x'" after the name when the list has several members.
 std::vector<std::string> parse_algorithm_chain(std::string_view text);
 std::string format_algorithm_chain(const std::vector<std::string>& chain);  // "balanced,nue"
+// What a table file records of the chain asked for (NodeTable::chain): the
+// list when it has several members, "" for one generator.
+std::string recorded_chain(const std::string& chain);
 
 // The chain used when the configuration names none: balanced, then nue
 // when it is registered (doc/benchmarks.md, "Fault campaign", has the figures behind the choice).

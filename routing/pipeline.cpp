@@ -192,6 +192,7 @@ void write_job_tables(const Config& config, const JobResult& result, const std::
     NodeTable node_table = node_table_from(table, index, result.network.torus());
     node_table.node_name = config.node_name(table.nodes()[index]);
     node_table.algorithm = result.algorithm;
+    node_table.chain = recorded_chain(result.chain);
     node_table.job = result.job;
     node_table.fingerprint = result.fingerprint;
     return node_table;
@@ -257,6 +258,7 @@ JobResult verify_node_tables(const Config& config, const std::vector<NodeTable>&
     }
   }
   table.algorithm = first.algorithm;
+  result.chain = first.chain.empty() ? first.algorithm : first.chain;
   // Table files only ever hold Angara-encodable routes (write_job_tables).
   table.flow_control = config.flow_control;
   VerifyOptions options;

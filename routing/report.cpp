@@ -140,13 +140,7 @@ std::string format_report_json(const Config& config, const JobResult& result, co
       << ",\"failures\":" << json_quote(failures_text(result.network)) << ",\"job\":" << json_quote(result.job)
       << ",\"nodes\":" << json_quote(node_list(config, result.table)) << ",\"node_count\":" << result.table.size()
       << ",\"algorithm\":" << json_quote(result.algorithm) << ",\"chain\":" << json_quote(result.chain)
-      << ",\"passed_over\":[";
-  for (std::size_t i = 0; i < result.passed_over.size(); ++i) {
-    const PassedOver& p = result.passed_over[i];
-    out << (i ? "," : "") << "{\"algorithm\":" << json_quote(p.algorithm) << ",\"reason\":" << json_quote(p.reason)
-        << ",\"seconds\":" << fixed(p.seconds, 6) << "}";
-  }
-  out << "]"
+      << ",\"passed_over\":" << passed_over_json(result.passed_over)
       << ",\"algorithm_source\":" << json_quote(context.algorithm_source) << ",\"seconds\":" << fixed(result.seconds, 6)
       << ",\"from_cache\":" << (result.from_cache ? "true" : "false") << ",\"routes\":" << result.report.routes
       << ",\"non_minimal\":" << result.report.non_minimal << ",\"fs_ls_routes\":" << result.report.fs_ls_routes
@@ -193,7 +187,25 @@ std::string format_report_summary(const JobResult& result) {
 
 std::string format_report_line(const JobResult& result) {
   return "job " + result.job + ": " + format_report_summary(result) +
-         (result.from_cache ? ", from cache" : ", computed in " + fixed(result.seconds, 3) + " s");
+         (result.from_cache ? ", from cache" : ", computed in " + fixed(result.seconds, 3) + " s") +
+         format_chain_note(result);
+}
+
+std::string format_chain_note(const JobResult& result) {
+  if (recorded_chain(result.chain).empty()) return "";
+  std::string note = "; chain " + result.chain;
+  for (const PassedOver& p : result.passed_over) note += "; passed over " + p.algorithm + ": " + p.reason;
+  return note;
+}
+
+std::string passed_over_json(const std::vector<PassedOver>& passed_over) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < passed_over.size(); ++i) {
+    const PassedOver& p = passed_over[i];
+    out += std::string(i ? "," : "") + "{\"algorithm\":" + json_quote(p.algorithm) + ",\"reason\":" +
+           json_quote(p.reason) + ",\"seconds\":" + fixed(p.seconds, 6) + "}";
+  }
+  return out + "]";
 }
 
 }  // namespace angara

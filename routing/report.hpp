@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "angara/config.hpp"
 #include "routing/lp_bound.hpp"
@@ -27,6 +28,12 @@ std::string format_report_json(const Config& config, const JobResult& result, co
 std::string format_report_line(const JobResult& result);
 // Its middle: "bfs on 4 nodes, max gamma 2 (bound 2), diameter 2, verified".
 std::string format_report_summary(const JobResult& result);
+// For a chain of several members, what the line adds: "; chain balanced,nue;
+// passed over balanced: REASON" (one part per member passed over); "" for one
+// generator.
+std::string format_chain_note(const JobResult& result);
+// The members a chain passed over, as a JSON array of {algorithm, reason, seconds}.
+std::string passed_over_json(const std::vector<PassedOver>& passed_over);
 
 // JSON string literal with escapes.
 std::string json_quote(const std::string& text);

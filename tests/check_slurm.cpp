@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "angara/config.hpp"
+#include "angara/hostlist.hpp"
 #include "angara/table_file.hpp"
 #include "plugin/checks.hpp"
 #include "plugin/exit_status.hpp"
@@ -564,6 +565,61 @@ START_TEST(test_rebuild_keeps_algorithm_and_drops_failed) {
 }
 END_TEST
 
+// A job on the default chain records the chain in its tables, and a rebuild
+// runs the whole chain again, not the member that won before: after the
+// failures of fault campaign scenario 195 balanced leaves two pairs unrouted
+// and nue takes over; after the repair balanced wins again.  (Rebuilds used
+// to rerun only the recorded winner: balanced alone refused the first.)
+START_TEST(test_rebuild_runs_the_chain_again) {
+  TempDir dir;
+  const Config config = load_config(std::string(TEST_DATA_DIR) + "/rebuild_6x6.yaml");
+  PluginSettings settings;
+  settings.table_dir = dir.path();
+  const std::string nodes = "n[03,05,07-08,12,15,26,29-30,32-33]";
+  JobContext job{"5", nodes, "", "", {}};
+  for (const std::string& node : expand_hostlist(nodes)) {
+    job.this_node = node;
+    install_job_table(settings, config, job);
+  }
+  NodeTable table = read_node_table(dir.file("n03.rt"));
+  ck_assert_std_str_eq(table.algorithm, "balanced");
+  ck_assert_std_str_eq(table.chain, "balanced,nue");
+
+  RebuildRequest request;
+  request.job = parse_jobs("JobId=5 JobState=RUNNING NodeList=" + nodes + "\n").front();
+  request.failed_nodes = expand_hostlist("n[04,06,16,18,22,24,27]");
+  request.table_dir = dir.path();
+  const RebuildOutcome fallback = rebuild_job_tables(config, request);
+  ck_assert_std_str_eq(fallback.algorithm, "nue");
+  ck_assert_std_str_eq(fallback.chain, "balanced,nue");
+  ck_assert_uint_eq(fallback.passed_over.size(), 1);
+  ck_assert_std_str_eq(fallback.passed_over[0].algorithm, "balanced");
+  ck_assert(fallback.passed_over[0].reason.find("cannot route 2 of 110 ordered pairs deadlock-free") == 0);
+  ck_assert(fallback.message.find("job 5: nue on 11 nodes, ") == 0);
+  ck_assert(fallback.message.find("; chain balanced,nue; passed over balanced: cannot route 2 of 110") !=
+            std::string::npos);
+  table = read_node_table(dir.file("n03.rt"));
+  ck_assert_std_str_eq(table.algorithm, "nue");
+  ck_assert_std_str_eq(table.chain, "balanced,nue");
+  const JobResult installed = verify_table_directory(config, dir.path());
+  ck_assert(installed.report.ok());
+  ck_assert_std_str_eq(installed.chain, "balanced,nue");
+
+  request.failed_nodes.clear();
+  const RebuildOutcome repaired = rebuild_job_tables(config, request);
+  ck_assert_std_str_eq(repaired.algorithm, "balanced");
+  ck_assert(repaired.passed_over.empty());
+  ck_assert_std_str_eq(read_node_table(dir.file("n03.rt")).algorithm, "balanced");
+
+  // The admin's --algorithm overrides what the tables record.
+  request.algorithm = "nue";
+  ck_assert_std_str_eq(rebuild_job_tables(config, request).algorithm, "nue");
+  table = read_node_table(dir.file("n03.rt"));
+  ck_assert_std_str_eq(table.algorithm, "nue");
+  ck_assert_std_str_eq(table.chain, "");
+}
+END_TEST
+
 // Recorded from Slurm 22.05 ("scontrol show config", shortened; "scontrol
 // show partition -o").
 const char* const kShowConfig =
@@ -703,6 +759,7 @@ int main() {
   tcase_add_test(plugin, test_restore_default);
   tcase_add_test(plugin, test_shared_install_computes_once);
   tcase_add_test(plugin, test_rebuild_keeps_algorithm_and_drops_failed);
+  tcase_add_test(plugin, test_rebuild_runs_the_chain_again);
   tcase_add_test(plugin, test_plugin_setup_checks);
   suite_add_tcase(s, plugin);
   return angara_test::run_suite(s);

@@ -197,6 +197,25 @@ START_TEST(test_virtual_channels_line) {
 }
 END_TEST
 
+// The chain line: the chain asked for, written when it has several members
+// (a rebuild reruns it whole), read back, optional.  Checksum from python3
+// zlib.crc32 of the lines above it.
+START_TEST(test_chain_line) {
+  NodeTable chained = tiny_table();
+  chained.chain = "balanced,bfs";
+  const std::string text = format_node_table(chained);
+  const std::string expected =
+      replace_once(replace_once(tiny_text(), "algorithm bfs\n", "algorithm bfs\nchain balanced,bfs\n"),
+                   "checksum crc32 26f97c3d", "checksum crc32 70c0efcf");
+  ck_assert_std_str_eq(text, expected);
+  ck_assert_std_str_eq(parse_node_table(text, "t.rt").chain, "balanced,bfs");
+  ck_assert_std_str_eq(parse_node_table(text, "t.rt").algorithm, "bfs");
+  ck_assert_std_str_eq(parse_node_table(tiny_text(), "t.rt").chain, "");
+  ck_assert_std_str_eq(resealed_edit_error("algorithm bfs\n", "algorithm bfs\nchain \n"),
+                       "t.rt: line 6: expected 'chain <name,name,...>', got 'chain '");
+}
+END_TEST
+
 START_TEST(test_parse_exact) {
   const NodeTable t = parse_node_table(tiny_text(), "t.rt");
   ck_assert_std_str_eq(t.torus.to_string(), "2x2");
@@ -481,6 +500,7 @@ int main() {
   tcase_add_test(format, test_crc32_reference_value);
   tcase_add_test(format, test_exact_text);
   tcase_add_test(format, test_virtual_channels_line);
+  tcase_add_test(format, test_chain_line);
   tcase_add_test(format, test_parse_exact);
   tcase_add_test(format, test_round_trip_desmos);
   tcase_add_test(format, test_node_table_from_missing_route);

@@ -347,6 +347,30 @@ expect "rebuild: --job and --all-running exclude each other, in JSON" 2 "$tool" 
 contains "rebuild usage error in JSON" "$work/out" \
   '{"error":{"exit_status":2,"message":"rebuild: give exactly one of --job JOBID and --all-running"}}'
 expect "rebuild: bad timeout" 2 "$tool" rebuild --job 1 --timeout 0
+# A rebuild reruns the chain the job's prologue asked for, not only the member
+# that won: the rebuild logic of `angara-route rebuild` (plugin/job_tables.hpp)
+# through the test driver, which needs no Slurm.  On the fault-free 6x6
+# balanced wins; after the failures of fault campaign scenario 195 balanced
+# refuses and nue takes over (balanced alone, as before, refused: exit 1);
+# after the repair balanced wins again.
+driver="$TOP_BUILDDIR/tests/kill_driver"
+rebuild_nodes='n[03,05,07-08,12,15,26,29-30,32-33]'
+mkdir "$work/chain_tables"
+for node in n03 n05 n07 n08 n12 n15 n26 n29 n30 n32 n33; do
+  "$driver" prologue "$data/rebuild_6x6.yaml" "$work/chain_tables" 5 "$rebuild_nodes" "$node" "" >/dev/null
+done
+contains "the prologue records the chain asked for" "$work/chain_tables/n03.rt" "chain balanced,nue"
+contains "balanced won on the fault-free 6x6" "$work/chain_tables/n03.rt" "algorithm balanced"
+expect "rebuild after failures falls back along the chain" 0 "$driver" rebuild "$data/rebuild_6x6.yaml" \
+  "$work/chain_tables" 5 "$rebuild_nodes" 'n[04,06,16,18,22,24,27]' ""
+contains "the rebuild says which member won" "$work/out" "job 5: nue on 11 nodes, max gamma "
+contains "the rebuild says why balanced was passed over" "$work/out" \
+  "; chain balanced,nue; passed over balanced: cannot route 2 of 110 ordered pairs deadlock-free on one virtual channel"
+contains "nue's tables are installed" "$work/chain_tables/n03.rt" "algorithm nue"
+contains "they still record the chain" "$work/chain_tables/n03.rt" "chain balanced,nue"
+expect "rebuild after the repair" 0 "$driver" rebuild "$data/rebuild_6x6.yaml" "$work/chain_tables" 5 \
+  "$rebuild_nodes" "" ""
+contains "balanced wins again after the repair" "$work/out" "job 5: balanced on 11 nodes, max gamma 6 (bound 3)"
 expect "rebuild: unknown algorithm" 3 "$tool" rebuild --job 1 --algorithm nosuch
 expect "rebuild: unknown chain member" 3 "$tool" rebuild --job 1 --algorithm balanced,nosuch
 contains "rebuild: unknown chain member named" "$work/err" "rebuild: unknown routing algorithm 'nosuch' in chain 'balanced,nosuch'"
