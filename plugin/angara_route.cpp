@@ -29,6 +29,7 @@
 #include "plugin/exit_status.hpp"
 #include "plugin/job_tables.hpp"
 #include "plugin/rebuild_command.hpp"
+#include "plugin/select_command.hpp"
 #include "plugin/slurm_query.hpp"
 
 namespace {
@@ -447,6 +448,12 @@ const Subcommand kSubcommands[] = {
      "analyze --tables DIR | --dump FILE [--config F] [--json]\n"
      "                    [--rules angara|general] [--flow-control bubble|none]",
      "Congestion of the transpose, neighbor, tornado and alltoall patterns under a routing.", &cmd_analyze},
+    {"select",
+     "select --count N | --shape AxBx.. [--config F] [--free HOSTLIST] [--busy HOSTLIST]...\n"
+     "                    [--down HOSTLIST] [--slurm [--failed STATES]] [--algorithm NAME]\n"
+     "                    [--candidates K] [--cache DIR] [--json]",
+     "Chooses a compact, routable node set for a job that shares few channels with running jobs.",
+     &angara::select_command},
 };
 
 bool asks_for_help(int argc, char** argv) {

@@ -60,6 +60,24 @@ std::optional<RouteTable> load_cached(const std::string& path, const Torus& toru
 VerificationError::VerificationError(const VerifyReport& report)
     : std::runtime_error(describe_violations(report)), report_(report) {}
 
+GeneratorOptions generator_options_of(const Config& config) {
+  GeneratorOptions options;
+  options.seed = config.seed;
+  options.virtual_channels = config.virtual_channels;
+  options.rules = config.rules;
+  options.flow_control = config.flow_control;
+  options.extra = config.algorithm_options;
+  return options;
+}
+
+VerifyOptions verify_options_of(const Config& config) {
+  VerifyOptions options;
+  options.max_virtual_channels = config.virtual_channels;
+  options.rules = config.rules;
+  options.flow_control = config.flow_control;
+  return options;
+}
+
 PreparedJob prepare_job(const Config& config, const JobRequest& request) {
   Network network = config.network();
   for (const std::string& name : request.down_nodes)
@@ -91,12 +109,7 @@ PreparedJob prepare_job(const Config& config, const JobRequest& request) {
                                  : !config.algorithm.empty() ? config.algorithm : default_algorithm_chain()));
 
   check_generator_options(config.algorithm_options);
-  GeneratorOptions options;
-  options.seed = config.seed;
-  options.virtual_channels = config.virtual_channels;
-  options.rules = config.rules;
-  options.flow_control = config.flow_control;
-  options.extra = config.algorithm_options;
+  GeneratorOptions options = generator_options_of(config);
 
   // Everything the table depends on goes into the fingerprint.
   std::ostringstream key;
@@ -125,10 +138,7 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
       request.cache_dir.empty() ? std::string() : request.cache_dir + "/" + result.fingerprint + ".routes";
   std::optional<RouteTable> cached;
   if (!cache_path.empty()) cached = load_cached(cache_path, network.torus());
-  VerifyOptions verify_options;
-  verify_options.max_virtual_channels = config.virtual_channels;
-  verify_options.rules = options.rules;
-  verify_options.flow_control = options.flow_control;
+  const VerifyOptions verify_options = verify_options_of(config);
   result.chain = algorithm;
   // The fingerprint covers the algorithms and their options; the entry must
   // also say it was computed by a member of the chain asked for (a copied or

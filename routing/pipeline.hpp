@@ -75,6 +75,11 @@ struct PreparedJob {
 // Throws what compute_job_routes() throws for bad input.
 PreparedJob prepare_job(const Config& config, const JobRequest& request);
 
+// The generator and verifier settings of a configuration (seed, virtual
+// channels, generator options), as compute_job_routes uses them.
+GeneratorOptions generator_options_of(const Config& config);
+VerifyOptions verify_options_of(const Config& config);
+
 // Resolves names, applies failures, runs the generator and the verifier.
 // Throws ConfigError/std::invalid_argument for bad input (unknown node name,
 // allocated node down), RoutingError when no table exists, VerificationError

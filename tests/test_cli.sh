@@ -245,6 +245,29 @@ expect "bad lp_bound_time in the config" 3 "$tool" generate --config "$work/badl
 contains "bad lp_bound_time position" "$work/err" \
   "badlp.yaml:5:18: routing.lp_bound_time: expected a number of seconds from 0 to 3600, got 'soon'"
 
+# Node selection: exact choices on the built-in Desmos (double-cabled, so an
+# 8-node 1x2x2x2 slab routes at max gamma 2 where the 4x2 block needs 4).
+expect "select 8 nodes" 0 "$tool" select --count 8
+contains "select picks the first slab" "$work/out" "desmos[00,04,08,12,16,20,24,28]"
+expect "select a 4x2 shape" 0 "$tool" select --shape 4x2
+contains "the 4x2 block" "$work/out" "desmos[00-07]"
+expect "select packs next to a taken node" 0 "$tool" select --count 8 --free 'desmos[01-31]'
+contains "the slab next to desmos00" "$work/out" "desmos[01,05,09,13,17,21,25,29]"
+expect "select beside a running job" 0 "$tool" select --count 8 --busy 'desmos[00-07]' --json
+contains "the next 4x2 block, sharing no channel" "$work/out" '"nodes":"desmos[08-15]","count":8,"machine":"4x2x2x2","algorithm":"balanced","kind":"block","shape":"4x2x1x1","max_gamma":4,"lower_bound":4,"shared_channels":0'
+contains "select json lists the compared candidates" "$work/out" '"candidates":[{"kind":'
+expect "select avoids down and failed routers" 0 "$tool" select --count 2 --config "$data/desmos_faulty.yaml" \
+  --down desmos01 --free 'desmos[00-03]'
+contains "select around desmos01" "$work/out" "desmos[02-03]"
+expect "select without a count" 2 "$tool" select
+contains "select says what is missing" "$work/err" "select: give --count N or --shape AxB.."
+expect "select more nodes than free" 3 "$tool" select --count 40
+contains "select counts the free nodes" "$work/err" "40 nodes asked, only 32 free live nodes on the 4x2x2x2 machine"
+expect "select a bad shape" 3 "$tool" select --shape 5x2
+contains "select names the bad size" "$work/err" "bad shape '5x2': size 5 of X is outside 1..4"
+expect "select an unknown free node" 3 "$tool" select --count 4 --free 'desmos[30-40]'
+expect "select --slurm with --free" 2 "$tool" select --count 4 --slurm --free 'desmos[00-03]'
+
 # Bad input.
 expect "unknown algorithm" 3 "$tool" generate --algorithm nosuch --dry-run
 contains "unknown algorithm lists the valid ones" "$work/err" "valid: bfs"

@@ -1,0 +1,23 @@
+// `angara-route select` (the nodes a job should get) and `angara-route
+// slurm-conf` (slurm.conf node lines and topology.conf along the torus).
+// They gather their inputs (configuration, slurmctld's node states and
+// running jobs) and print; the choice itself is routing/placement.hpp's.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "plugin/slurm_query.hpp"
+
+namespace angara {
+
+// argv[0] is "select".  Prints the chosen nodes as one hostlist (or JSON).
+int select_command(int argc, char** argv);
+
+namespace slurm {
+// A node Slurm may give to a new job right now: state exactly IDLE (no
+// DRAIN, RESERVED, NOT_RESPONDING or other flag).
+bool node_is_free(const NodeState& node);
+}  // namespace slurm
+
+}  // namespace angara

@@ -1,0 +1,658 @@
+#include "routing/placement.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include "routing/metrics.hpp"
+
+namespace angara {
+
+namespace {
+
+// Routing attempts before giving up when candidates keep failing (failed
+// routers around every compact set): each costs one generator run.
+constexpr std::size_t kMaxRoutingAttempts = 64;
+// Seeds tried for nearest-node sets; above this many free nodes a stride
+// sample is taken.
+constexpr std::size_t kMaxSeeds = 512;
+// Blocks kept per shape class, and nearest-node sets kept: the best of each
+// is compared, the others are fallbacks when candidates cannot be routed.
+constexpr std::size_t kBlocksKept = 8;
+constexpr std::size_t kNearestKept = 4;
+
+std::size_t volume(const Shape& shape) {
+  std::size_t v = 1;
+  for (int s : shape) v *= static_cast<std::size_t>(s);
+  return v;
+}
+
+// Every shape of exactly `count` nodes that fits the machine, in
+// lexicographic order of extents.
+void shapes_of_volume(const Torus& torus, std::size_t count, int dim, Shape& shape, std::vector<Shape>& out) {
+  if (dim == kMaxDims) {
+    if (count == 1) out.push_back(shape);
+    return;
+  }
+  for (int s = 1; s <= torus.size(dim); ++s) {
+    if (count % static_cast<std::size_t>(s) != 0) continue;
+    shape[dim] = s;
+    shapes_of_volume(torus, count / static_cast<std::size_t>(s), dim + 1, shape, out);
+  }
+  shape[dim] = 1;
+}
+
+// Shapes that differ only by a permutation of dimensions with the same size
+// and cabling are one class: on the intact machine they route alike, so one
+// representative is routed, and the class offers all its orientations.
+// Cabling is told apart by the intact machine's live channels per dimension
+// (a single-cabled size-2 dimension has half those of a double-cabled one).
+using ShapeClassKey = std::vector<std::tuple<int, std::size_t, int>>;
+std::array<std::size_t, kMaxDims> channels_per_dimension(const Network& intact) {
+  std::array<std::size_t, kMaxDims> channels{};
+  for (NodeId node = 0; node < intact.torus().node_count(); ++node)
+    for (int rank = 0; rank < kDirectionCount; ++rank)
+      channels[Direction(rank).dim()] += intact.channel_alive(node, Direction(rank));
+  return channels;
+}
+ShapeClassKey class_key(const Torus& torus, const std::array<std::size_t, kMaxDims>& channels, const Shape& shape) {
+  ShapeClassKey key;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (torus.dim_present(dim)) key.emplace_back(torus.size(dim), channels[dim], shape[dim]);
+  std::sort(key.begin(), key.end());
+  return key;
+}
+
+// Mean torus distance over ordered pairs, from the per-dimension hop sums.
+double mean_distance(const std::array<DimensionBoundTerms, kMaxDims>& terms, std::size_t nodes) {
+  if (nodes < 2) return 0;
+  std::uint64_t hops = 0;
+  for (const DimensionBoundTerms& term : terms) hops += term.hops;
+  return static_cast<double>(hops) / static_cast<double>(nodes * (nodes - 1));
+}
+
+// The per-dimension bound and mean distance of a node set on the intact
+// machine, computed on the smallest torus where they are the same: the set
+// is moved to the corner of its cyclic bounding box, and a ring of size d in
+// which the set spans s <= d/2 shrinks to 2s (every shortest arc between
+// two of its coordinates stays inside the span, and the way round outside is
+// longer in both rings).  A 32-node block of a 4096-node machine is bounded
+// on 256 nodes instead.
+struct IntactBound {
+  std::uint64_t bound = 0;
+  double distance = 0;
+};
+IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes) {
+  if (nodes.size() < 2) return {};
+  std::vector<Coord> coords;
+  coords.reserve(nodes.size());
+  for (NodeId node : nodes) coords.push_back(torus.coord(node));
+  Shape reduced;
+  Coord start{};
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int size = torus.size(dim);
+    std::vector<char> used(static_cast<std::size_t>(size), 0);
+    for (const Coord& c : coords) used[c[dim]] = 1;
+    // The longest cyclic run of unused coordinates; the span starts after it.
+    int best_gap = 0, gap_end = 0;
+    for (int i = 0; i < 2 * size; ++i) {
+      int run = 0;
+      while (run < size && !used[(i + run) % size]) ++run;
+      if (run > best_gap) {
+        best_gap = run;
+        gap_end = (i + run) % size;
+      }
+      i += run;
+    }
+    const int span = size - best_gap;
+    start[dim] = gap_end;
+    if (span == 1)
+      reduced[dim] = 1;
+    else if (size >= 3 && 2 * span <= size)
+      reduced[dim] = 2 * span;
+    else
+      reduced[dim] = size;
+  }
+  // TODO(cabling): carry the single-cabled size-2 dimensions over once the
+  // torus has them; size-2 dimensions are kept as they are.
+  const Torus small(reduced, torus.declared_dims());
+  std::vector<NodeId> moved;
+  moved.reserve(coords.size());
+  for (const Coord& c : coords) {
+    Coord m;
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      m[dim] = reduced[dim] == 1 ? 0 : (c[dim] - start[dim] + torus.size(dim)) % torus.size(dim);
+    moved.push_back(small.id(m));
+  }
+  const auto terms = dimension_bound_terms(Network(small), moved);
+  return {integer_lower_bound(terms), mean_distance(terms, nodes.size())};
+}
+
+// Sums of a per-node value over cyclic boxes of the torus in O(2^dims):
+// prefix sums over the torus repeated twice in every present dimension, so a
+// box that wraps is a plain box of the repetition.
+class CyclicBoxSums {
+ public:
+  CyclicBoxSums(const Torus& torus, const std::vector<std::uint32_t>& values) {
+    std::size_t total = 1;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      if (torus.dim_present(dim)) active_.push_back(dim);
+      // Row 0 of a present dimension is the empty prefix.
+      extent_[dim] = torus.dim_present(dim) ? 2 * torus.size(dim) + 1 : 1;
+      stride_[dim] = total;
+      total *= static_cast<std::size_t>(extent_[dim]);
+    }
+    sums_.assign(total, 0);
+    Coord p{};
+    std::size_t index = 0;
+    for (p[3] = 0; p[3] < extent_[3]; ++p[3])
+      for (p[2] = 0; p[2] < extent_[2]; ++p[2])
+        for (p[1] = 0; p[1] < extent_[1]; ++p[1])
+          for (p[0] = 0; p[0] < extent_[0]; ++p[0], ++index) {
+            Coord c{};
+            bool border = false;
+            for (int dim : active_) {
+              border = border || p[dim] == 0;
+              c[dim] = (p[dim] + torus.size(dim) - 1) % torus.size(dim);
+            }
+            if (!border) sums_[index] = values[torus.id(c)];
+          }
+    for (int dim : active_) {
+      const std::size_t stride = stride_[dim], block = stride * static_cast<std::size_t>(extent_[dim]);
+      for (std::size_t base = 0; base < total; base += block)
+        for (std::size_t i = base + stride; i < base + block; ++i) sums_[i] += sums_[i - stride];
+    }
+  }
+  // Sum over the box of `shape` whose lowest corner is `origin` (any extent
+  // up to the torus size; wraps).
+  std::int64_t box(const Coord& origin, const Shape& shape) const {
+    std::int64_t sum = 0;
+    const unsigned corners = 1u << active_.size();
+    for (unsigned mask = 0; mask < corners; ++mask) {
+      std::size_t index = 0;
+      int lower = 0;
+      for (std::size_t a = 0; a < active_.size(); ++a) {
+        const int dim = active_[a];
+        const bool upper = (mask >> a) & 1u;
+        lower += !upper;
+        index += static_cast<std::size_t>(upper ? origin[dim] + shape[dim] : origin[dim]) * stride_[dim];
+      }
+      sum += (lower % 2 ? -1 : 1) * sums_[index];
+    }
+    return sum;
+  }
+
+ private:
+  std::vector<int> active_;
+  std::array<int, kMaxDims> extent_{};
+  std::array<std::size_t, kMaxDims> stride_{};
+  std::vector<std::int64_t> sums_;
+};
+
+class Selector {
+ public:
+  Selector(const Network& network, const PlacementRequest& request);
+  PlacementResult run();
+
+ private:
+  bool is_free(NodeId node) const { return free_[node] != 0; }
+
+  // Taken or failed nodes in the layers right outside the block, each layer
+  // counted once (on a ring of 2, or a block one short of the ring, the two
+  // sides are one layer).
+  std::size_t block_contact(const Coord& origin, const Shape& shape) const;
+  // Blocks of the shapes of one class, best first, at most kBlocksKept.
+  std::vector<Candidate> free_blocks(const std::vector<Shape>& shapes);
+  // The first `leaders` are one block of each of the best shape classes.
+  std::vector<Candidate> block_candidates(std::size_t& leaders);
+  std::vector<Candidate> nearest_candidates();
+  void route(Candidate& candidate, RouteTable& table) const;
+
+  const Network& network_;
+  const Torus& torus_;
+  const PlacementRequest& request_;
+  std::vector<unsigned char> free_;
+  std::vector<std::uint32_t> busy_ports_;  // per node: channels leaving it that running jobs use
+  bool any_busy_ = false;
+  std::size_t count_ = 0;
+  CyclicBoxSums taken_;   // 1 per node that is not free (taken or failed)
+  CyclicBoxSums busy_;    // busy_ports_
+  std::size_t considered_ = 0;
+};
+
+std::vector<std::uint32_t> taken_values(const Network& network, const PlacementRequest& request) {
+  const Torus& torus = network.torus();
+  std::vector<std::uint32_t> taken(torus.node_count(), 0);
+  for (NodeId node = 0; node < torus.node_count(); ++node)
+    taken[node] = !(network.node_alive(node) && (request.free.empty() || request.free.at(node) != 0));
+  return taken;
+}
+
+std::vector<std::uint32_t> busy_port_values(const Torus& torus, const PlacementRequest& request) {
+  std::vector<std::uint32_t> ports(torus.node_count(), 0);
+  if (request.busy.size() == torus.channel_slots())
+    for (ChannelId c = 0; c < request.busy.size(); ++c)
+      if (request.busy[c]) ++ports[Torus::channel_node(c)];
+  return ports;
+}
+
+Selector::Selector(const Network& network, const PlacementRequest& request)
+    : network_(network),
+      torus_(network.torus()),
+      request_(request),
+      busy_ports_(busy_port_values(torus_, request)),
+      taken_(torus_, taken_values(network, request)),
+      busy_(torus_, busy_ports_) {
+  if (!request.free.empty() && request.free.size() != torus_.node_count())
+    throw std::invalid_argument("placement: free-node mask has the wrong size");
+  if (!request.busy.empty() && request.busy.size() != torus_.channel_slots())
+    throw std::invalid_argument("placement: busy-channel loads have the wrong size");
+  any_busy_ = std::any_of(busy_ports_.begin(), busy_ports_.end(), [](std::uint32_t v) { return v != 0; });
+  free_.assign(torus_.node_count(), 0);
+  for (NodeId node = 0; node < torus_.node_count(); ++node)
+    free_[node] = network.node_alive(node) && (request.free.empty() || request.free[node] != 0);
+  count_ = request.node_count ? request.node_count : (request.shape ? volume(*request.shape) : 0);
+}
+
+std::size_t Selector::block_contact(const Coord& origin, const Shape& shape) const {
+  std::size_t contact = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int size = torus_.size(dim);
+    if (shape[dim] >= size) continue;
+    Coord below = origin, above = origin;
+    below[dim] = (origin[dim] - 1 + size) % size;
+    above[dim] = (origin[dim] + shape[dim]) % size;
+    Shape layer = shape;
+    layer[dim] = 1;
+    contact += static_cast<std::size_t>(taken_.box(below, layer));
+    if (above[dim] != below[dim]) contact += static_cast<std::size_t>(taken_.box(above, layer));
+  }
+  return contact;
+}
+
+std::vector<Candidate> Selector::free_blocks(const std::vector<Shape>& shapes) {
+  struct Found {
+    std::int64_t busy;
+    std::size_t contact;
+    Shape shape;
+    Coord origin;
+  };
+  const auto better = [](const Found& a, const Found& b) {
+    return a.busy != b.busy ? a.busy < b.busy : a.contact > b.contact;
+  };
+  std::vector<Found> kept;  // sorted, best first
+  for (const Shape& shape : shapes) {
+    Coord span{};
+    for (int dim = 0; dim < kMaxDims; ++dim) span[dim] = shape[dim] == torus_.size(dim) ? 1 : torus_.size(dim);
+    Coord origin{};
+    for (origin[3] = 0; origin[3] < span[3]; ++origin[3])
+      for (origin[2] = 0; origin[2] < span[2]; ++origin[2])
+        for (origin[1] = 0; origin[1] < span[1]; ++origin[1])
+          for (origin[0] = 0; origin[0] < span[0]; ++origin[0]) {
+            if (taken_.box(origin, shape) != 0) continue;
+            ++considered_;
+            const std::int64_t busy = any_busy_ ? busy_.box(origin, shape) : 0;
+            if (kept.size() == kBlocksKept && busy > kept.back().busy) continue;
+            const Found found{busy, block_contact(origin, shape), shape, origin};
+            if (kept.size() == kBlocksKept && !better(found, kept.back())) continue;
+            kept.insert(std::upper_bound(kept.begin(), kept.end(), found, better), found);
+            if (kept.size() > kBlocksKept) kept.pop_back();
+          }
+  }
+  std::vector<Candidate> out;
+  for (const Found& found : kept) {
+    Candidate candidate;
+    candidate.kind = CandidateKind::block;
+    candidate.shape = found.shape;
+    candidate.origin = found.origin;
+    candidate.nodes = block_nodes(torus_, found.shape, found.origin);
+    candidate.busy_ports = static_cast<std::size_t>(found.busy);
+    candidate.contact = found.contact;
+    out.push_back(std::move(candidate));
+  }
+  return out;
+}
+
+// The blocks to compare: the shape classes by their intact-machine bound,
+// then mean distance; in each class its free blocks, least busy and best
+// packed first.  One block of each of the first classes leads the list; the
+// others follow as fallbacks.
+std::vector<Candidate> Selector::block_candidates(std::size_t& leader_count) {
+  std::vector<Shape> shapes;
+  if (request_.shape) {
+    shapes.push_back(*request_.shape);
+  } else {
+    Shape shape;
+    shape.fill(1);
+    shapes_of_volume(torus_, count_, 0, shape, shapes);
+  }
+  struct ShapeClass {
+    IntactBound bound;
+    std::vector<Shape> shapes;
+  };
+  const std::array<std::size_t, kMaxDims> channels = channels_per_dimension(Network(torus_));
+  std::map<ShapeClassKey, ShapeClass> classes;
+  for (const Shape& shape : shapes) {
+    auto [it, inserted] = classes.try_emplace(class_key(torus_, channels, shape));
+    if (inserted) it->second.bound = intact_bound(torus_, block_nodes(torus_, shape, Coord{}));
+    it->second.shapes.push_back(shape);
+  }
+  std::vector<const ShapeClass*> ranked;
+  for (const auto& entry : classes) ranked.push_back(&entry.second);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const ShapeClass* a, const ShapeClass* b) {
+    return std::tie(a->bound.bound, a->bound.distance) < std::tie(b->bound.bound, b->bound.distance);
+  });
+
+  std::vector<Candidate> leaders, rest;
+  for (const ShapeClass* shape_class : ranked) {
+    std::vector<Candidate> blocks = free_blocks(shape_class->shapes);
+    if (blocks.empty()) continue;
+    for (Candidate& block : blocks) {
+      block.lower_bound = shape_class->bound.bound;
+      block.average_distance = shape_class->bound.distance;
+    }
+    leaders.push_back(std::move(blocks.front()));
+    for (std::size_t i = 1; i < blocks.size(); ++i) rest.push_back(std::move(blocks[i]));
+    if (leaders.size() >= request_.route_limit) break;
+  }
+  leader_count = leaders.size();
+  leaders.insert(leaders.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+  return leaders;
+}
+
+// Sets of the `count` free nodes nearest to a seed (the smallest cube
+// around it first, then torus distance), for when no block fits or a count
+// has no good block shape.  Kept: the few distinct sets with the least total
+// distance to their seed, least busy and best packed first.
+std::vector<Candidate> Selector::nearest_candidates() {
+  const NodeId n = torus_.node_count();
+  // Offsets from node 0, each coordinate taken the short way round.
+  struct Offset {
+    int reach;
+    int distance;
+    Coord delta;
+  };
+  std::vector<Offset> offsets;
+  offsets.reserve(n);
+  for (NodeId node = 0; node < n; ++node) {
+    const Coord c = torus_.coord(node);
+    Offset offset{0, 0, {}};
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const int size = torus_.size(dim);
+      offset.delta[dim] = c[dim] <= size / 2 ? c[dim] : c[dim] - size;
+      const int length = std::abs(offset.delta[dim]);
+      offset.distance += length;
+      offset.reach = std::max(offset.reach, length);
+    }
+    offsets.push_back(offset);
+  }
+  std::stable_sort(offsets.begin(), offsets.end(), [](const Offset& a, const Offset& b) {
+    return std::tie(a.reach, a.distance) < std::tie(b.reach, b.distance);
+  });
+
+  std::vector<NodeId> seeds;
+  for (NodeId node = 0; node < n; ++node)
+    if (is_free(node)) seeds.push_back(node);
+  if (seeds.size() > kMaxSeeds) {
+    std::vector<NodeId> sample;
+    for (std::size_t i = 0; i < kMaxSeeds; ++i) sample.push_back(seeds[i * seeds.size() / kMaxSeeds]);
+    seeds.swap(sample);
+  }
+
+  struct Scored {
+    std::uint64_t spread;
+    std::size_t busy_ports;
+    std::size_t contact;
+    std::vector<NodeId> nodes;  // sorted
+    NodeId seed;
+  };
+  const auto better = [](const Scored& a, const Scored& b) {
+    return std::make_tuple(a.spread, a.busy_ports, b.contact) < std::make_tuple(b.spread, b.busy_ports, a.contact);
+  };
+  std::vector<Scored> kept;  // best first, distinct sets
+  std::vector<unsigned char> member(n, 0);
+  for (NodeId seed : seeds) {
+    const Coord origin = torus_.coord(seed);
+    Scored scored{0, 0, 0, {}, seed};
+    for (const Offset& offset : offsets) {
+      Coord c;
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int size = torus_.size(dim);
+        c[dim] = ((origin[dim] + offset.delta[dim]) % size + size) % size;
+      }
+      const NodeId node = torus_.id(c);
+      if (!is_free(node)) continue;
+      scored.nodes.push_back(node);
+      scored.spread += static_cast<std::uint64_t>(offset.distance);
+      if (scored.nodes.size() == count_) break;
+    }
+    ++considered_;
+    if (kept.size() == kNearestKept && scored.spread > kept.back().spread) continue;
+    // Taken or failed nodes next to the set, and busy ports of its nodes.
+    for (NodeId node : scored.nodes) member[node] = 1;
+    for (NodeId node : scored.nodes) {
+      scored.busy_ports += busy_ports_[node];
+      for (int rank = 0; rank < kDirectionCount; ++rank) {
+        const Direction d(rank);
+        if (!torus_.direction_present(d)) continue;
+        const NodeId next = torus_.neighbor(node, d);
+        if (!member[next] && !is_free(next)) ++scored.contact;
+      }
+    }
+    for (NodeId node : scored.nodes) member[node] = 0;
+    std::sort(scored.nodes.begin(), scored.nodes.end());
+    if (kept.size() == kNearestKept && !better(scored, kept.back())) continue;
+    // The same set from another seed: keep its better score.
+    const auto same = std::find_if(kept.begin(), kept.end(), [&](const Scored& k) { return k.nodes == scored.nodes; });
+    if (same != kept.end()) {
+      if (!better(scored, *same)) continue;
+      kept.erase(same);
+    }
+    kept.insert(std::upper_bound(kept.begin(), kept.end(), scored, better), std::move(scored));
+    if (kept.size() > kNearestKept) kept.pop_back();
+  }
+  std::vector<Candidate> out;
+  for (Scored& scored : kept) {
+    Candidate candidate;
+    candidate.kind = CandidateKind::nearest;
+    candidate.origin = torus_.coord(scored.seed);
+    candidate.nodes = std::move(scored.nodes);
+    candidate.busy_ports = scored.busy_ports;
+    candidate.contact = scored.contact;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      std::set<int> values;
+      for (NodeId node : candidate.nodes) values.insert(torus_.coord(node)[dim]);
+      candidate.shape[dim] = static_cast<int>(values.size());
+    }
+    const IntactBound bound = intact_bound(torus_, candidate.nodes);
+    candidate.lower_bound = bound.bound;
+    candidate.average_distance = bound.distance;
+    out.push_back(std::move(candidate));
+  }
+  return out;
+}
+
+// Routes a candidate and measures its table; the verifier runs on the
+// winner only (run() below), so a losing candidate costs one generator run.
+void Selector::route(Candidate& candidate, RouteTable& table) const {
+  candidate.routed = true;
+  const std::unique_ptr<Generator> generator = make_generator(request_.algorithm);
+  try {
+    table = generator->generate(network_, candidate.nodes, request_.generator_options);
+  } catch (const RoutingError& error) {
+    candidate.failure = error.what();
+    return;
+  }
+  table.algorithm = request_.algorithm;
+  candidate.routable = true;
+  const std::vector<std::uint64_t> loads = channel_loads(network_, table);
+  for (ChannelId c = 0; c < loads.size(); ++c) {
+    candidate.max_gamma = std::max(candidate.max_gamma, loads[c]);
+    if (loads[c] && !request_.busy.empty() && request_.busy[c]) ++candidate.shared_channels;
+  }
+  std::uint64_t hops = 0, routes = 0;
+  for (std::size_t s = 0; s < table.size(); ++s)
+    for (std::size_t d = 0; d < table.size(); ++d)
+      if (s != d) {
+        hops += table.route(s, d).hops.size();
+        ++routes;
+      }
+  candidate.average_hops = routes ? static_cast<double>(hops) / static_cast<double>(routes) : 0;
+}
+
+PlacementResult Selector::run() {
+  const auto start = std::chrono::steady_clock::now();
+  if (count_ == 0) throw PlacementError("a node count (or a shape) is needed");
+  if (!make_generator(request_.algorithm))
+    throw PlacementError("unknown routing algorithm '" + request_.algorithm + "' (valid: " + generator_names() + ")");
+  if (request_.shape && volume(*request_.shape) != count_)
+    throw PlacementError("shape " + format_shape(torus_, *request_.shape) + " has " +
+                         std::to_string(volume(*request_.shape)) + " nodes, not " + std::to_string(count_));
+  const std::size_t free_count = static_cast<std::size_t>(std::count(free_.begin(), free_.end(), 1));
+  if (free_count < count_)
+    throw PlacementError(std::to_string(count_) + " nodes asked, only " + std::to_string(free_count) +
+                         " free live nodes on the " + torus_.to_string() + " machine");
+
+  std::size_t leaders = 0;
+  std::vector<Candidate> pool = block_candidates(leaders);
+  if (request_.shape && pool.empty())
+    throw PlacementError("no free block of shape " + format_shape(torus_, *request_.shape) + " on the " +
+                         torus_.to_string() + " machine");
+  // The leading blocks and the nearest set compete on their bound; the
+  // remaining blocks stay behind them as fallbacks.
+  if (!request_.shape) {
+    std::vector<Candidate> nearest = nearest_candidates();
+    if (!nearest.empty()) {
+      pool.insert(pool.begin() + static_cast<std::ptrdiff_t>(leaders), std::move(nearest.front()));
+      ++leaders;
+      pool.insert(pool.end(), std::make_move_iterator(nearest.begin() + 1), std::make_move_iterator(nearest.end()));
+    }
+  }
+  std::stable_sort(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(leaders),
+                   [](const Candidate& a, const Candidate& b) {
+                     return std::make_tuple(a.lower_bound, a.kind, a.average_distance, a.busy_ports, b.contact) <
+                            std::make_tuple(b.lower_bound, b.kind, b.average_distance, b.busy_ports, a.contact);
+                   });
+  // A set already in the pool (a nearest set that is a block) goes.
+  std::set<std::vector<NodeId>> seen;
+  std::vector<Candidate> unique;
+  std::size_t unique_leaders = 0;
+  for (std::size_t i = 0; i < pool.size(); ++i) {
+    if (!seen.insert(pool[i].nodes).second) continue;
+    unique.push_back(std::move(pool[i]));
+    if (i < leaders) ++unique_leaders;
+  }
+  pool.swap(unique);
+  // Fallback blocks (more of a class already compared) are routed only
+  // while nothing could be.
+  const std::size_t compare = std::min(unique_leaders, request_.route_limit);
+
+  PlacementResult result;
+  std::vector<RouteTable> tables;  // of result.compared
+  std::size_t next = 0;
+  const auto routable_left = [&result] {
+    return std::any_of(result.compared.begin(), result.compared.end(), [](const Candidate& c) { return c.routable; });
+  };
+  while (true) {
+    while (next < pool.size() && next < kMaxRoutingAttempts && (next < compare || !routable_left())) {
+      tables.emplace_back();
+      route(pool[next], tables.back());
+      result.compared.push_back(std::move(pool[next++]));
+    }
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < result.compared.size(); ++i) {
+      const Candidate& c = result.compared[i];
+      // Routed max gamma, then channels shared with running jobs; on a tie a
+      // block (a sub-torus) before a nearest set, then the earlier candidate.
+      const auto key = [](const Candidate& k) { return std::make_tuple(k.max_gamma, k.shared_channels, k.kind); };
+      if (c.routable && (!best || key(c) < key(result.compared[*best]))) best = i;
+    }
+    if (!best) {
+      const std::string reason = result.compared.empty() ? "no candidate" : result.compared.back().failure;
+      throw RoutingError("none of the " + std::to_string(result.compared.size()) + " candidate sets of " +
+                         std::to_string(count_) + " nodes could be routed (last: " + reason + ")");
+    }
+    result.report = verify(network_, tables[*best], request_.verify_options);
+    if (result.report.ok()) {
+      result.winner = *best;
+      result.table = std::move(tables[*best]);
+      break;
+    }
+    Candidate& rejected = result.compared[*best];
+    rejected.routable = false;
+    rejected.failure = std::string("rejected by the verifier: ") + rule_name(result.report.violations.front().rule) +
+                       ": " + result.report.violations.front().message;
+  }
+  result.nodes = result.compared[result.winner].nodes;
+  result.considered = considered_;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace
+
+const char* candidate_kind_name(CandidateKind kind) { return kind == CandidateKind::block ? "block" : "nearest"; }
+
+std::size_t shape_volume(const Shape& shape) { return volume(shape); }
+
+Shape parse_shape(const Torus& torus, std::string_view text) {
+  Shape shape;
+  shape.fill(1);
+  const std::string expected = "expected up to " + std::to_string(torus.declared_dims()) +
+                               " sizes separated by 'x', each at most the machine's (" + torus.to_string() + ")";
+  int dim = 0;
+  std::size_t pos = 0;
+  while (true) {
+    std::size_t end = text.find('x', pos);
+    const std::string_view part = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    if (dim >= torus.declared_dims() || part.empty() || part.size() > 4 ||
+        part.find_first_not_of("0123456789") != std::string_view::npos)
+      throw PlacementError("bad shape '" + std::string(text) + "': " + expected);
+    const int size = std::stoi(std::string(part));
+    if (size < 1 || size > torus.size(dim))
+      throw PlacementError("bad shape '" + std::string(text) + "': size " + std::to_string(size) + " of " +
+                           dimension_letter(dim) + " is outside 1.." + std::to_string(torus.size(dim)) + "; " +
+                           expected);
+    shape[dim++] = size;
+    if (end == std::string_view::npos) break;
+    pos = end + 1;
+  }
+  return shape;
+}
+
+std::string format_shape(const Torus& torus, const Shape& shape) {
+  std::string out;
+  for (int dim = 0; dim < torus.declared_dims(); ++dim) {
+    if (dim) out += 'x';
+    out += std::to_string(shape[dim]);
+  }
+  return out;
+}
+
+std::vector<NodeId> block_nodes(const Torus& torus, const Shape& shape, const Coord& origin) {
+  std::vector<NodeId> nodes;
+  nodes.reserve(volume(shape));
+  for (int k = 0; k < shape[3]; ++k)
+    for (int z = 0; z < shape[2]; ++z)
+      for (int y = 0; y < shape[1]; ++y)
+        for (int x = 0; x < shape[0]; ++x)
+          nodes.push_back(torus.id({(origin[0] + x) % torus.size(0), (origin[1] + y) % torus.size(1),
+                                    (origin[2] + z) % torus.size(2), (origin[3] + k) % torus.size(3)}));
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+PlacementResult select_nodes(const Network& network, const PlacementRequest& request) {
+  return Selector(network, request).run();
+}
+
+void add_busy_channels(const Network& network, const RouteTable& table, std::vector<std::uint64_t>& busy) {
+  busy.resize(network.torus().channel_slots(), 0);
+  const std::vector<std::uint64_t> loads = channel_loads(network, table);
+  for (std::size_t c = 0; c < loads.size() && c < busy.size(); ++c) busy[c] += loads[c];
+}
+
+}  // namespace angara

@@ -1,0 +1,281 @@
+// Node selection (routing/placement.hpp): exact choices on small tori.
+#include <string>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "routing/metrics.hpp"
+#include "routing/placement.hpp"
+#include "tests/test_support.hpp"
+
+using namespace angara;
+using angara_test::error_message;
+using angara_test::node_at;
+
+namespace {
+
+const Torus kDesmos{{4, 2, 2, 2}};
+const Torus k4x4 = Torus::parse("4x4");
+
+// The x = `x` slab of Desmos (1x2x2x2): desmos{x, x+4, ..., x+28}.
+std::vector<NodeId> slab(int x) {
+  std::vector<NodeId> nodes;
+  for (NodeId node = static_cast<NodeId>(x); node < 32; node += 4) nodes.push_back(node);
+  return nodes;
+}
+
+std::vector<unsigned char> free_only(const Torus& torus, const std::vector<NodeId>& nodes) {
+  std::vector<unsigned char> free(torus.node_count(), 0);
+  for (NodeId node : nodes) free[node] = 1;
+  return free;
+}
+
+std::vector<NodeId> ids(const Torus& torus, std::initializer_list<const char*> coords) {
+  std::vector<NodeId> nodes;
+  for (const char* c : coords) nodes.push_back(node_at(torus, c));
+  return nodes;
+}
+
+const Candidate& winner(const PlacementResult& result) { return result.compared.at(result.winner); }
+
+}  // namespace
+
+// On the double-cabled Desmos an 8-node slab 1x2x2x2 (three size-2
+// dimensions, two cables each) routes at max gamma 2; the 4x2 block of the
+// paper's Table 2 needs 4.  The first slab wins; the table is verified.
+START_TEST(desmos_eight_nodes_get_a_slab) {
+  const Network network(kDesmos);
+  PlacementRequest request;
+  request.node_count = 8;
+  const PlacementResult result = select_nodes(network, request);
+  ck_assert(result.nodes == slab(0));
+  ck_assert(winner(result).kind == CandidateKind::block);
+  ck_assert(winner(result).shape == (Shape{1, 2, 2, 2}));
+  ck_assert(result.report.ok());
+  ck_assert_uint_eq(result.report.metrics.max_gamma, 2);
+  ck_assert_uint_eq(result.report.metrics.lower_bound, 2);
+  ck_assert(result.table.nodes() == slab(0));
+  // The 4x2 block was compared and lost on its routed max gamma.
+  bool saw_4x2 = false;
+  for (const Candidate& c : result.compared)
+    if (c.kind == CandidateKind::block && c.shape == (Shape{4, 1, 1, 2})) {
+      saw_4x2 = true;
+      ck_assert(c.routable);
+      ck_assert_uint_gt(c.max_gamma, 2);
+    }
+  ck_assert(saw_4x2);
+}
+END_TEST
+
+// With slab 0 taken, slabs 1 and 3 both touch it (8 taken nodes in the
+// layer next to them) and slab 2 touches nothing: the job packs against
+// the running one, at the lower of the two origins.
+START_TEST(desmos_packs_next_to_a_running_job) {
+  const Network network(kDesmos);
+  std::vector<NodeId> free;
+  for (int x = 1; x < 4; ++x)
+    for (NodeId node : slab(x)) free.push_back(node);
+  PlacementRequest request;
+  request.node_count = 8;
+  request.free = free_only(kDesmos, free);
+  const PlacementResult result = select_nodes(network, request);
+  ck_assert(result.nodes == slab(1));
+  ck_assert_uint_eq(winner(result).contact, 8);
+}
+END_TEST
+
+// A shape asks for one orientation: 4x2 is desmos[00-07].
+START_TEST(desmos_shape_4x2) {
+  const Network network(kDesmos);
+  PlacementRequest request;
+  request.shape = parse_shape(kDesmos, "4x2");
+  const PlacementResult result = select_nodes(network, request);
+  std::vector<NodeId> expected{0, 1, 2, 3, 4, 5, 6, 7};
+  ck_assert(result.nodes == expected);
+  ck_assert(result.compared.size() == 1);
+  ck_assert_uint_eq(result.report.metrics.max_gamma, 4);
+}
+END_TEST
+
+// Channels running jobs' routes use steer the choice: a busy port on slab
+// 0 sends the job to slab 1, and its routes share nothing with them.
+START_TEST(busy_channels_steer_away) {
+  const Network network(kDesmos);
+  PlacementRequest request;
+  request.node_count = 8;
+  request.busy.assign(kDesmos.channel_slots(), 0);
+  request.busy[Torus::channel(node_at(kDesmos, "0,1,0,0"), Direction::make(1, false))] = 3;
+  const PlacementResult result = select_nodes(network, request);
+  ck_assert(result.nodes == slab(1));
+  ck_assert_uint_eq(winner(result).shared_channels, 0);
+  ck_assert_uint_eq(winner(result).busy_ports, 0);
+}
+END_TEST
+
+// add_busy_channels sums the loads of a table per channel slot.
+START_TEST(busy_channels_from_a_table) {
+  const Network network(kDesmos);
+  PlacementRequest request;
+  request.node_count = 8;
+  const PlacementResult first = select_nodes(network, request);
+  std::vector<std::uint64_t> busy;
+  add_busy_channels(network, first.table, busy);
+  add_busy_channels(network, first.table, busy);
+  ck_assert_uint_eq(busy.size(), kDesmos.channel_slots());
+  std::uint64_t max = 0;
+  for (std::uint64_t load : busy) max = std::max(max, load);
+  ck_assert_uint_eq(max, 4);  // twice the table's max gamma of 2
+}
+END_TEST
+
+// On 4x4 a column (a whole ring of 4) and the nearest "plus" set both route
+// at max gamma 2; the ring, a sub-torus, wins the tie.
+START_TEST(ring_beats_nearest_set_on_a_tie) {
+  const Network network(k4x4);
+  PlacementRequest request;
+  request.node_count = 4;
+  const PlacementResult result = select_nodes(network, request);
+  ck_assert(result.nodes == ids(k4x4, {"0,0", "0,1", "0,2", "0,3"}));
+  ck_assert_uint_eq(result.report.metrics.max_gamma, 2);
+  bool saw_nearest = false;
+  for (const Candidate& c : result.compared)
+    if (c.kind == CandidateKind::nearest) {
+      saw_nearest = true;
+      ck_assert_uint_eq(c.max_gamma, 2);
+    }
+  ck_assert(saw_nearest);
+}
+END_TEST
+
+// No block of 3 fits the free nodes {0,0 1,0 1,1 2,2 3,3}: the nearest set
+// around 0,0 is taken (1,1 before 3,3: same distance, lower id).
+START_TEST(nearest_set_when_no_block_fits) {
+  const Network network(k4x4);
+  PlacementRequest request;
+  request.node_count = 3;
+  request.free = free_only(k4x4, ids(k4x4, {"0,0", "1,0", "1,1", "2,2", "3,3"}));
+  const PlacementResult result = select_nodes(network, request);
+  ck_assert(result.nodes == ids(k4x4, {"0,0", "1,0", "1,1"}));
+  ck_assert(winner(result).kind == CandidateKind::nearest);
+  ck_assert(result.report.ok());
+}
+END_TEST
+
+// With routers 3,1 0,2 1,2 failed, 3,2 is cut off from 0,1 (no
+// Angara-encodable route avoids them): the nearest sets {0,0 0,1 3,2} and
+// {0,1 2,1 3,2} are routed, refused, and the next set is chosen; never a set
+// that cannot be routed.
+START_TEST(unroutable_set_is_skipped) {
+  Network network(k4x4);
+  for (const char* c : {"3,1", "0,2", "1,2"}) network.fail_node(node_at(k4x4, c));
+  PlacementRequest request;
+  request.node_count = 3;
+  request.free = free_only(k4x4, ids(k4x4, {"0,0", "0,1", "2,1", "3,2"}));
+  const PlacementResult result = select_nodes(network, request);
+  ck_assert(result.compared.size() == 3);
+  ck_assert(result.compared[0].nodes == ids(k4x4, {"0,0", "0,1", "3,2"}));
+  ck_assert(result.compared[1].nodes == ids(k4x4, {"0,1", "2,1", "3,2"}));
+  for (int i = 0; i < 2; ++i) {
+    ck_assert(!result.compared[i].routable);
+    ck_assert_msg(result.compared[i].failure.find("0,1 -> 3,2: no Angara-encodable route avoids the failures") !=
+                      std::string::npos,
+                  "%s", result.compared[i].failure.c_str());
+  }
+  ck_assert(result.nodes == ids(k4x4, {"0,0", "0,1", "2,1"}));
+  ck_assert(result.report.ok());
+}
+END_TEST
+
+// Failed routers are never chosen, even when the free mask offers them.
+START_TEST(failed_nodes_are_never_chosen) {
+  Network network(k4x4);
+  network.fail_node(node_at(k4x4, "0,0"));
+  PlacementRequest request;
+  request.node_count = 4;
+  const PlacementResult result = select_nodes(network, request);
+  ck_assert(result.nodes == ids(k4x4, {"1,0", "1,1", "1,2", "1,3"}));
+}
+END_TEST
+
+START_TEST(requests_that_cannot_be_met) {
+  const Network network(k4x4);
+  PlacementRequest request;
+  request.node_count = 7;
+  request.free = free_only(k4x4, ids(k4x4, {"0,0", "1,0", "2,0", "3,0", "0,1", "1,1"}));
+  ck_assert_std_str_eq(error_message<PlacementError>([&] { select_nodes(network, request); }),
+                   "7 nodes asked, only 6 free live nodes on the 4x4 machine");
+  request.node_count = 3;
+  request.shape = parse_shape(k4x4, "2x2");
+  ck_assert_std_str_eq(error_message<PlacementError>([&] { select_nodes(network, request); }), "shape 2x2 has 4 nodes, not 3");
+  request.node_count = 0;
+  request.free = free_only(k4x4, ids(k4x4, {"0,0", "1,0", "2,0", "3,0"}));
+  ck_assert_std_str_eq(error_message<PlacementError>([&] { select_nodes(network, request); }),
+                   "no free block of shape 2x2 on the 4x4 machine");
+  request.shape.reset();
+  ck_assert_std_str_eq(error_message<PlacementError>([&] { select_nodes(network, request); }),
+                   "a node count (or a shape) is needed");
+  request.node_count = 2;
+  request.algorithm = "nosuch";
+  ck_assert_std_str_eq(error_message<PlacementError>([&] { select_nodes(network, request); }),
+                   "unknown routing algorithm 'nosuch' (valid: bfs, sssp, balanced, genetic)");
+}
+END_TEST
+
+START_TEST(shapes_parse_and_print) {
+  ck_assert(parse_shape(kDesmos, "2x2") == (Shape{2, 2, 1, 1}));
+  ck_assert(parse_shape(kDesmos, "4x2x2x2") == (Shape{4, 2, 2, 2}));
+  ck_assert_std_str_eq(format_shape(kDesmos, Shape{1, 2, 2, 2}), "1x2x2x2");
+  ck_assert_std_str_eq(format_shape(k4x4, Shape{2, 4, 1, 1}), "2x4");
+  ck_assert_std_str_eq(error_message<PlacementError>([] { parse_shape(k4x4, "5x1"); }),
+                   "bad shape '5x1': size 5 of X is outside 1..4; expected up to 2 sizes separated by 'x', each at "
+                   "most the machine's (4x4)");
+  ck_assert_std_str_eq(error_message<PlacementError>([] { parse_shape(k4x4, "2x2x2"); }),
+                   "bad shape '2x2x2': expected up to 2 sizes separated by 'x', each at most the machine's (4x4)");
+  ck_assert_std_str_eq(error_message<PlacementError>([] { parse_shape(k4x4, "2xx2"); }),
+                   "bad shape '2xx2': expected up to 2 sizes separated by 'x', each at most the machine's (4x4)");
+  // A block wraps around the ring: 3,0 and 0,0 are neighbours.
+  ck_assert(block_nodes(k4x4, Shape{2, 1, 1, 1}, Coord{3, 2, 0, 0}) == ids(k4x4, {"0,2", "3,2"}));
+}
+END_TEST
+
+// 32 nodes of a 4x4x4: the halves (4x4x2 and its rotations, one class, one
+// routed) and the nearest set around 0,0,0 are compared, and the winner has
+// the lowest routed max gamma of all.
+START_TEST(half_of_4x4x4) {
+  const Network network(Torus::parse("4x4x4"));
+  PlacementRequest request;
+  request.node_count = 32;
+  const PlacementResult result = select_nodes(network, request);
+  std::size_t halves = 0;
+  for (const Candidate& c : result.compared) {
+    ck_assert(c.routable);
+    ck_assert_uint_le(winner(result).max_gamma, c.max_gamma);
+    if (c.kind == CandidateKind::block) {
+      ++halves;
+      ck_assert(c.shape == (Shape{2, 4, 4, 1}));
+      ck_assert_uint_eq(c.lower_bound, 16);
+    }
+  }
+  ck_assert_uint_eq(halves, 1);
+  ck_assert_uint_eq(winner(result).max_gamma, result.report.metrics.max_gamma);
+}
+END_TEST
+
+int main() {
+  Suite* suite = suite_create("placement");
+  TCase* tc = tcase_create("select");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, desmos_eight_nodes_get_a_slab);
+  tcase_add_test(tc, desmos_packs_next_to_a_running_job);
+  tcase_add_test(tc, desmos_shape_4x2);
+  tcase_add_test(tc, busy_channels_steer_away);
+  tcase_add_test(tc, busy_channels_from_a_table);
+  tcase_add_test(tc, ring_beats_nearest_set_on_a_tie);
+  tcase_add_test(tc, nearest_set_when_no_block_fits);
+  tcase_add_test(tc, unroutable_set_is_skipped);
+  tcase_add_test(tc, failed_nodes_are_never_chosen);
+  tcase_add_test(tc, requests_that_cannot_be_met);
+  tcase_add_test(tc, shapes_parse_and_print);
+  tcase_add_test(tc, half_of_4x4x4);
+  suite_add_tcase(suite, tc);
+  return angara_test::run_suite(suite);
+}
