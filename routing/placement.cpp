@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "routing/metrics.hpp"
+#include "routing/oracle.hpp"
 
 namespace angara {
 
@@ -116,9 +117,12 @@ IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes) {
     else
       reduced[dim] = size;
   }
-  // TODO(cabling): carry the single-cabled size-2 dimensions over once the
-  // torus has them; size-2 dimensions are kept as they are.
-  const Torus small(reduced, torus.declared_dims());
+  // A size-2 dimension the set spans is kept whole (start 0), so its
+  // single cabling carries over port for port; one it does not span goes.
+  std::uint8_t single_cable = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (reduced[dim] == 2 && torus.single_cabled(dim)) single_cable |= dimension_bit(dim);
+  const Torus small = Torus(reduced, torus.declared_dims()).with_single_cable(single_cable);
   std::vector<NodeId> moved;
   moved.reserve(coords.size());
   for (const Coord& c : coords) {
@@ -221,7 +225,22 @@ class Selector {
   CyclicBoxSums taken_;   // 1 per node that is not free (taken or failed)
   CyclicBoxSums busy_;    // busy_ports_
   std::size_t considered_ = 0;
+  bool has_failures_ = false;
 };
+
+// "3 of 56 ordered pairs have no encodable route around the failures
+// (routability oracle), first 0,1,0,0 -> 2,1,0,0".
+std::string cut_off_text(const Torus& torus, const AllocationRoutability& routability) {
+  const std::size_t n = routability.nodes.size();
+  std::string text = std::to_string(routability.cut_off_pairs) + " of " + std::to_string(n * (n - 1)) +
+                     " ordered pairs have no encodable route around the failures (routability oracle)";
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t d = 0; d < n; ++d)
+      if (s != d && routability.at(s, d) < 0)
+        return text + ", first " + torus.format_coord(routability.nodes[s]) + " -> " +
+               torus.format_coord(routability.nodes[d]);
+  return text;
+}
 
 std::vector<std::uint32_t> taken_values(const Network& network, const PlacementRequest& request) {
   const Torus& torus = network.torus();
@@ -250,6 +269,7 @@ Selector::Selector(const Network& network, const PlacementRequest& request)
     throw std::invalid_argument("placement: free-node mask has the wrong size");
   if (!request.busy.empty() && request.busy.size() != torus_.channel_slots())
     throw std::invalid_argument("placement: busy-channel loads have the wrong size");
+  has_failures_ = !network.failed_nodes().empty() || !network.failed_links().empty();
   any_busy_ = std::any_of(busy_ports_.begin(), busy_ports_.end(), [](std::uint32_t v) { return v != 0; });
   free_.assign(torus_.node_count(), 0);
   for (NodeId node = 0; node < torus_.node_count(); ++node)
@@ -477,8 +497,18 @@ std::vector<Candidate> Selector::nearest_candidates() {
 
 // Routes a candidate and measures its table; the verifier runs on the
 // winner only (run() below), so a losing candidate costs one generator run.
+// With failures in the machine, the routability oracle first tells a set
+// that no generator can route (a pair cut off by the failures) from one a
+// generator may; such a set is dropped without a generator run.
 void Selector::route(Candidate& candidate, RouteTable& table) const {
   candidate.routed = true;
+  if (has_failures_) {
+    const AllocationRoutability routability = assess_routability(network_, candidate.nodes);
+    if (!routability.all_routable()) {
+      candidate.failure = cut_off_text(torus_, routability);
+      return;
+    }
+  }
   const std::unique_ptr<Generator> generator = make_generator(request_.algorithm);
   try {
     table = generator->generate(network_, candidate.nodes, request_.generator_options);

@@ -161,9 +161,9 @@ START_TEST(nearest_set_when_no_block_fits) {
 END_TEST
 
 // With routers 3,1 0,2 1,2 failed, 3,2 is cut off from 0,1 (no
-// Angara-encodable route avoids them): the nearest sets {0,0 0,1 3,2} and
-// {0,1 2,1 3,2} are routed, refused, and the next set is chosen; never a set
-// that cannot be routed.
+// Angara-encodable route avoids them): the routability oracle refuses the
+// nearest sets {0,0 0,1 3,2} and {0,1 2,1 3,2} without a generator run, and
+// the next set is chosen; never a set that cannot be routed.
 START_TEST(unroutable_set_is_skipped) {
   Network network(k4x4);
   for (const char* c : {"3,1", "0,2", "1,2"}) network.fail_node(node_at(k4x4, c));
@@ -176,12 +176,38 @@ START_TEST(unroutable_set_is_skipped) {
   ck_assert(result.compared[1].nodes == ids(k4x4, {"0,1", "2,1", "3,2"}));
   for (int i = 0; i < 2; ++i) {
     ck_assert(!result.compared[i].routable);
-    ck_assert_msg(result.compared[i].failure.find("0,1 -> 3,2: no Angara-encodable route avoids the failures") !=
-                      std::string::npos,
-                  "%s", result.compared[i].failure.c_str());
+    ck_assert_std_str_eq(result.compared[i].failure,
+                         "1 of 6 ordered pairs have no encodable route around the failures (routability oracle), "
+                         "first 0,1 -> 3,2");
   }
   ck_assert(result.nodes == ids(k4x4, {"0,0", "0,1", "2,1"}));
   ck_assert(result.report.ok());
+}
+END_TEST
+
+// On Desmos single-cabled in Y, Z and K the slab 1x2x2x2 has one cable per
+// pair, so its bound is 4 (16 routes cross each dimension each way over 4
+// channels), as the 4x2 block's: both classes are compared on that bound and
+// every routed max gamma is at least the verifier's bound for its set.
+START_TEST(single_cabled_desmos_bounds) {
+  const Torus single = kDesmos.with_single_cable(dimension_bit(1) | dimension_bit(2) | dimension_bit(3));
+  const Network network(single);
+  PlacementRequest request;
+  request.node_count = 8;
+  const PlacementResult result = select_nodes(network, request);
+  bool saw_slab = false;
+  for (const Candidate& c : result.compared) {
+    ck_assert(c.routable);
+    const RouteTable table = make_generator("balanced")->generate(network, c.nodes, GeneratorOptions{});
+    ck_assert_uint_eq(c.lower_bound, verify(network, table, VerifyOptions{}).metrics.lower_bound);
+    if (c.kind == CandidateKind::block && c.shape == (Shape{1, 2, 2, 2})) {
+      saw_slab = true;
+      ck_assert_uint_eq(c.lower_bound, 4);
+    }
+  }
+  ck_assert(saw_slab);
+  ck_assert(result.report.ok());
+  ck_assert_uint_eq(result.report.metrics.max_gamma, winner(result).max_gamma);
 }
 END_TEST
 
@@ -272,6 +298,7 @@ int main() {
   tcase_add_test(tc, ring_beats_nearest_set_on_a_tie);
   tcase_add_test(tc, nearest_set_when_no_block_fits);
   tcase_add_test(tc, unroutable_set_is_skipped);
+  tcase_add_test(tc, single_cabled_desmos_bounds);
   tcase_add_test(tc, failed_nodes_are_never_chosen);
   tcase_add_test(tc, requests_that_cannot_be_met);
   tcase_add_test(tc, shapes_parse_and_print);
