@@ -245,17 +245,23 @@ expect "bad lp_bound_time in the config" 3 "$tool" generate --config "$work/badl
 contains "bad lp_bound_time position" "$work/err" \
   "badlp.yaml:5:18: routing.lp_bound_time: expected a number of seconds from 0 to 3600, got 'soon'"
 
-# Node selection: exact choices on the built-in Desmos (double-cabled, so an
-# 8-node 1x2x2x2 slab routes at max gamma 2 where the 4x2 block needs 4).
-expect "select 8 nodes" 0 "$tool" select --count 8
+# Node selection: exact choices on the double-cabled Desmos (an 8-node
+# 1x2x2x2 slab routes at max gamma 2 where the 4x2 block needs 4) ...
+double="$data/desmos_double_cable.yaml"
+expect "select 8 nodes" 0 "$tool" select --config "$double" --count 8
 contains "select picks the first slab" "$work/out" "desmos[00,04,08,12,16,20,24,28]"
-expect "select a 4x2 shape" 0 "$tool" select --shape 4x2
+expect "select a 4x2 shape" 0 "$tool" select --config "$double" --shape 4x2
 contains "the 4x2 block" "$work/out" "desmos[00-07]"
-expect "select packs next to a taken node" 0 "$tool" select --count 8 --free 'desmos[01-31]'
+expect "select packs next to a taken node" 0 "$tool" select --config "$double" --count 8 --free 'desmos[01-31]'
 contains "the slab next to desmos00" "$work/out" "desmos[01,05,09,13,17,21,25,29]"
-expect "select beside a running job" 0 "$tool" select --count 8 --busy 'desmos[00-07]' --json
+expect "select beside a running job" 0 "$tool" select --config "$double" --count 8 --busy 'desmos[00-07]' --json
 contains "the next 4x2 block, sharing no channel" "$work/out" '"nodes":"desmos[08-15]","count":8,"machine":"4x2x2x2","algorithm":"balanced","kind":"block","shape":"4x2x1x1","max_gamma":4,"lower_bound":4,"shared_channels":0'
 contains "select json lists the compared candidates" "$work/out" '"candidates":[{"kind":'
+# ... and on the built-in, single-cabled one, where the slab has one cable
+# per pair (bound 4, routed at 7) and a nearest set routes at 3.
+expect "select 8 nodes, single cabling" 0 "$tool" select --count 8 --json
+contains "single cabling: the nearest set beats the blocks" "$work/out" '"nodes":"desmos[00-01,03-05,07-08,16]","count":8,"machine":"4x2x2x2","algorithm":"balanced","kind":"nearest","shape":"3x2x2x2","max_gamma":3,'
+contains "single cabling: the slab is bounded at 4" "$work/out" '{"kind":"block","shape":"1x2x2x2","origin":"0,0,0,0","nodes":"desmos[00,04,08,12,16,20,24,28]","lower_bound":4,'
 expect "select avoids down and failed routers" 0 "$tool" select --count 2 --config "$data/desmos_faulty.yaml" \
   --down desmos01 --free 'desmos[00-03]'
 contains "select around desmos01" "$work/out" "desmos[02-03]"
