@@ -454,6 +454,11 @@ const Subcommand kSubcommands[] = {
      "                    [--candidates K] [--cache DIR] [--json]",
      "Chooses a compact, routable node set for a job that shares few channels with running jobs.",
      &angara::select_command},
+    {"slurm-conf",
+     "slurm-conf [--config F] [--from SLURM.CONF | --node-params PARAMS] [--topology FILE]\n"
+     "                    [--leaf-size N]",
+     "Prints slurm.conf node lines along the torus's nested blocks and writes topology.conf.",
+     &angara::slurm_conf_command},
 };
 
 bool asks_for_help(int argc, char** argv) {

@@ -13,6 +13,9 @@ namespace angara {
 
 // argv[0] is "select".  Prints the chosen nodes as one hostlist (or JSON).
 int select_command(int argc, char** argv);
+// argv[0] is "slurm-conf".  Prints slurm.conf node lines in nested-block
+// order and writes topology.conf (plugin/slurm_conf_command.cpp).
+int slurm_conf_command(int argc, char** argv);
 
 namespace slurm {
 // A node Slurm may give to a new job right now: state exactly IDLE (no

@@ -213,6 +213,8 @@ class Selector {
   // The first `leaders` are one block of each of the best shape classes.
   std::vector<Candidate> block_candidates(std::size_t& leaders);
   std::vector<Candidate> nearest_candidates();
+  std::vector<Candidate> run_candidates() const;
+  void measure_set(Candidate& candidate) const;
   void route(Candidate& candidate, RouteTable& table) const;
 
   const Network& network_;
@@ -387,6 +389,41 @@ std::vector<Candidate> Selector::block_candidates(std::size_t& leader_count) {
 // around it first, then torus distance), for when no block fits or a count
 // has no good block shape.  Kept: the few distinct sets with the least total
 // distance to their seed, least busy and best packed first.
+// Bounding box, intact bound and mean distance of a candidate that is not
+// a block.
+void Selector::measure_set(Candidate& candidate) const {
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    std::set<int> values;
+    for (NodeId node : candidate.nodes) values.insert(torus_.coord(node)[dim]);
+    candidate.shape[dim] = static_cast<int>(values.size());
+  }
+  const IntactBound bound = intact_bound(torus_, candidate.nodes);
+  candidate.lower_bound = bound.bound;
+  candidate.average_distance = bound.distance;
+}
+
+// What Slurm itself would give along the node order and along the nested
+// blocks (angara-route slurm-conf): routed first, so that select never
+// picks a set worse than Slurm's own choice at this moment.
+std::vector<Candidate> Selector::run_candidates() const {
+  std::vector<NodeId> linear(torus_.node_count());
+  for (NodeId node = 0; node < torus_.node_count(); ++node) linear[node] = node;
+  const std::vector<NodeId> curve = nested_blocks(torus_).order;
+  const std::vector<NodeId>& linear_order = linear;
+  std::vector<Candidate> out;
+  for (const std::vector<NodeId>* order : {&linear_order, &curve}) {
+    Candidate candidate;
+    candidate.kind = CandidateKind::run;
+    candidate.nodes = best_fit_run(*order, free_, count_);
+    if (candidate.nodes.size() != count_) continue;
+    candidate.origin = torus_.coord(candidate.nodes.front());
+    for (NodeId node : candidate.nodes) candidate.busy_ports += busy_ports_[node];
+    measure_set(candidate);
+    out.push_back(std::move(candidate));
+  }
+  return out;
+}
+
 std::vector<Candidate> Selector::nearest_candidates() {
   const NodeId n = torus_.node_count();
   // Offsets from node 0, each coordinate taken the short way round.
@@ -482,14 +519,7 @@ std::vector<Candidate> Selector::nearest_candidates() {
     candidate.nodes = std::move(scored.nodes);
     candidate.busy_ports = scored.busy_ports;
     candidate.contact = scored.contact;
-    for (int dim = 0; dim < kMaxDims; ++dim) {
-      std::set<int> values;
-      for (NodeId node : candidate.nodes) values.insert(torus_.coord(node)[dim]);
-      candidate.shape[dim] = static_cast<int>(values.size());
-    }
-    const IntactBound bound = intact_bound(torus_, candidate.nodes);
-    candidate.lower_bound = bound.bound;
-    candidate.average_distance = bound.distance;
+    measure_set(candidate);
     out.push_back(std::move(candidate));
   }
   return out;
@@ -566,19 +596,37 @@ PlacementResult Selector::run() {
                      return std::make_tuple(a.lower_bound, a.kind, a.average_distance, a.busy_ports, b.contact) <
                             std::make_tuple(b.lower_bound, b.kind, b.average_distance, b.busy_ports, a.contact);
                    });
-  // A set already in the pool (a nearest set that is a block) goes.
-  std::set<std::vector<NodeId>> seen;
+  std::size_t runs = 0;
+  if (!request_.shape && request_.compare_slurm_runs) {
+    std::vector<Candidate> slurm_runs = run_candidates();
+    runs = slurm_runs.size();
+    pool.insert(pool.begin(), std::make_move_iterator(slurm_runs.begin()), std::make_move_iterator(slurm_runs.end()));
+    leaders += runs;
+  }
+  // A set already in the pool (a nearest set or a run that is a block) goes.
+  // A run that is a block keeps its place and takes the block's name.
+  std::map<std::vector<NodeId>, std::size_t> seen;  // nodes -> index in unique
   std::vector<Candidate> unique;
   std::size_t unique_leaders = 0;
   for (std::size_t i = 0; i < pool.size(); ++i) {
-    if (!seen.insert(pool[i].nodes).second) continue;
+    const auto [it, inserted] = seen.try_emplace(pool[i].nodes, unique.size());
+    if (!inserted) {
+      Candidate& kept = unique[it->second];
+      if (kept.kind == CandidateKind::run && pool[i].kind == CandidateKind::block) {
+        kept.kind = CandidateKind::block;
+        kept.shape = pool[i].shape;
+        kept.origin = pool[i].origin;
+        kept.contact = pool[i].contact;
+      }
+      continue;
+    }
     unique.push_back(std::move(pool[i]));
     if (i < leaders) ++unique_leaders;
   }
   pool.swap(unique);
   // Fallback blocks (more of a class already compared) are routed only
   // while nothing could be.
-  const std::size_t compare = std::min(unique_leaders, request_.route_limit);
+  const std::size_t compare = std::min(unique_leaders, request_.route_limit + runs);
 
   PlacementResult result;
   std::vector<RouteTable> tables;  // of result.compared
@@ -624,7 +672,35 @@ PlacementResult Selector::run() {
 
 }  // namespace
 
-const char* candidate_kind_name(CandidateKind kind) { return kind == CandidateKind::block ? "block" : "nearest"; }
+const char* candidate_kind_name(CandidateKind kind) {
+  return kind == CandidateKind::block ? "block" : kind == CandidateKind::nearest ? "nearest" : "run";
+}
+
+std::vector<NodeId> best_fit_run(const std::vector<NodeId>& order, const std::vector<unsigned char>& free,
+                                 std::size_t count) {
+  std::vector<std::pair<std::size_t, std::size_t>> runs;  // (start, length) along order
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j < order.size() && free[order[j]]) ++j;
+    if (j > i) runs.emplace_back(i, j - i);
+    i = j + 1;
+  }
+  std::vector<NodeId> nodes;
+  const auto fit = std::min_element(runs.begin(), runs.end(), [count](const auto& a, const auto& b) {
+    const bool a_fits = a.second >= count, b_fits = b.second >= count;
+    if (a_fits != b_fits) return a_fits;
+    return a_fits ? a.second < b.second : a.second > b.second;
+  });
+  if (fit != runs.end() && fit->second >= count) {
+    for (std::size_t i = 0; i < count; ++i) nodes.push_back(order[fit->first + i]);
+  } else {
+    std::stable_sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& run : runs)
+      for (std::size_t i = 0; i < run.second && nodes.size() < count; ++i) nodes.push_back(order[run.first + i]);
+  }
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
 
 std::size_t shape_volume(const Shape& shape) { return volume(shape); }
 
@@ -677,6 +753,58 @@ std::vector<NodeId> block_nodes(const Torus& torus, const Shape& shape, const Co
 
 PlacementResult select_nodes(const Network& network, const PlacementRequest& request) {
   return Selector(network, request).run();
+}
+
+namespace {
+
+// Which dimension a block is halved along (NestedBlocks above), -1 for a
+// single node.
+int split_dimension(const Torus& torus, const Shape& shape) {
+  for (int dim = kMaxDims - 1; dim >= 0; --dim)
+    if (torus.size(dim) == 2 && shape[dim] == 2) return dim;
+  int best = -1;
+  for (int dim = kMaxDims - 1; dim >= 0; --dim)
+    if (shape[dim] >= 2 && (best < 0 || shape[dim] > shape[best])) best = dim;
+  return best;
+}
+
+void add_nested_block(const Torus& torus, const Shape& shape, const Coord& origin, int level, std::string path,
+                      NestedBlocks& out) {
+  const std::size_t index = out.blocks.size();
+  out.blocks.emplace_back();
+  {
+    NestedBlock& block = out.blocks.back();
+    block.shape = shape;
+    block.origin = origin;
+    block.first = out.order.size();
+    block.count = volume(shape);
+    block.level = level;
+    block.path = path;
+  }
+  const int dim = split_dimension(torus, shape);
+  if (dim < 0) {
+    out.order.push_back(torus.id(origin));
+    return;
+  }
+  Shape lower = shape, upper = shape;
+  lower[dim] = (shape[dim] + 1) / 2;
+  upper[dim] = shape[dim] - lower[dim];
+  Coord upper_origin = origin;
+  upper_origin[dim] = (origin[dim] + lower[dim]) % torus.size(dim);
+  out.blocks[index].children.push_back(out.blocks.size());
+  add_nested_block(torus, lower, origin, level + 1, path + '0', out);
+  out.blocks[index].children.push_back(out.blocks.size());
+  add_nested_block(torus, upper, upper_origin, level + 1, path + '1', out);
+}
+
+}  // namespace
+
+NestedBlocks nested_blocks(const Torus& torus) {
+  NestedBlocks out;
+  out.order.reserve(torus.node_count());
+  out.blocks.reserve(2 * torus.node_count());
+  add_nested_block(torus, torus.sizes(), Coord{}, 0, "", out);
+  return out;
 }
 
 void add_busy_channels(const Network& network, const RouteTable& table, std::vector<std::uint64_t>& busy) {

@@ -132,6 +132,7 @@ END_TEST
 START_TEST(ring_beats_nearest_set_on_a_tie) {
   const Network network(k4x4);
   PlacementRequest request;
+  request.compare_slurm_runs = false;  // pins blocks against nearest sets
   request.node_count = 4;
   const PlacementResult result = select_nodes(network, request);
   ck_assert(result.nodes == ids(k4x4, {"0,0", "0,1", "0,2", "0,3"}));
@@ -151,6 +152,7 @@ END_TEST
 START_TEST(nearest_set_when_no_block_fits) {
   const Network network(k4x4);
   PlacementRequest request;
+  request.compare_slurm_runs = false;  // pins blocks against nearest sets
   request.node_count = 3;
   request.free = free_only(k4x4, ids(k4x4, {"0,0", "1,0", "1,1", "2,2", "3,3"}));
   const PlacementResult result = select_nodes(network, request);
@@ -168,6 +170,7 @@ START_TEST(unroutable_set_is_skipped) {
   Network network(k4x4);
   for (const char* c : {"3,1", "0,2", "1,2"}) network.fail_node(node_at(k4x4, c));
   PlacementRequest request;
+  request.compare_slurm_runs = false;  // pins blocks against nearest sets
   request.node_count = 3;
   request.free = free_only(k4x4, ids(k4x4, {"0,0", "0,1", "2,1", "3,2"}));
   const PlacementResult result = select_nodes(network, request);
@@ -208,6 +211,47 @@ START_TEST(single_cabled_desmos_bounds) {
   ck_assert(saw_slab);
   ck_assert(result.report.ok());
   ck_assert_uint_eq(result.report.metrics.max_gamma, winner(result).max_gamma);
+}
+END_TEST
+
+// Slurm's own best fit competes: on 4x2 with 0,0 taken, the run along the
+// node order is 1,0 2,0 3,0 0,1 (not a block), and the nested-block order
+// (Y halves first, then the X ring) is the same; it is routed first, named
+// a run, and the winner is no worse than it.
+START_TEST(slurm_runs_compete) {
+  const Torus torus = Torus::parse("4x2");
+  const Network network(torus);
+  PlacementRequest request;
+  request.node_count = 4;
+  request.free = free_only(torus, ids(torus, {"1,0", "2,0", "3,0", "0,1", "1,1", "2,1", "3,1"}));
+  const std::vector<NodeId> run = ids(torus, {"1,0", "2,0", "3,0", "0,1"});
+  ck_assert(best_fit_run(nested_blocks(torus).order, request.free, 4) == run);
+  const PlacementResult result = select_nodes(network, request);
+  ck_assert(result.compared.front().kind == CandidateKind::run);
+  ck_assert(result.compared.front().nodes == run);
+  ck_assert(result.compared.front().routable);
+  for (const Candidate& c : result.compared)
+    if (c.routable) ck_assert_uint_le(winner(result).max_gamma, c.max_gamma);
+}
+END_TEST
+
+// Nested blocks of Desmos: K, Z, Y halves first (sub-tori), then the X ring.
+START_TEST(nested_blocks_of_desmos) {
+  const NestedBlocks blocks = nested_blocks(kDesmos);
+  ck_assert_uint_eq(blocks.order.size(), 32);
+  for (NodeId i = 0; i < 32; ++i) ck_assert_uint_eq(blocks.order[i], i);
+  ck_assert(blocks.blocks[0].children.size() == 2);
+  const NestedBlock& upper = blocks.blocks[blocks.blocks[0].children[1]];
+  ck_assert(upper.shape == (Shape{4, 2, 2, 1}));
+  ck_assert_std_str_eq(upper.path, "1");
+  ck_assert_uint_eq(upper.first, 16);
+  const NestedBlock& block = blocks.blocks[upper.children[0]];
+  ck_assert(block.shape == (Shape{4, 2, 1, 1}));
+  ck_assert_std_str_eq(block.path, "10");
+  const Torus ring = Torus::parse("5");
+  const NestedBlocks odd = nested_blocks(ring);
+  ck_assert(odd.blocks[odd.blocks[0].children[0]].shape == (Shape{3, 1, 1, 1}));
+  ck_assert(odd.blocks[odd.blocks[0].children[1]].origin == (Coord{3, 0, 0, 0}));
 }
 END_TEST
 
@@ -300,6 +344,8 @@ int main() {
   tcase_add_test(tc, unroutable_set_is_skipped);
   tcase_add_test(tc, single_cabled_desmos_bounds);
   tcase_add_test(tc, failed_nodes_are_never_chosen);
+  tcase_add_test(tc, slurm_runs_compete);
+  tcase_add_test(tc, nested_blocks_of_desmos);
   tcase_add_test(tc, requests_that_cannot_be_met);
   tcase_add_test(tc, shapes_parse_and_print);
   tcase_add_test(tc, half_of_4x4x4);

@@ -274,6 +274,34 @@ contains "select names the bad size" "$work/err" "bad shape '5x2': size 5 of X i
 expect "select an unknown free node" 3 "$tool" select --count 4 --free 'desmos[30-40]'
 expect "select --slurm with --free" 2 "$tool" select --count 4 --slurm --free 'desmos[00-03]'
 
+# slurm-conf: node lines in nested-block order, a reordered slurm.conf and
+# topology.conf.
+expect "slurm-conf on Desmos" 0 "$tool" slurm-conf --node-params 'CPUs=1 State=UNKNOWN'
+sed -n 2,3p "$work/out" | tr '\n' ' ' | grep -qx 'NodeName=desmos00 CPUs=1 State=UNKNOWN NodeName=desmos01 CPUs=1 State=UNKNOWN ' \
+  && ok "slurm-conf lines in order" || not_ok "slurm-conf lines: $(sed -n 2,3p "$work/out")"
+printf 'machine:\n  torus: 4x2x2x2\n  nodes: desmos[00-31]\n  order: kzyx\n' > "$work/kzyx.yaml"
+printf 'ClusterName=t\nNodeName=DEFAULT RealMemory=100\nNodeName=desmos[00-31] CPUs=2\nNodeName=login1 CPUs=4\nPartitionName=p Nodes=desmos[00-31]\n' \
+  > "$work/slurm.conf"
+expect "slurm-conf --from" 0 "$tool" slurm-conf --config "$work/kzyx.yaml" --from "$work/slurm.conf" \
+  --topology "$work/topology.conf"
+[ "$(grep -c '^NodeName=desmos.. CPUs=2$' "$work/out")" = 32 ] && ok "slurm-conf --from keeps each node's parameters" \
+  || not_ok "slurm-conf --from parameters: $(grep -c '^NodeName=desmos' "$work/out")"
+grep '^NodeName=desmos' "$work/out" | head -8 | sed 's/ .*//' | tr '\n' ' ' \
+  | grep -qx 'NodeName=desmos00 NodeName=desmos08 NodeName=desmos16 NodeName=desmos24 NodeName=desmos04 NodeName=desmos12 NodeName=desmos20 NodeName=desmos28 ' \
+  && ok "slurm-conf --from: the 4x2 block at Z=K=0 first" || not_ok "slurm-conf --from order: $(grep -m8 '^NodeName=desmos' "$work/out")"
+contains "slurm-conf --from keeps other lines" "$work/out" "NodeName=login1 CPUs=4"
+contains "slurm-conf --from keeps DEFAULT" "$work/out" "NodeName=DEFAULT RealMemory=100"
+contains "topology.conf leaf switch" "$work/topology.conf" "SwitchName=angara00 Nodes=desmos[00,04,08,12,16,20,24,28]  # 4x2x1x1 at 0,0,0,0"
+contains "topology.conf root switch" "$work/topology.conf" "SwitchName=angara Switches=angara0,angara1  # 4x2x2x2 at 0,0,0,0"
+printf 'NodeName=desmos[00-31] Port=[17000-17031]\n' > "$work/ports.conf"
+expect "slurm-conf --from with a port list" 3 "$tool" slurm-conf --from "$work/ports.conf"
+contains "port list message" "$work/err" "ports.conf:1: Port lists one value per node; give these nodes one NodeName line each"
+printf 'NodeName=desmos[00-30] CPUs=1\n' > "$work/short.conf"
+expect "slurm-conf --from with a node missing" 3 "$tool" slurm-conf --from "$work/short.conf"
+contains "missing node message" "$work/err" "short.conf: node desmos31 of the 4x2x2x2 machine (<built-in Desmos default>) has no NodeName line"
+expect "slurm-conf --from and --node-params" 2 "$tool" slurm-conf --from "$work/slurm.conf" --node-params CPUs=1
+expect "slurm-conf bad --leaf-size" 2 "$tool" slurm-conf --leaf-size 0
+
 # Bad input.
 expect "unknown algorithm" 3 "$tool" generate --algorithm nosuch --dry-run
 contains "unknown algorithm lists the valid ones" "$work/err" "valid: bfs"

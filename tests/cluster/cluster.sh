@@ -22,6 +22,8 @@
 #   ANGARA_CLUSTER_PORT   slurmctld port; slurmd ports follow it at +83.
 #                         Default: the first free of 16817, 17817, ... 19817.
 #   ANGARA_CLUSTER_TIMEOUT seconds to wait for the daemons (default 90)
+#   ANGARA_CLUSTER_HOOK   a command run with DIR/etc after the configuration
+#                         is written and before the daemons start
 set -u
 
 die() {
@@ -198,6 +200,11 @@ start_cluster() {
   ctld_port=$(choose_port) || exit 1
   write_config "$ctld_port"
   write_plugstack "${ANGARA_SPANK_PLUGIN:-}" ${ANGARA_PLUGSTACK_ARGS:-tables=$state_dir/tables}
+  # A test's own configuration (node order, topology.conf, job_submit.lua):
+  # ANGARA_CLUSTER_HOOK runs with the etc directory before any daemon starts.
+  if [ -n "${ANGARA_CLUSTER_HOOK:-}" ]; then
+    "$ANGARA_CLUSTER_HOOK" "$state_dir/etc" || fail_start "ANGARA_CLUSTER_HOOK $ANGARA_CLUSTER_HOOK failed"
+  fi
 
   # munge: a fresh key and a private daemon on a private socket.
   if [ ! -s "$state_dir/munge/munge.key" ]; then
