@@ -15,6 +15,7 @@
 #include "plugin/exit_status.hpp"
 #include "plugin/job_tables.hpp"
 #include "plugin/slurm_query.hpp"
+#include "routing/chain.hpp"
 #include "routing/pipeline.hpp"
 #include "routing/placement.hpp"
 #include "routing/report.hpp"
@@ -155,7 +156,12 @@ int select_command(int argc, char** argv) {
   PlacementRequest request;
   request.node_count = static_cast<std::size_t>(count);
   if (!shape_text.empty()) request.shape = parse_shape(config.torus, shape_text);
-  request.algorithm = algorithm.empty() ? config.algorithm : algorithm;
+  // Candidates are compared under the first generator of the configured
+  // chain ("balanced,nue" -> balanced): the one that routes jobs whenever it can.
+  request.algorithm = parse_algorithm_chain(!algorithm.empty()          ? algorithm
+                                            : !config.algorithm.empty() ? config.algorithm
+                                                                        : default_algorithm_chain())
+                          .front();
   request.generator_options = generator_options_of(config);
   request.verify_options = verify_options_of(config);
   request.route_limit = static_cast<std::size_t>(candidates);
