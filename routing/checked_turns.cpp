@@ -33,24 +33,35 @@ ChannelId entry_channel(const Torus& torus, NodeId node, Direction last_hop) {
 
 }  // namespace
 
+void DependencyMemo::forget() {
+  epoch_ += 1;
+  if (epoch_ > 0x7FFFFFFFu) {  // the stamps would wrap: start over
+    std::fill(stamps_.begin(), stamps_.end(), 0);
+    epoch_ = 1;
+  }
+}
+
+bool DependencyMemo::allowed(const IncrementalDependencyGraph& graph, ChannelId from, ChannelId to) {
+  std::uint32_t& stamp = stamps_[static_cast<std::size_t>(from) * kDirectionCount +
+                                 static_cast<std::size_t>(Torus::channel_direction(to).rank())];
+  if ((stamp >> 1) != epoch_) stamp = epoch_ << 1 | (graph.has_edge(from, to) || !graph.closes_cycle(from, to) ? 1 : 0);
+  return stamp & 1u;
+}
+
 std::optional<std::vector<Direction>> find_checked_route(const Network& network,
                                                          const IncrementalDependencyGraph& graph, NodeId src,
-                                                         NodeId dst, std::size_t max_hops) {
+                                                         NodeId dst, std::size_t max_hops, DependencyMemo* memo) {
   const Torus& torus = network.torus();
   if (src == dst) return std::vector<Direction>{};
   const std::size_t states = static_cast<std::size_t>(torus.node_count()) * kStages;
   std::vector<std::uint32_t> parent(states, kNone);
   std::vector<std::uint8_t> hop(states, 0);
   std::vector<std::uint8_t> reached(states, 0);
-  // Memo of the cycle test per dependency (channel, next direction): the
-  // graph does not change during the search.  0 unknown, 1 allowed, 2 refused.
-  std::vector<std::uint8_t> allowed(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0);
-  auto dependency_ok = [&](ChannelId from, ChannelId to) {
-    std::uint8_t& memo = allowed[static_cast<std::size_t>(from) * kDirectionCount +
-                                 static_cast<std::size_t>(Torus::channel_direction(to).rank())];
-    if (!memo) memo = graph.has_edge(from, to) || !graph.closes_cycle(from, to) ? 1 : 2;
-    return memo == 1;
-  };
+  // The cycle test per dependency (channel, next direction), asked once: the
+  // graph does not change during the search.
+  std::optional<DependencyMemo> own;
+  if (!memo) memo = &own.emplace(torus);
+  auto dependency_ok = [&](ChannelId from, ChannelId to) { return memo->allowed(graph, from, to); };
 
   auto state = [](NodeId node, int stage) { return static_cast<std::uint32_t>(node) * kStages + stage; };
   std::vector<std::uint32_t> frontier{state(src, kBegin)}, next;
@@ -129,6 +140,7 @@ class CheckedTurnAttempt {
         oracle_(oracle),
         table_(original),
         graph_(torus_, rule),
+        memo_(torus_),
         loads_(torus_.channel_slots(), 0) {}
 
   // Routes the pairs of `first` (their shortest admissible routes), then
@@ -150,6 +162,7 @@ class CheckedTurnAttempt {
         if (s == d || done[s * n + d] || !original_has(s, d)) continue;
         const std::vector<ChannelId> channels = route_channels(torus_, nodes[s], table_.route(s, d).hops);
         if (graph_.try_add_path(channels)) {
+          memo_.forget();
           for (ChannelId c : channels) ++loads_[c];
           done[s * n + d] = 1;
         }
@@ -169,16 +182,17 @@ class CheckedTurnAttempt {
         if (!route(p, 0)) failed.push_back(p);
         continue;
       }
-      // A detour: replace it only by something shorter.
+      // A detour: replace it only by something shorter.  The shorter routes
+      // are checked alongside the detour (its dependencies stay while they
+      // are), so a failed try leaves the graph as it was and the searches
+      // of every pair share one memo of the cycle test.
       const std::size_t length = table_.route(p.first, p.second).hops.size();
       if (length <= static_cast<std::size_t>(oracle_.shortest(nodes[p.first], nodes[p.second]))) continue;
       const std::vector<ChannelId> old = route_channels(torus_, nodes[p.first], table_.route(p.first, p.second).hops);
-      graph_.remove_path(old);
-      for (ChannelId c : old) --loads_[c];
-      if (!route(p, old.size() - 1)) {
-        graph_.add_path(old);
-        for (ChannelId c : old) ++loads_[c];
-      } else {
+      if (route(p, old.size() - 1)) {
+        graph_.remove_path(old);
+        memo_.forget();
+        for (ChannelId c : old) --loads_[c];
         ++stats_.shortened;
       }
     }
@@ -218,13 +232,15 @@ class CheckedTurnAttempt {
     // little): longer detours are rarely admissible where short ones are not,
     // and the search is the expensive part of this stage.
     const std::size_t limit = max_hops ? max_hops : 2 * static_cast<std::size_t>(best) + 4;
-    const std::optional<std::vector<Direction>> found = find_checked_route(network_, graph_, src, dst, limit);
+    const std::optional<std::vector<Direction>> found =
+        find_checked_route(network_, graph_, src, dst, limit, &memo_);
     return found && admit(p, *found);
   }
 
   bool admit(const Pair& p, const std::vector<Direction>& hops) {
     const std::vector<ChannelId> channels = route_channels(torus_, table_.nodes()[p.first], hops);
-    if (!graph_.try_add_path(channels)) return false;
+    if (!graph_.try_add_path(channels)) return false;  // the graph is as it was
+    memo_.forget();
     for (ChannelId c : channels) ++loads_[c];
     if (!original_->has_route(p.first, p.second)) ++stats_.filled;
     table_.set_route(p.first, p.second, Route{hops});
@@ -237,6 +253,7 @@ class CheckedTurnAttempt {
   const RouteTable* original_ = nullptr;
   RouteTable table_;
   IncrementalDependencyGraph graph_;
+  DependencyMemo memo_;  // valid for graph_ as it is; forgotten when its edges change
   std::vector<std::uint32_t> loads_;
   CheckedTurnStats stats_;
 };

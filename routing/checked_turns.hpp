@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -43,13 +44,32 @@ struct CheckedTurnStats {
 CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
                                              const GeneratorOptions& options);
 
+// The answers of the per-dependency cycle test (present, or closes no
+// forbidden cycle) on one graph, shared by searches while the graph's edges
+// stay as they are: the caller calls forget() whenever they change.  (On a
+// faulty 8x8x8 thousands of searches ask about the same dependencies.)
+class DependencyMemo {
+ public:
+  explicit DependencyMemo(const Torus& torus)
+      : stamps_(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0) {}
+  void forget();
+  // Whether from -> to may be used in `graph`, from the memo or asked.
+  bool allowed(const IncrementalDependencyGraph& graph, ChannelId from, ChannelId to);
+
+ private:
+  std::vector<std::uint32_t> stamps_;  // slot -> epoch * 2 + allowed, when of the current epoch
+  std::uint32_t epoch_ = 1;
+};
+
 // The shortest Angara-encodable route from src to dst each of whose
 // dependencies is present in `graph` or closes no forbidden cycle there, at
 // most `max_hops` long (0: any length); nullopt when there is none.  The
 // route as a whole may still close a cycle through several new
-// dependencies: admit it with try_add_path().
+// dependencies: admit it with try_add_path().  `memo`, when given, holds
+// answers about this graph as it is now (and receives the new ones).
 std::optional<std::vector<Direction>> find_checked_route(const Network& network,
                                                          const IncrementalDependencyGraph& graph, NodeId src,
-                                                         NodeId dst, std::size_t max_hops = 0);
+                                                         NodeId dst, std::size_t max_hops = 0,
+                                                         DependencyMemo* memo = nullptr);
 
 }  // namespace angara

@@ -2,6 +2,7 @@
 // routing/dependency_graph.hpp for the rule.
 #include "routing/dependency_graph.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -49,7 +50,8 @@ IncrementalDependencyGraph::IncrementalDependencyGraph(const Torus& torus, FlowC
       rule_(rule),
       head_(torus.channel_slots(), kNoNode),
       successors_(torus.channel_slots(), 0),
-      counts_(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0) {
+      counts_(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0),
+      order_(torus.channel_slots(), 0) {
   for (NodeId node = 0; node < torus.node_count(); ++node)
     for (int rank = 0; rank < kDirectionCount; ++rank) {
       const Direction d(rank);
@@ -81,6 +83,13 @@ std::uint32_t IncrementalDependencyGraph::edge_count(ChannelId from, ChannelId t
 bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) const {
   if (counts_[slot(from, to)] != 0) return false;
   const bool need_turn = rule_ == FlowControl::bubble && !is_turn(from, to);
+  std::uint32_t limit = 0;
+  {
+    const std::lock_guard<std::mutex> lock(*order_mutex_);
+    if (order_stale_) refresh_order();
+    limit = order_[from];
+  }
+  if (order_[to] > limit) return false;  // every walk from `to` stays after `from`
 
   SearchScratch& search = scratch();
   search.start(2 * head_.size());
@@ -95,6 +104,7 @@ bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) cons
     for (int rank = 0; mask >> rank; ++rank) {
       if (!((mask >> rank) & 1u)) continue;
       const ChannelId next = target(c, rank);
+      if (order_[next] > limit) continue;  // cannot lead back to `from`
       const bool turn = turn_seen || Torus::channel_direction(c).rank() != rank;
       if (!turn && search.visited(next, true)) continue;
       if (search.visit(next, turn)) search.stack.emplace_back(next, turn);
@@ -105,7 +115,64 @@ bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) cons
 
 void IncrementalDependencyGraph::increment(ChannelId from, ChannelId to) {
   const std::size_t s = slot(from, to);
-  if (counts_[s]++ == 0) successors_[from] |= static_cast<std::uint8_t>(1u << Torus::channel_direction(to).rank());
+  if (counts_[s]++ == 0) {
+    successors_[from] |= static_cast<std::uint8_t>(1u << Torus::channel_direction(to).rank());
+    if (order_[from] > order_[to]) order_stale_ = true;
+  }
+}
+
+// Tarjan's strongly connected components, iteratively.  Components come out
+// sinks first; positions count down, so every edge goes to an equal or a
+// later position.
+void IncrementalDependencyGraph::refresh_order() const {
+  const std::size_t slots = head_.size();
+  constexpr std::uint32_t kUnvisited = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> index(slots, kUnvisited), low(slots, 0);
+  std::vector<unsigned char> on_stack(slots, 0);
+  std::vector<ChannelId> stack;
+  std::vector<std::pair<ChannelId, int>> calls;  // (channel, next successor rank to look at)
+  std::uint32_t counter = 0;
+  std::uint32_t position = static_cast<std::uint32_t>(slots);
+  for (ChannelId root = 0; root < slots; ++root) {
+    if (index[root] != kUnvisited) continue;
+    calls.emplace_back(root, 0);
+    index[root] = low[root] = counter++;
+    stack.push_back(root);
+    on_stack[root] = 1;
+    while (!calls.empty()) {
+      auto& [c, rank] = calls.back();
+      const std::uint8_t mask = successors_[c];
+      bool descended = false;
+      while (rank < kDirectionCount) {
+        const int r = rank++;
+        if (!((mask >> r) & 1u)) continue;
+        const ChannelId next = target(c, r);
+        if (index[next] == kUnvisited) {
+          index[next] = low[next] = counter++;
+          stack.push_back(next);
+          on_stack[next] = 1;
+          calls.emplace_back(next, 0);
+          descended = true;
+          break;
+        }
+        if (on_stack[next]) low[c] = std::min(low[c], index[next]);
+      }
+      if (descended) continue;
+      const ChannelId done = c;
+      calls.pop_back();
+      if (!calls.empty()) low[calls.back().first] = std::min(low[calls.back().first], low[done]);
+      if (low[done] != index[done]) continue;
+      --position;  // a component is complete: everything it reaches is placed after it
+      ChannelId member;
+      do {
+        member = stack.back();
+        stack.pop_back();
+        on_stack[member] = 0;
+        order_[member] = position;
+      } while (member != done);
+    }
+  }
+  order_stale_ = false;
 }
 
 void IncrementalDependencyGraph::decrement(ChannelId from, ChannelId to) {

@@ -19,6 +19,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "angara/route.hpp"
@@ -37,7 +39,8 @@ class IncrementalDependencyGraph {
   // Would adding from->to close a forbidden cycle with the edges present now?
   // False when the edge is present already (adding it changes nothing).
   // Throws std::invalid_argument when `to` does not leave from's head node.
-  // Safe to call concurrently on one graph (scratch space is per thread).
+  // Safe to call concurrently on one graph (scratch space is per thread, the
+  // order below is refreshed under a lock).
   bool closes_cycle(ChannelId from, ChannelId to) const;
   // Adds the dependencies of a route given as its channel sequence, unless one of
   // them closes a forbidden cycle (then nothing changes and false is returned).
@@ -62,11 +65,24 @@ class IncrementalDependencyGraph {
   void increment(ChannelId from, ChannelId to);
   void decrement(ChannelId from, ChannelId to);
 
+  // A topological order of the strongly connected components (under bubble:
+  // rings whose straight dependencies are all present): every present edge
+  // u -> v has order_[u] <= order_[v], so a walk from `to` reaches `from`
+  // only through channels ordered between them.  Removals keep it; an
+  // insertion against it marks it stale, and the next query recomputes it
+  // (Tarjan's algorithm, linear).  A query then answers at once when `to`
+  // comes after `from`, and searches only the channels in between: on a
+  // large torus most queries ask about dependencies in the order's direction.
+  void refresh_order() const;
+
   Torus torus_;
   FlowControl rule_;
   std::vector<NodeId> head_;             // channel slot -> the node it enters
   std::vector<std::uint8_t> successors_; // channel slot -> successor direction mask
   std::vector<std::uint32_t> counts_;    // channel slot * 8 + rank -> routes using the edge
+  mutable std::vector<std::uint32_t> order_;  // channel slot -> position of its component
+  mutable bool order_stale_ = true;
+  std::unique_ptr<std::mutex> order_mutex_ = std::make_unique<std::mutex>();
 };
 
 // The channels a route from `source` crosses, in order.

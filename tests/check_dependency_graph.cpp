@@ -215,6 +215,52 @@ START_TEST(test_random_paths_match_the_verifier) {
 }
 END_TEST
 
+// closes_cycle() asked about random dependencies after every change (walks
+// added with and without the check, some removed): each answer matches the
+// verifier's criterion on the graph with that one dependency added.  The
+// graph answers from a topological order it refreshes lazily, so the
+// answers are checked while that order is stale as well as fresh.
+START_TEST(test_random_queries_match_the_verifier) {
+  std::mt19937 rng(11);
+  for (const char* dims : {"3x3", "4x2x2", "3x3x2"}) {
+    const Torus torus = Torus::parse(dims);
+    std::vector<Direction> present;
+    for (int rank = 0; rank < kDirectionCount; ++rank)
+      if (torus.direction_present(Direction(rank))) present.push_back(Direction(rank));
+    for (const FlowControl rule : {FlowControl::bubble, FlowControl::none}) {
+      IncrementalDependencyGraph graph(torus, rule);
+      std::vector<std::vector<ChannelId>> accepted;
+      std::size_t closing = 0, open = 0;
+      for (int trial = 0; trial < 150; ++trial) {
+        std::vector<Direction> hops;
+        const int length = 2 + static_cast<int>(rng() % 3);
+        for (int k = 0; k < length; ++k) hops.push_back(k && rng() % 2 ? hops.back() : present[rng() % present.size()]);
+        const std::vector<ChannelId> p = route_channels(torus, rng() % torus.node_count(), hops);
+        if (graph.try_add_path(p)) accepted.push_back(p);
+        if (!accepted.empty() && rng() % 4 == 0) {
+          const std::size_t victim = rng() % accepted.size();
+          graph.remove_path(accepted[victim]);
+          accepted.erase(accepted.begin() + static_cast<long>(victim));
+        }
+        for (int query = 0; query < 12; ++query) {
+          const NodeId node = rng() % torus.node_count();
+          const Direction first = present[rng() % present.size()], second = present[rng() % present.size()];
+          const ChannelId from = Torus::channel(node, first);
+          const ChannelId to = Torus::channel(torus.neighbor(node, first), second);
+          std::vector<std::vector<ChannelId>> with = accepted;
+          with.push_back({from, to});
+          const bool expected = !graph.has_edge(from, to) && forbidden_cycle(verifier_graph(torus, with), rule);
+          ck_assert_msg(graph.closes_cycle(from, to) == expected, "%s trial %d: closes_cycle %d, verifier %d", dims,
+                        trial, !expected, expected);
+          (expected ? closing : open) += 1;
+        }
+      }
+      ck_assert_msg(closing > 0 && open > 0, "%s: %zu closing, %zu open: the test proves little", dims, closing, open);
+    }
+  }
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("dependency_graph");
   TCase* tc = tcase_create("core");
@@ -227,6 +273,7 @@ int main() {
   tcase_add_test(tc, test_reference_counts);
   tcase_add_test(tc, test_rejects_non_adjacent_channels);
   tcase_add_test(tc, test_random_paths_match_the_verifier);
+  tcase_add_test(tc, test_random_queries_match_the_verifier);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }

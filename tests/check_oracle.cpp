@@ -145,6 +145,32 @@ START_TEST(test_find_checked_route) {
 }
 END_TEST
 
+// A memo shared by searches answers as the graph was when it asked, until
+// forget(): the staircase's closing turn 0,1 +Y -> 0,0 +X is refused, stays
+// refused in the memo after the route that made it close a cycle is gone,
+// and is allowed once the memo forgets.
+START_TEST(test_dependency_memo) {
+  const Network net(Torus::parse("2x2"));
+  const Torus& t = net.torus();
+  IncrementalDependencyGraph graph(t, FlowControl::bubble);
+  const std::vector<ChannelId> middle = route_channels(t, node_at(t, "1,0"), parse_hops("+Y +X"));
+  for (const auto& [from, hops] : {std::pair{"0,0", "+X +Y"}, {"1,1", "+X +Y"}})
+    graph.add_path(route_channels(t, node_at(t, from), parse_hops(hops)));
+  graph.add_path(middle);
+  DependencyMemo memo(t);
+  const auto found = find_checked_route(net, graph, node_at(t, "0,1"), node_at(t, "1,0"), 0, &memo);
+  ck_assert(found.has_value());
+  ck_assert_std_str_eq(Route{*found}.to_string(), "+X +Y");
+  const std::vector<ChannelId> closing = route_channels(t, node_at(t, "0,1"), parse_hops("+Y +X"));
+  ck_assert(!memo.allowed(graph, closing[0], closing[1]));
+  graph.remove_path(middle);
+  ck_assert(!graph.closes_cycle(closing[0], closing[1]));
+  ck_assert(!memo.allowed(graph, closing[0], closing[1]));  // as the graph was
+  memo.forget();
+  ck_assert(memo.allowed(graph, closing[0], closing[1]));
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("oracle");
   TCase* tc = tcase_create("core");
@@ -155,6 +181,7 @@ int main() {
   tcase_add_test(tc, test_refusal_names_failures);
   tcase_add_test(tc, test_cable_names);
   tcase_add_test(tc, test_find_checked_route);
+  tcase_add_test(tc, test_dependency_memo);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }
