@@ -133,13 +133,14 @@ class ConfigReader {
 
   Config read(const yaml_node_t* root) {
     config_.source = source_;
-    const Entries top = mapping(root, "top level", "at the top level", {"machine", "failures", "routing", "tables"});
+    const Entries top = mapping(root, "top level", "at the top level", {"machine", "failures", "routing", "tables", "limits"});
     const yaml_node_t* machine = find(top, "machine");
     if (!machine) fail(root, "missing section 'machine' (machine.torus and machine.nodes are required)");
     read_machine(machine);
     if (const yaml_node_t* failures = find(top, "failures")) read_failures(failures);
     if (const yaml_node_t* routing = find(top, "routing")) read_routing(routing);
     if (const yaml_node_t* tables = find(top, "tables")) read_tables(tables);
+    if (const yaml_node_t* limits = find(top, "limits")) read_limits(limits);
     return std::move(config_);
   }
 
@@ -536,6 +537,17 @@ class ConfigReader {
       config_.table_dir = non_empty_scalar(node, "tables.directory", "a directory");
   }
 
+  void read_limits(const yaml_node_t* limits) {
+    const Entries entries = mapping(limits, "limits", "in 'limits'", {"memory"});
+    if (const yaml_node_t* node = find(entries, "memory")) {
+      const auto limit = node->type == YAML_SCALAR_NODE ? parse_memory_limit(text_of(node)) : std::nullopt;
+      if (!limit)
+        fail(node, "limits.memory: expected a size (4G, 512M, bytes), a percentage of the node's memory (50%) or "
+                   "'none', got " + kind_of(node));
+      config_.memory_limit = *limit;
+    }
+  }
+
   const std::string& source_;
   YamlDocument& document_;
   Config config_;
@@ -594,6 +606,64 @@ std::optional<double> parse_seconds(std::string_view text) {
   const double seconds = std::stod(std::string(text));
   if (seconds > 3600) return std::nullopt;
   return seconds;
+}
+
+std::optional<MemoryLimit> parse_memory_limit(std::string_view text) {
+  MemoryLimit limit;
+  if (text == "none") {
+    limit.unlimited = true;
+    return limit;
+  }
+  // A plain decimal number, then an optional unit.
+  std::size_t end = 0, points = 0, digits = 0;
+  while (end < text.size() && ((text[end] >= '0' && text[end] <= '9') || text[end] == '.')) {
+    (text[end] == '.' ? points : digits)++;
+    ++end;
+  }
+  if (digits == 0 || points > 1 || digits > 15) return std::nullopt;
+  const double number = std::stod(std::string(text.substr(0, end)));
+  std::string_view unit = text.substr(end);
+  if (unit == "%") {
+    if (number <= 0 || number > 100) return std::nullopt;
+    limit.node_fraction = number / 100;
+    return limit;
+  }
+  double scale = 1;
+  if (!unit.empty()) {
+    const std::string_view prefixes = "KMGT";
+    const std::size_t power = prefixes.find(unit.front());
+    if (power == std::string_view::npos) return std::nullopt;
+    unit.remove_prefix(1);
+    if (!unit.empty() && unit != "B" && unit != "iB") return std::nullopt;
+    scale = static_cast<double>(std::uint64_t{1} << (10 * (power + 1)));
+  }
+  const double bytes = number * scale;
+  // At least a mebibyte: nothing smaller can run, and "4" is a missing unit.
+  if (bytes < double(1 << 20) || bytes > 1e18) return std::nullopt;
+  limit.bytes = static_cast<std::uint64_t>(bytes);
+  return limit;
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " bytes";
+  double value = static_cast<double>(bytes) / 1024;
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, value < 100 ? "%.1f %s" : "%.0f %s", value, units[unit]);
+  return buffer;
+}
+
+std::string memory_limit_text(const MemoryLimit& limit) {
+  if (limit.unlimited) return "none";
+  if (limit.bytes) return format_bytes(limit.bytes);
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%g%% of the node's memory", limit.node_fraction * 100);
+  return buffer;
 }
 
 Config desmos_default_config() {

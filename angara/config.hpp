@@ -34,6 +34,26 @@ class ConfigError : public std::runtime_error {
   std::string message_;
 };
 
+// limits.memory (angara.yaml(5)): the most memory one computation may be
+// estimated to need before it starts (routing/memory.hpp).  Either a number
+// of bytes or a fraction of the memory hwloc reports for the node.
+struct MemoryLimit {
+  bool unlimited = false;     // "none"
+  std::uint64_t bytes = 0;    // "4G", "512M", "123456"; 0: use node_fraction
+  double node_fraction = 0.5; // "50%" (the default)
+  friend bool operator==(const MemoryLimit& a, const MemoryLimit& b) {
+    return a.unlimited == b.unlimited && a.bytes == b.bytes && a.node_fraction == b.node_fraction;
+  }
+};
+// "4G", "4GiB", "1.5T", "512M", "64K", "123456" (bytes; K, M, G, T are powers
+// of 1024), "25%" (of the node's memory, 1 to 100) or "none"; nullopt for
+// anything else.
+std::optional<MemoryLimit> parse_memory_limit(std::string_view text);
+// "50% of the node's memory", "4 GiB", "none".
+std::string memory_limit_text(const MemoryLimit& limit);
+// "4.0 GiB", "512 MiB", "12.3 KiB", "100 bytes".
+std::string format_bytes(std::uint64_t bytes);
+
 struct Config {
   std::string source;              // file path, or "<built-in Desmos default>"
   Torus torus{{4, 2, 2, 2}};
@@ -53,6 +73,7 @@ struct Config {
   // LP lower bound (routing/lp_bound.hpp); 0 leaves it out.
   double lp_bound_time = 2.0;
   std::string table_dir = "/var/lib/angara/routes";
+  MemoryLimit memory_limit;  // limits.memory
 
   // The network with this configuration's failures applied.
   Network network() const;

@@ -53,6 +53,11 @@ std::string lp_time_error(const std::string& command, const char* value) {
   return command + ": --lp-time expects seconds from 0 to 3600 (0: no LP bound), got '" + value + "'";
 }
 
+std::string memory_limit_error(const std::string& command, const char* value) {
+  return command + ": --memory-limit expects a size (4G, 512M, bytes; at least 1M), a percentage of the node's "
+         "memory (50%) or 'none', got '" + std::string(value) + "'";
+}
+
 // --rules / --flow-control: override routing.rules / routing.flow_control.
 struct RulesOptions {
   std::optional<RuleSet> rules;
@@ -102,9 +107,11 @@ int cmd_generate(int argc, char** argv) {
       {"seed", required_argument, nullptr, 's'},      {"rules", required_argument, nullptr, 'R'},
       {"flow-control", required_argument, nullptr, 'F'}, {"single-cable", required_argument, nullptr, 'S'},
       {"timeout", required_argument, nullptr, 'T'},     {"lp-time", required_argument, nullptr, 'L'},
-      {"parents", no_argument, nullptr, 'P'},          {nullptr, 0, nullptr, 0}};
+      {"parents", no_argument, nullptr, 'P'},          {"memory-limit", required_argument, nullptr, 'M'},
+      {nullptr, 0, nullptr, 0}};
   int timeout = 30;
   std::optional<double> lp_time;
+  std::optional<MemoryLimit> memory_limit;
   bool nodes_given = false, create_parents = false;
   std::optional<std::uint64_t> seed;
   RulesOptions rules;
@@ -172,6 +179,10 @@ int cmd_generate(int argc, char** argv) {
         lp_time = parse_seconds(optarg);
         if (!lp_time) return usage_error(lp_time_error("generate", optarg));
         break;
+      case 'M':
+        memory_limit = parse_memory_limit(optarg);
+        if (!memory_limit) return usage_error(memory_limit_error("generate", optarg));
+        break;
       default: return usage_error("generate: unknown option");
     }
   }
@@ -185,6 +196,7 @@ int cmd_generate(int argc, char** argv) {
   Config config = load_config_announced(common.config_path);
   if (seed) config.seed = *seed;  // randomised generators (genetic): same seed, same tables
   if (lp_time) config.lp_bound_time = *lp_time;
+  if (memory_limit) config.memory_limit = *memory_limit;
   rules.apply(config);
   if (config.rules != RuleSet::angara && !dry_run)
     throw GeneralRulesError(
@@ -226,6 +238,8 @@ int cmd_generate(int argc, char** argv) {
   if (!nodes.empty()) request.node_names = expand_hostlist(nodes);
   request.down_nodes.insert(request.down_nodes.end(), extra_down.begin(), extra_down.end());
   request.write_cache = !dry_run;  // a dry run writes nothing, the cache included
+  request.route_dump = !dump_path.empty();
+  request.lp_bound = config.lp_bound_time > 0;
   // Where the results go is checked before anything is computed or written.
   if (!dump_path.empty()) {
     if (create_parents) {
@@ -420,6 +434,7 @@ const Subcommand kSubcommands[] = {
      "                    [--dump-routes FILE] [--json] [--output DIR] [--down HOSTLIST]\n"
      "                    [--job-name NAME] [--cache DIR] [--seed N] [--single-cable DIMS] [--parents]\n"
      "                    [--rules angara|general] [--flow-control bubble|none] [--lp-time S]\n"
+     "                    [--memory-limit SIZE|PERCENT%|none]\n"
      "         generate --job JOBID [--failed down|down,drained|none] [--timeout S] [...]",
      "Computes and verifies the routes of a set of nodes (default: the whole machine) or of a\n"
      "Slurm job (--job), prints the report and, unless --dry-run, writes the tables.",
@@ -499,7 +514,8 @@ void print_help() {
             << "Exit status: 0 ok, 1 table rejected by the verifier, 2 usage error,\n"
             << "3 bad configuration or input, 4 no valid routing exists, 5 table file I/O error,\n"
             << "6 slurmctld could not be queried, 7 table files asked for under routing.rules: general,\n"
-            << "8 a running job's routes cannot be switched live safely (quiesce it; see LIVE SWITCHES).\n"
+            << "8 a running job's routes cannot be switched live safely (quiesce it; see LIVE SWITCHES),\n"
+            << "9 over the memory limit (refused before computing) or out of memory.\n"
             << "See angara-route(8), angara.yaml(5), angara-tables(5).\n";
 }
 

@@ -1,6 +1,7 @@
 #include "plugin/exit_status.hpp"
 
 #include <iostream>
+#include <new>
 #include <stdexcept>
 
 #include "angara/config.hpp"
@@ -18,6 +19,11 @@ int exit_status_of(const std::exception_ptr& error) {
     std::rethrow_exception(error);
   } catch (const UnsafeSwitchError&) {
     return kExitUnsafeSwitch;
+  } catch (const MemoryLimitError&) {
+    return kExitMemory;
+  } catch (const std::bad_alloc&) {
+    // Never an I/O error: the system refused memory.
+    return kExitMemory;
   } catch (const VerificationError&) {
     return kExitRejected;
   } catch (const RoutingError&) {
@@ -42,11 +48,20 @@ std::string message_of(const std::exception_ptr& error) {
     std::rethrow_exception(error);
   } catch (const RoutingError& e) {
     return std::string("no valid routing: ") + e.what();
+  } catch (const MemoryLimitError& e) {
+    return std::string("memory limit: ") + e.what();
+  } catch (const std::bad_alloc&) {
+    return out_of_memory_message();
   } catch (const std::exception& e) {
     return e.what();
   } catch (...) {
     return "unexpected error";
   }
+}
+
+std::string out_of_memory_message() {
+  return "out of memory (std::bad_alloc): the system refused an allocation; nothing was written.  limits.memory "
+         "(angara.yaml(5)) or --memory-limit refuse a computation whose estimate is too large before it starts";
 }
 
 namespace {

@@ -17,6 +17,7 @@ enum ExitStatus : int {
   kExitSlurmQuery = 6,   // slurmctld could not be asked (scontrol failed or timed out)
   kExitGeneralRules = 7, // table files asked for from a rules-general table (nothing written)
   kExitUnsafeSwitch = 8, // a running job's routes cannot be switched live safely (nothing written)
+  kExitMemory = 9,       // over the memory limit (refused before computing) or out of memory (std::bad_alloc)
 };
 
 int exit_status_of(const std::exception_ptr& error);
@@ -28,5 +29,7 @@ void set_json_errors(bool json);
 void print_error(const std::string& message, int exit_status);
 // what() of the exception, with "no valid routing: " before a RoutingError's.
 std::string message_of(const std::exception_ptr& error);
+// The message for std::bad_alloc (its what() says nothing useful).
+std::string out_of_memory_message();
 
 }  // namespace angara

@@ -287,6 +287,8 @@ namespace {
 TableOutcome install_shared_table(const PluginSettings& settings, const Config& config, const std::string& this_node,
                                   const JobRequest& request, const std::string& what) {
   const PreparedJob prepared = prepare_job(config, request);
+  // Reading the shared result holds the whole table too: the same limit.
+  check_job_memory(config, request, prepared);
   const std::string base = settings.shared_dir + "/" + prepared.fingerprint;
   const FileLock lock(base + ".lock", kSharedWait);
   const NodeId node = *config.node_by_name(this_node);
@@ -301,7 +303,7 @@ TableOutcome install_shared_table(const PluginSettings& settings, const Config& 
       // The member of the chain that computed the published table.
       TableOutcome outcome{"",
                            JobResult{prepared.network, RouteTable(prepared.allocation), {}, request.job,
-                                     row->table.algorithm, prepared.fingerprint, 0, false, prepared.algorithm, {}},
+                                     row->table.algorithm, prepared.fingerprint, 0, false, prepared.algorithm, {}, {}},
                            base + ".shared"};
       row->table.node_name = this_node;
       row->table.chain = recorded_chain(prepared.algorithm);

@@ -22,6 +22,7 @@ extern "C" {
 #include "angara/hostlist.hpp"
 #include "angara/table_file.hpp"
 #include "plugin/checks.hpp"
+#include "plugin/exit_status.hpp"
 #include "plugin/job_tables.hpp"
 #include "plugin/slurm_query.hpp"
 
@@ -233,10 +234,10 @@ int slurm_spank_job_prolog(spank_t spank, int argc, char** argv) {
     if (angara::expand_hostlist(job.node_list).front() == node)
       note_on_job(job_id, angara::spank::routing_note(settings, config, outcome.result));
     return 0;
-  } catch (const std::exception& e) {
-    return prologue_failed(job_id, node, e.what());
   } catch (...) {
-    return prologue_failed(job_id, node, "unexpected error");
+    // The admin tool's words: "memory limit: the computation needs an
+    // estimated ...", "out of memory (std::bad_alloc) ...".
+    return prologue_failed(job_id, node, angara::message_of(std::current_exception()));
   }
 }
 

@@ -1,5 +1,7 @@
 #include "routing/chain.hpp"
 
+#include "routing/memory.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
@@ -62,13 +64,25 @@ std::string default_algorithm_chain() {
 
 ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Network& network,
                                  const std::vector<NodeId>& allocation, const GeneratorOptions& options,
-                                 const VerifyOptions& verify_options) {
+                                 const VerifyOptions& verify_options,
+                                 const std::function<void(const std::string&)>& before_member) {
   if (chain.empty()) throw std::invalid_argument("empty routing algorithm chain");
   ChainOutcome outcome;
+  bool over_memory_limit = false;
   for (std::size_t i = 0; i < chain.size(); ++i) {
     const std::string& name = chain[i];
     const std::unique_ptr<Generator> generator = make_generator(name);
     if (!generator) throw std::invalid_argument("unknown routing algorithm '" + name + "' (valid: " + generator_names() + ")");
+    if (before_member) {
+      try {
+        before_member(name);
+      } catch (const MemoryLimitError& e) {
+        if (chain.size() == 1) throw;
+        outcome.passed_over.push_back({name, e.what(), 0});
+        over_memory_limit = true;
+        continue;
+      }
+    }
     const bool last = i + 1 == chain.size();
     const auto start = std::chrono::steady_clock::now();
     RouteTable table;
@@ -105,6 +119,7 @@ ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Ne
   }
   std::string message = "no generator of the chain " + format_algorithm_chain(chain) + " found a valid table";
   for (const PassedOver& p : outcome.passed_over) message += "; " + p.algorithm + ": " + p.reason;
+  if (over_memory_limit) throw MemoryLimitError(message);
   throw RoutingError(message);
 }
 

@@ -5,6 +5,7 @@
 // reason, for the report.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,8 +51,13 @@ struct ChainOutcome {
 // rejects is returned with its report, for the caller to refuse); a longer
 // chain throws RoutingError "no generator of the chain A,B found a valid
 // table: A: ...; B: ...".
+// `before_member`, when given, is called with a member's name before it
+// runs; a MemoryLimitError it throws (routing/memory.hpp) passes the member
+// over with that reason, and when no member then succeeds the chain throws
+// MemoryLimitError instead of RoutingError.
 ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Network& network,
                                  const std::vector<NodeId>& allocation, const GeneratorOptions& options,
-                                 const VerifyOptions& verify_options);
+                                 const VerifyOptions& verify_options,
+                                 const std::function<void(const std::string&)>& before_member = {});
 
 }  // namespace angara

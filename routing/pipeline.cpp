@@ -10,6 +10,7 @@
 #include "angara/file_io.hpp"
 #include "angara/route_dump.hpp"
 #include "routing/chain.hpp"
+#include "routing/parallel.hpp"
 #include "config.h"
 
 namespace angara {
@@ -125,14 +126,31 @@ PreparedJob prepare_job(const Config& config, const JobRequest& request) {
   return PreparedJob{std::move(network), std::move(allocation), algorithm, std::move(options), fnv1a_hex(key.str())};
 }
 
+MemoryEstimate check_job_memory(const Config& config, const JobRequest& request, const PreparedJob& prepared,
+                                const std::string& generator) {
+  MemoryWork work;
+  work.route_dump = request.route_dump || !request.cache_dir.empty();
+  work.lp_bound = request.lp_bound;
+  work.threads = worker_count();
+  MemoryEstimate estimate = estimate_job_memory(
+      prepared.network, prepared.allocation.size(),
+      generator.empty() ? parse_algorithm_chain(prepared.algorithm).front() : generator, prepared.options, work);
+  check_memory_limit(estimate, config.memory_limit, config.source);
+  return estimate;
+}
+
 JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   PreparedJob prepared = prepare_job(config, request);
+  // Refused here, before the first table or generator state is allocated.
+  MemoryEstimate memory = check_job_memory(config, request, prepared);
   const Network& network = prepared.network;
   const std::vector<NodeId>& allocation = prepared.allocation;
   const std::string& algorithm = prepared.algorithm;
   const std::vector<std::string> chain = parse_algorithm_chain(algorithm);
   const GeneratorOptions& options = prepared.options;
-  JobResult result{network, RouteTable(allocation), {}, request.job, algorithm, prepared.fingerprint, 0, false, {}, {}};
+  // The table comes from the cache or the chain: an empty one here, not a
+  // second N^2 array that would double the peak memory.
+  JobResult result{network, RouteTable(), {}, request.job, algorithm, prepared.fingerprint, 0, false, {}, {}, {}};
 
   const std::string cache_path =
       request.cache_dir.empty() ? std::string() : request.cache_dir + "/" + result.fingerprint + ".routes";
@@ -140,6 +158,7 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   if (!cache_path.empty()) cached = load_cached(cache_path, network.torus());
   const VerifyOptions verify_options = verify_options_of(config);
   result.chain = algorithm;
+  result.memory = std::move(memory);
   // The fingerprint covers the algorithms and their options; the entry must
   // also say it was computed by a member of the chain asked for (a copied or
   // renamed file is recomputed, never relabelled).
@@ -155,7 +174,11 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
     result.table.flow_control = options.flow_control;
     result.report = verify(network, result.table, verify_options);
   } else {
-    ChainOutcome outcome = run_algorithm_chain(chain, network, allocation, options, verify_options);
+    // Each fallback member is estimated again before it runs.
+    ChainOutcome outcome =
+        run_algorithm_chain(chain, network, allocation, options, verify_options, [&](const std::string& member) {
+          result.memory = check_job_memory(config, request, prepared, member);
+        });
     result.table = std::move(outcome.table);
     result.report = std::move(outcome.report);
     result.algorithm = outcome.algorithm;
@@ -246,7 +269,7 @@ JobResult verify_node_tables(const Config& config, const std::vector<NodeTable>&
                            config.torus.description());
   std::vector<NodeId> nodes;
   for (const NodeTable& file : files) nodes.push_back(file.node);
-  JobResult result{config.network(), RouteTable(nodes), {}, first.job, first.algorithm, first.fingerprint, 0, false, {}, {}};
+  JobResult result{config.network(), RouteTable(nodes), {}, first.job, first.algorithm, first.fingerprint, 0, false, {}, {}, {}};
   RouteTable& table = result.table;
   if (table.size() != files.size())
     throw TableFileError(directory + ": two table files are for the same router");

@@ -15,6 +15,7 @@
 #include "angara/table_set.hpp"
 #include "routing/chain.hpp"
 #include "routing/generator.hpp"
+#include "routing/memory.hpp"
 #include "routing/verifier.hpp"
 
 namespace angara {
@@ -45,6 +46,10 @@ struct JobRequest {
   std::vector<std::string> down_nodes;
   std::string cache_dir;                // empty = no cache
   bool write_cache = true;              // false (dry runs): read the cache, never store in it
+  // For the memory estimate (routing/memory.hpp): the caller writes a route
+  // dump, or its report computes the LP bound.
+  bool route_dump = false;
+  bool lp_bound = false;
 };
 
 struct JobResult {
@@ -60,6 +65,7 @@ struct JobResult {
   // member whose table won, `passed_over` the members before it that failed.
   std::string chain;
   std::vector<PassedOver> passed_over;
+  MemoryEstimate memory;    // estimated before the computation (routing/memory.hpp)
 };
 
 // A request resolved: the network with its failures, the sorted allocation,
@@ -80,10 +86,17 @@ PreparedJob prepare_job(const Config& config, const JobRequest& request);
 GeneratorOptions generator_options_of(const Config& config);
 VerifyOptions verify_options_of(const Config& config);
 
+// The memory the request needs with `generator` (empty: the first member of
+// the chain), estimated before anything large is allocated; throws
+// MemoryLimitError when it exceeds config.memory_limit.
+MemoryEstimate check_job_memory(const Config& config, const JobRequest& request, const PreparedJob& prepared,
+                                const std::string& generator = "");
+
 // Resolves names, applies failures, runs the generator and the verifier.
 // Throws ConfigError/std::invalid_argument for bad input (unknown node name,
 // allocated node down), RoutingError when no table exists, VerificationError
-// when the generator's table breaks a rule.
+// when the generator's table breaks a rule, MemoryLimitError (before any
+// route is computed) when the estimate exceeds the memory limit.
 JobResult compute_job_routes(const Config& config, const JobRequest& request);
 
 // Writes the tables of the given allocated nodes (all when `only` is empty)

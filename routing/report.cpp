@@ -43,6 +43,16 @@ std::string rules_text(const Config& config, const VerifyReport& report) {
          std::to_string(report.virtual_channels) + " used of " + std::to_string(config.virtual_channels);
 }
 
+// "estimate 12.3 MiB (...), limit 11.8 GiB (50% of the node's memory)".
+std::string memory_text(const Config& config, const MemoryEstimate& estimate) {
+  const std::uint64_t limit = memory_limit_bytes(config.memory_limit);
+  std::string out = "estimate " + estimate.text() + ", limit ";
+  if (!limit) return out + "none";
+  out += format_bytes(limit);
+  if (!config.memory_limit.bytes) out += " (" + memory_limit_text(config.memory_limit) + ")";
+  return out;
+}
+
 }  // namespace
 
 std::string json_quote(const std::string& text) {
@@ -122,6 +132,7 @@ std::string format_report_text(const Config& config, const JobResult& result, co
   out << "  sigma(4)     " << fixed(m.sigma4, 3) << "\n";
   out << "  diameter     " << m.max_hops << " hops (average " << fixed(m.avg_hops, 3) << ")\n";
   out << "  fingerprint  " << result.fingerprint << "\n";
+  if (result.memory.total) out << "  memory       " << memory_text(config, result.memory) << "\n";
   out << "  verdict      " << verdict_text(result.report) << "\n";
   for (const Violation& v : result.report.violations)
     out << "    " << rule_name(v.rule) << ": " << v.message << "\n";
@@ -166,6 +177,14 @@ std::string format_report_json(const Config& config, const JobResult& result, co
       out << ",\"value\":" << fixed(lp->value, 4) << ",\"rounded\":" << lp->rounded()
           << ",\"by_symmetry\":" << (lp->by_symmetry ? "true" : "false");
     out << ",\"seconds\":" << fixed(lp->seconds, 4) << ",\"note\":" << json_quote(lp->note) << "}";
+  }
+  if (result.memory.total) {
+    out << ",\"memory\":{\"estimate_bytes\":" << result.memory.total
+        << ",\"limit_bytes\":" << memory_limit_bytes(config.memory_limit)
+        << ",\"limit\":" << json_quote(memory_limit_text(config.memory_limit)) << ",\"parts\":{";
+    for (std::size_t i = 0; i < result.memory.parts.size(); ++i)
+      out << (i ? "," : "") << json_quote(result.memory.parts[i].what) << ":" << result.memory.parts[i].bytes;
+    out << "}}";
   }
   out << ",\"fingerprint\":" << json_quote(result.fingerprint) << ",\"ok\":" << (result.report.ok() ? "true" : "false")
       << ",\"violations\":[";

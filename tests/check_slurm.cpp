@@ -470,6 +470,43 @@ START_TEST(test_general_rules_write_nothing) {
 }
 END_TEST
 
+// A prologue whose computation would exceed limits.memory is refused before
+// any table is allocated, with the admin tool's message and exit status (9):
+// computing alone and with shared=; std::bad_alloc is status 9 too, never
+// the table file I/O error (5).
+START_TEST(test_memory_limit_refuses_install) {
+  TempDir dir, shared;
+  Config config = desmos_default_config();
+  config.memory_limit = *parse_memory_limit("1M");
+  JobContext job{"12", "desmos[00-03]", "desmos01", "", {}};
+  for (const std::string& arguments : {std::string(""), "shared=" + shared.path()}) {
+    PluginSettings settings = parse_plugin_arguments(arguments.empty() ? std::vector<std::string>{}
+                                                                       : std::vector<std::string>{arguments});
+    settings.table_dir = dir.path();
+    std::exception_ptr error;
+    try {
+      install_job_table(settings, config, job);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    ck_assert_msg(error != nullptr, "installed over the limit (%s)", arguments.c_str());
+    ck_assert_int_eq(exit_status_of(error), kExitMemory);
+    const std::string message = message_of(error);
+    ck_assert_msg(message.find("memory limit: the computation needs an estimated ") == 0 &&
+                      message.find("more than the memory limit of 1.0 MiB") != std::string::npos,
+                  "%s", message.c_str());
+    ck_assert_uint_eq(directory_names(dir.path()).size(), 0);
+  }
+  ck_assert_int_eq(exit_status_of(std::make_exception_ptr(std::bad_alloc())), kExitMemory);
+  ck_assert(message_of(std::make_exception_ptr(std::bad_alloc())).find("out of memory (std::bad_alloc)") == 0);
+  // Under the limit the same job installs.
+  config.memory_limit = *parse_memory_limit("256M");
+  PluginSettings settings;
+  settings.table_dir = dir.path();
+  ck_assert(install_job_table(settings, config, job).result.report.ok());
+}
+END_TEST
+
 START_TEST(test_bad_job_inputs) {
   TempDir dir;
   const Config config = desmos_default_config();
@@ -752,6 +789,7 @@ int main() {
   tcase_add_test(plugin, test_algorithm_choice);
   tcase_add_test(plugin, test_unreadable_config);
   tcase_add_test(plugin, test_install_is_identical_on_every_node);
+  tcase_add_test(plugin, test_memory_limit_refuses_install);
   tcase_add_test(plugin, test_install_routes_around_failed_nodes);
   tcase_add_test(plugin, test_dry_run_writes_nothing);
   tcase_add_test(plugin, test_general_rules_write_nothing);

@@ -465,5 +465,38 @@ else
   sed 's/^/    /' "$work/install.log" | tail -20
 fi
 
+# Bounded memory: a computation whose estimate exceeds the limit is refused
+# before it starts (exit 9), naming the estimate and the limit.  The address
+# space is capped at 1 GB, so an attempt to allocate the 4 GiB table would end
+# in std::bad_alloc instead of this refusal.
+printf 'machine:\n  torus: 32x32x32\n  nodes: n[00000-32767]\nrouting:\n  lp_bound_time: 0\n' >"$work/big.yaml"
+capped() { bash -c 'ulimit -v 1000000 && exec "$@"' capped "$@"; }
+expect "32x32x32 under a 4G limit refused before allocating" 9 capped "$tool" generate --config "$work/big.yaml" \
+  --algorithm balanced --dry-run --memory-limit 4G
+contains "the refusal names the estimate" "$work/err" "memory limit: the computation needs an estimated "
+contains "the refusal names the table" "$work/err" "route table 4.0 GiB"
+contains "the refusal names the limit" "$work/err" "more than the memory limit of 4.0 GiB (limits.memory in $work/big.yaml, or --memory-limit)"
+{ cat "$work/big.yaml"; printf 'limits:\n  memory: 4G\n'; } >"$work/big-limit.yaml"
+expect "limits.memory: 4G refuses the same way" 9 capped "$tool" generate --config "$work/big-limit.yaml" --dry-run --json
+contains "the refusal in JSON" "$work/out" '"exit_status":9,"message":"memory limit: the computation needs an estimated'
+expect "generate --output under the limit refused too" 9 capped "$tool" generate --config "$work/big-limit.yaml" \
+  --output "$work/big-tables"
+[ ! -e "$work/big-tables" ] && ok "nothing written over the limit" || not_ok "$work/big-tables exists"
+# Out of memory is its own status, never a table file I/O error (exit 5).
+expect "std::bad_alloc is exit 9" 9 capped "$tool" generate --config "$work/big.yaml" --algorithm balanced \
+  --dry-run --memory-limit none
+contains "out of memory said so" "$work/err" "out of memory (std::bad_alloc)"
+# Under the limit it runs, and the report shows the estimate and the limit.
+expect "4x4x4 under a 64M limit runs" 0 "$tool" generate --config "$data/torus_4x4x4.yaml" --dry-run --memory-limit 64M
+contains "the report shows the estimate and the limit" "$work/out" ", limit 64.0 MiB"
+expect "the JSON report has the estimate" 0 "$tool" generate --config "$data/torus_4x4x4.yaml" --dry-run --json
+contains "JSON memory estimate" "$work/out" '"memory":{"estimate_bytes":'
+expect "4x4x4 over a 1M limit refused" 9 "$tool" generate --config "$data/torus_4x4x4.yaml" --dry-run --memory-limit 1M
+expect "bad --memory-limit" 2 "$tool" generate --dry-run --memory-limit 4X
+contains "bad --memory-limit says what is expected" "$work/err" "--memory-limit expects a size (4G, 512M, bytes; at least 1M)"
+printf 'limits:\n  memory: lots\n' | cat "$data/torus_4x4x4.yaml" - >"$work/bad-limit.yaml"
+expect "bad limits.memory" 3 "$tool" generate --config "$work/bad-limit.yaml" --dry-run
+contains "bad limits.memory names the line" "$work/err" "limits.memory: expected a size"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,148 @@
+#include "routing/memory.hpp"
+
+#include <hwloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "routing/parallel.hpp"
+
+namespace angara {
+
+namespace {
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+// The mean minimal hop count between two nodes of the torus: per dimension
+// the mean ring distance (floor(k^2/4)/k; 1/2 for two nodes).
+double mean_hops(const Torus& torus) {
+  double hops = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    if (!torus.dim_present(dim)) continue;
+    const double k = torus.size(dim);
+    hops += std::floor(k * k / 4) / k;
+  }
+  return hops;
+}
+
+// Per ordered pair of the allocation, what a generator holds at its peak
+// besides the route table it returns: bytes = fixed + per_hop * mean hops.
+// Calibrated against the peak RSS of generate --dry-run on whole tori,
+// sub-allocations and faulty machines from 512 to 2048 nodes, rounded up
+// (doc/benchmarks.md, "Memory estimate").
+struct PairCost {
+  double fixed;
+  double per_hop;
+};
+
+PairCost generator_pair_cost(const std::string& name, const GeneratorOptions& options) {
+  static const std::map<std::string, PairCost> costs = {
+      {"balanced", {4, 4}},  {"bfs", {2, 1}},    {"sssp", {8, 2}},
+      {"dfsssp", {60, 10}},  {"lash", {60, 10}}, {"nue", {40, 10}},
+  };
+  if (name == "genetic") {
+    // Candidate routes (up to `variants` per pair, channels of 4 bytes) and
+    // two genes a pair for each of 2 * population chromosomes.
+    std::uint64_t population = 100, variants = 16;
+    if (const auto it = options.extra.find("population"); it != options.extra.end())
+      population = std::strtoull(it->second.c_str(), nullptr, 10);
+    if (const auto it = options.extra.find("variants"); it != options.extra.end())
+      variants = std::strtoull(it->second.c_str(), nullptr, 10);
+    return {16 + 2.0 * static_cast<double>(population), 4.0 * static_cast<double>(std::min<std::uint64_t>(variants, 4))};
+  }
+  const auto it = costs.find(name);
+  // A generator the model does not know yet: as much as the largest known.
+  return it != costs.end() ? it->second : PairCost{60, 10};
+}
+
+std::uint64_t saturated(double bytes) {
+  return bytes >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(bytes);
+}
+
+}  // namespace
+
+std::string MemoryEstimate::text() const {
+  std::string out = format_bytes(total) + " (";
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    out += (i ? ", " : "") + parts[i].what + " " + format_bytes(parts[i].bytes);
+  return out + ")";
+}
+
+MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocation_size, const std::string& generator,
+                                   const GeneratorOptions& options, const MemoryWork& work) {
+  const Torus& torus = network.torus();
+  const double nodes = static_cast<double>(allocation_size);
+  const double pairs = nodes * nodes;
+  const double hops = mean_hops(torus);
+  const double slots = static_cast<double>(torus.channel_slots());
+  const double layers = std::max(1, options.virtual_channels);
+
+  MemoryEstimate estimate;
+  const auto add = [&estimate](const std::string& what, double bytes) {
+    const std::uint64_t value = saturated(bytes);
+    estimate.parts.push_back({what, value});
+    estimate.total = value > ~std::uint64_t{0} - estimate.total ? ~std::uint64_t{0} : estimate.total + value;
+  };
+  // The program, its libraries and the machine's names and channels.
+  add("program and machine", 8.0 * kMiB + 128.0 * torus.node_count());
+  // The result: one 32-bit word an ordered pair (angara/route.hpp).
+  add("route table", 4 * pairs + 16 * nodes);
+
+  // The phases after it run one at a time: the largest counts.
+  std::string peak_what;
+  double peak = 0;
+  const auto phase = [&](const std::string& what, double bytes) {
+    if (bytes > peak) {
+      peak = bytes;
+      peak_what = what;
+    }
+  };
+  const PairCost cost = generator_pair_cost(generator, options);
+  phase("generator " + generator, pairs * (cost.fixed + cost.per_hop * hops) + slots * layers * 16);
+  // Per thread and layer, loads and run ends by channel slot; one channel
+  // dependency graph per layer.
+  phase("verifier", slots * layers * (16.0 * std::max(1, work.threads) + 64));
+  // Text lines of "X,Y,Z X,Y,Z LAYER +X +Y ...", built in a string stream
+  // (its growth and the copy taken of it: three times the text).
+  if (work.route_dump) phase("route dump", 3 * pairs * (2 * 3 * torus.present_dims() + 3 + 3 * hops));
+  // GLPK's problem and the candidate routes of every pair (routing/lp_bound.hpp
+  // skips allocations above 512 nodes).
+  if (work.lp_bound && allocation_size <= 512) phase("LP bound", pairs * (64 + 16 * hops));
+  add(peak_what, peak);
+  return estimate;
+}
+
+std::uint64_t node_memory_bytes() {
+  std::uint64_t bytes = 0;
+  hwloc_topology_t topology;
+  if (hwloc_topology_init(&topology) == 0) {
+    if (hwloc_topology_load(topology) == 0) bytes = hwloc_get_root_obj(topology)->total_memory;
+    hwloc_topology_destroy(topology);
+  }
+  if (bytes == 0) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page_size > 0) bytes = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
+  }
+  return bytes;
+}
+
+std::uint64_t memory_limit_bytes(const MemoryLimit& limit) {
+  if (limit.unlimited) return 0;
+  if (limit.bytes) return limit.bytes;
+  static const std::uint64_t node_bytes = node_memory_bytes();
+  return saturated(static_cast<double>(node_bytes) * limit.node_fraction);
+}
+
+void check_memory_limit(const MemoryEstimate& estimate, const MemoryLimit& limit, const std::string& config_source) {
+  const std::uint64_t bytes = memory_limit_bytes(limit);
+  if (bytes == 0 || estimate.total <= bytes) return;
+  std::string limit_text = format_bytes(bytes);
+  if (!limit.bytes) limit_text += " (" + memory_limit_text(limit) + ", " + format_bytes(node_memory_bytes()) + ")";
+  throw MemoryLimitError("the computation needs an estimated " + estimate.text() + ", more than the memory limit of " +
+                         limit_text + " (limits.memory in " + config_source +
+                         ", or --memory-limit); nothing was computed or written");
+}
+
+}  // namespace angara

@@ -1,0 +1,64 @@
+// Bounded memory (issue 13): what a computation will need, estimated before
+// anything large is allocated, and the limit it is held to (limits.memory in
+// angara.yaml(5), --memory-limit in angara-route(8)).  The estimate is a
+// model calibrated against measured peak RSS (doc/benchmarks.md, "Memory
+// estimate"): the route table (4 bytes an ordered pair, angara/route.hpp),
+// the per-pair state of the generator, the verifier,
+// the LP bound and a route dump, whichever of them is alive at the peak.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "angara/config.hpp"
+#include "angara/network.hpp"
+#include "routing/generator.hpp"
+
+namespace angara {
+
+struct MemoryPart {
+  std::string what;  // "route table", "generator nue", "verifier", ...
+  std::uint64_t bytes = 0;
+};
+
+struct MemoryEstimate {
+  std::uint64_t total = 0;
+  std::vector<MemoryPart> parts;  // what the total is made of
+  // "8.1 GiB (route table 4.0 GiB, generator balanced 4.0 GiB, ...)".
+  std::string text() const;
+};
+
+// What else the computation will do besides generating and verifying.
+struct MemoryWork {
+  bool route_dump = false;    // a route dump (--dump-routes or a cache entry) is written or read
+  bool lp_bound = false;      // the report computes the LP lower bound
+  int threads = 1;            // worker threads of the verifier
+};
+
+// The estimate for routing `allocation_size` nodes of `network` with one
+// generator (a fallback chain checks each member before it runs).
+MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocation_size, const std::string& generator,
+                                   const GeneratorOptions& options, const MemoryWork& work);
+
+// The memory hwloc reports for this node (its NUMA nodes together), else
+// the kernel's physical page count; 0 when neither is known.
+std::uint64_t node_memory_bytes();
+
+// The limit in bytes (0: none): a fraction of node_memory_bytes(), or the
+// configured size.
+std::uint64_t memory_limit_bytes(const MemoryLimit& limit);
+
+// A computation was refused before it started: its estimate exceeds the
+// memory limit.  Nothing was computed or written.
+class MemoryLimitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws MemoryLimitError naming the estimate (with its parts), the limit
+// and where the limit comes from, when the estimate exceeds it.
+void check_memory_limit(const MemoryEstimate& estimate, const MemoryLimit& limit, const std::string& config_source);
+
+}  // namespace angara
