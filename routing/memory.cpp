@@ -1,6 +1,5 @@
 #include "routing/memory.hpp"
 
-#include <hwloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -115,12 +114,7 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
 }
 
 std::uint64_t node_memory_bytes() {
-  std::uint64_t bytes = 0;
-  hwloc_topology_t topology;
-  if (hwloc_topology_init(&topology) == 0) {
-    if (hwloc_topology_load(topology) == 0) bytes = hwloc_get_root_obj(topology)->total_memory;
-    hwloc_topology_destroy(topology);
-  }
+  std::uint64_t bytes = node_resources().memory;
   if (bytes == 0) {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGESIZE);
     if (pages > 0 && page_size > 0) bytes = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
@@ -131,8 +125,7 @@ std::uint64_t node_memory_bytes() {
 std::uint64_t memory_limit_bytes(const MemoryLimit& limit) {
   if (limit.unlimited) return 0;
   if (limit.bytes) return limit.bytes;
-  static const std::uint64_t node_bytes = node_memory_bytes();
-  return saturated(static_cast<double>(node_bytes) * limit.node_fraction);
+  return saturated(static_cast<double>(node_memory_bytes()) * limit.node_fraction);
 }
 
 void check_memory_limit(const MemoryEstimate& estimate, const MemoryLimit& limit, const std::string& config_source) {

@@ -12,20 +12,30 @@ namespace angara {
 
 namespace {
 
-int hwloc_cores() {
+NodeResources load_node_resources() {
+  NodeResources found;
   hwloc_topology_t topology;
-  if (hwloc_topology_init(&topology) != 0) return 1;
-  int cores = 1;
+  if (hwloc_topology_init(&topology) != 0) return found;
+  hwloc_topology_set_cache_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE);
+  hwloc_topology_set_icache_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE);
+  hwloc_topology_set_io_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE);
   if (hwloc_topology_load(topology) == 0) {
     // Since hwloc 2.0 the topology holds only the CPUs this process may use.
-    cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
+    int cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
     if (cores <= 0) cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU);
+    found.cores = std::max(cores, 1);
+    found.memory = hwloc_get_root_obj(topology)->total_memory;
   }
   hwloc_topology_destroy(topology);
-  return std::max(cores, 1);
+  return found;
 }
 
 }  // namespace
+
+const NodeResources& node_resources() {
+  static const NodeResources resources = load_node_resources();
+  return resources;
+}
 
 int worker_count() {
   if (const char* text = std::getenv("ANGARA_THREADS")) {
@@ -33,8 +43,7 @@ int worker_count() {
     const long value = std::strtol(text, &end, 10);
     if (end != text && *end == '\0' && value >= 1 && value <= 1024) return static_cast<int>(value);
   }
-  static const int cores = hwloc_cores();
-  return cores;
+  return node_resources().cores;
 }
 
 std::size_t parallel_parts(std::size_t items) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 
 namespace angara {
@@ -12,6 +13,16 @@ namespace angara {
 // the job prologue's one-core budget), else the cores hwloc finds in this
 // process's allowed CPU set (Slurm's cgroup in a prologue), at least 1.
 int worker_count();
+
+// What hwloc finds on this node, loaded once per process (caches and I/O
+// devices left out: a prologue pays for one quick load): the cores of the
+// allowed CPU set, at least 1, and the memory of all NUMA nodes (0 when
+// hwloc cannot tell).
+struct NodeResources {
+  int cores = 1;
+  std::uint64_t memory = 0;
+};
+const NodeResources& node_resources();
 
 // Splits [0, items) into at most worker_count() contiguous parts, in order,
 // and runs work(part, begin, end) for each, part 0 on the calling thread.
