@@ -44,6 +44,10 @@ struct Options {
   // lp_time seconds each (0: none).
   double lp_time = 2.0;
   NodeId lp_max_nodes = 128;
+  std::vector<std::string> allocations;  // --allocations: these kinds only (empty: all)
+  std::vector<std::string> machines;     // --machines: these tori only (empty: the whole set)
+  bool lp_verbose = false;               // --lp-verbose: every LP's figures on stderr
+  std::map<std::string, std::string> generator_extra;  // --option key=value (routing.options)
   // --nue: Nue under both rule sets on fixed tori and virtual channel counts.
   bool nue = false;
   std::vector<std::string> nue_tori = {"4x4x4", "8x8", "6x6x6", "4x4x4x4", "8x8x8"};
@@ -51,6 +55,9 @@ struct Options {
   std::vector<RuleSet> nue_rules = {RuleSet::general, RuleSet::angara};
   FlowControl nue_flow = FlowControl::bubble;
 };
+
+// The allocation kinds of the sweep, and "all" for the summaries.
+const std::vector<std::string> kAllocationKinds = {"whole", "half-block", "random-half", "slurm-linear", "all"};
 
 struct Row {
   std::string machine, allocation, algorithm;
@@ -130,6 +137,55 @@ std::vector<NodeId> random_half(const Torus& torus, std::uint64_t seed) {
   return nodes;
 }
 
+// The node set Slurm's select/linear gives a job on a partly busy machine:
+// earlier jobs hold runs of consecutive nodes (node index order, which is
+// the slurm.conf order of conf/ and of the cluster test), each run 1 to n/8
+// nodes long and busy with probability 0.4 (seeded).  The job asks for half
+// of the free nodes; linear best fit takes the smallest run of consecutive
+// free nodes that holds it, and when none does, the largest runs first.
+std::vector<NodeId> slurm_linear(const Torus& torus, std::uint64_t seed) {
+  const NodeId n = torus.node_count();
+  std::mt19937_64 rng(seed * 0xD1B54A32D192ED03ull ^ std::hash<std::string>{}(torus.to_string()));
+  std::vector<std::pair<NodeId, NodeId>> runs;  // free runs: first node, length
+  const NodeId longest = std::max<NodeId>(1, n / 8);
+  NodeId free_nodes = 0;
+  for (NodeId node = 0; node < n;) {
+    const NodeId length = std::min<NodeId>(n - node, 1 + static_cast<NodeId>(rng() % longest));
+    const bool busy = rng() % 10 < 4;
+    if (!busy) {
+      if (!runs.empty() && runs.back().first + runs.back().second == node)
+        runs.back().second += length;
+      else
+        runs.emplace_back(node, length);
+      free_nodes += length;
+    }
+    node += length;
+  }
+  NodeId wanted = std::max<NodeId>(2, free_nodes / 2);
+  if (free_nodes < wanted) return whole(torus);  // a tiny machine, all busy: take it whole
+  std::vector<NodeId> nodes;
+  while (wanted > 0) {
+    // Best fit: the smallest run that suffices, else the largest (first of equals).
+    std::size_t pick = runs.size();
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      if (runs[r].second == 0) continue;
+      if (pick == runs.size()) {
+        pick = r;
+        continue;
+      }
+      const bool fits = runs[r].second >= wanted, pick_fits = runs[pick].second >= wanted;
+      if (fits && (!pick_fits || runs[r].second < runs[pick].second)) pick = r;
+      if (!fits && !pick_fits && runs[r].second > runs[pick].second) pick = r;
+    }
+    const NodeId take = std::min(wanted, runs[pick].second);
+    for (NodeId k = 0; k < take; ++k) nodes.push_back(runs[pick].first + k);
+    runs[pick].second = 0;
+    wanted -= take;
+  }
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
 Row run_one(const Network& network, const std::vector<NodeId>& allocation, const std::string& algorithm,
             const std::string& allocation_name, const Options& options, RouteTable* keep = nullptr) {
   Row row;
@@ -141,6 +197,7 @@ Row run_one(const Network& network, const std::vector<NodeId>& allocation, const
   if (algorithm == "genetic" && allocation.size() > options.genetic_max_nodes) return row;
   GeneratorOptions generator_options;
   generator_options.seed = options.seed;
+  generator_options.extra = options.generator_extra;
   try {
     const auto generator = make_generator(algorithm);
     const auto start = std::chrono::steady_clock::now();
@@ -230,7 +287,12 @@ std::vector<Torus> machine_set(const Options& options) {
     while (true) {
       NodeId nodes = 1;
       for (int d = 0; d < dims; ++d) nodes *= static_cast<NodeId>(sizes[d]);
-      if (nodes <= options.max_nodes) set.emplace_back(sizes, dims);
+      if (nodes <= options.max_nodes) {
+        Torus torus(sizes, dims);
+        if (options.machines.empty() ||
+            std::find(options.machines.begin(), options.machines.end(), torus.to_string()) != options.machines.end())
+          set.push_back(std::move(torus));
+      }
       int d = dims - 1;
       while (d >= 0 && sizes[d] == options.max_size) sizes[d--] = options.min_size;
       if (d < 0) break;
@@ -247,20 +309,20 @@ void lp_summary(const Options& options, const std::vector<Row>& rows) {
   if (options.lp_time <= 0) return;
   std::printf("\n-- the LP lower bound (allocations up to %u nodes, %g s each) --\n", options.lp_max_nodes,
               options.lp_time);
-  std::printf("%-4s %-12s %-10s %7s %7s %7s | %9s %7s | %s\n", "dims", "allocation", "algorithm", "solved",
-              "timeout", "tried", "sum/LP", "at LP", "worst max gamma / LP (allocation)");
-  for (const std::string& allocation : {std::string("whole"), std::string("half-block"), std::string("random-half"),
-                                        std::string("all")})
+  std::printf("%-4s %-12s %-10s %7s %7s %7s %8s | %9s %7s | %s\n", "dims", "allocation", "algorithm", "solved",
+              "timeout", "tried", "max LP s", "sum/LP", "at LP", "worst max gamma / LP (allocation)");
+  for (const std::string& allocation : kAllocationKinds)
     for (int dims : options.dims)
       for (const std::string& algorithm : options.algorithms) {
         std::size_t solved = 0, timed_out = 0, tried = 0, at_lp = 0;
-        double sum_gamma = 0, sum_lp = 0, worst = 0;
+        double sum_gamma = 0, sum_lp = 0, worst = 0, lp_seconds = 0;
         std::string worst_name;
         for (const Row& row : rows) {
           if (row.dims != dims || row.algorithm != algorithm || !row.ran || !row.ok) continue;
           if (allocation != "all" && row.allocation != allocation) continue;
           if (row.lp.status == LpBound::Status::too_large || row.lp.status == LpBound::Status::disabled) continue;
           ++tried;
+          lp_seconds = std::max(lp_seconds, row.lp.seconds);
           if (!row.lp.solved()) {
             timed_out += row.lp.status == LpBound::Status::timed_out;
             continue;
@@ -277,9 +339,9 @@ void lp_summary(const Options& options, const std::vector<Row>& rows) {
           }
         }
         if (!tried) continue;
-        std::printf("%-4d %-12s %-10s %7zu %7zu %7zu | %9.3f %7zu | %.3f: %s\n", dims, allocation.c_str(),
-                    algorithm.c_str(), solved, timed_out, tried, sum_lp > 0 ? sum_gamma / sum_lp : 0.0, at_lp, worst,
-                    worst_name.c_str());
+        std::printf("%-4d %-12s %-10s %7zu %7zu %7zu %8.3f | %9.3f %7zu | %.3f: %s\n", dims, allocation.c_str(),
+                    algorithm.c_str(), solved, timed_out, tried, lp_seconds, sum_lp > 0 ? sum_gamma / sum_lp : 0.0,
+                    at_lp, worst, worst_name.c_str());
       }
 }
 
@@ -290,27 +352,37 @@ void sweep(const Options& options) {
   std::FILE* csv = options.csv_path.empty() ? nullptr : std::fopen(options.csv_path.c_str(), "w");
   if (csv)
     std::fprintf(csv, "machine,dims,allocation,nodes,algorithm,ok,max_gamma,min_gamma,bound,sigma4,max_hops,"
-                      "non_minimal,seconds,error,lp_status,lp_value,lp_rounded\n");
+                      "non_minimal,seconds,error,lp_status,lp_value,lp_rounded,lp_seconds\n");
   std::vector<Row> rows;
   const auto start = std::chrono::steady_clock::now();
   std::size_t done = 0;
   for (const Torus& torus : set) {
     const Network network(torus);
     const std::vector<std::pair<std::string, std::vector<NodeId>>> allocations = {
-        {"whole", whole(torus)}, {"half-block", half_block(torus)}, {"random-half", random_half(torus, options.seed)}};
+        {"whole", whole(torus)},
+        {"half-block", half_block(torus)},
+        {"random-half", random_half(torus, options.seed)},
+        {"slurm-linear", slurm_linear(torus, options.seed)}};
     for (const auto& [name, nodes] : allocations) {
       if (nodes.size() < 2) continue;
+      if (!options.allocations.empty() &&
+          std::find(options.allocations.begin(), options.allocations.end(), name) == options.allocations.end())
+        continue;
       const LpBound lp = allocation_lp_bound(network, nodes, options);
+      if (options.lp_verbose)
+        std::fprintf(stderr, "LP %s %s %zu nodes: %s %.4f in %.3f s, %zu pairs, %zu routes, %zu columns, %d rounds\n",
+                     torus.to_string().c_str(), name.c_str(), nodes.size(), lp_status_name(lp.status), lp.value,
+                     lp.seconds, lp.pairs, lp.routes, lp.columns, lp.rounds);
       for (const std::string& algorithm : options.algorithms) {
         Row row = run_one(network, nodes, algorithm, name, options);
         row.lp = lp;
         if (csv && row.ran)
-          std::fprintf(csv, "%s,%d,%s,%zu,%s,%d,%llu,%llu,%llu,%.4f,%d,%zu,%.6f,\"%s\",%s,%.4f,%llu\n",
+          std::fprintf(csv, "%s,%d,%s,%zu,%s,%d,%llu,%llu,%llu,%.4f,%d,%zu,%.6f,\"%s\",%s,%.4f,%llu,%.4f\n",
                        row.machine.c_str(), row.dims, name.c_str(), row.nodes, algorithm.c_str(), row.ok ? 1 : 0,
                        static_cast<unsigned long long>(row.max_gamma), static_cast<unsigned long long>(row.min_gamma),
                        static_cast<unsigned long long>(row.bound), row.sigma4, row.max_hops, row.non_minimal,
                        row.seconds, row.error.c_str(), lp_status_name(lp.status), lp.value,
-                       static_cast<unsigned long long>(lp.has_value() ? lp.rounded() : 0));
+                       static_cast<unsigned long long>(lp.has_value() ? lp.rounded() : 0), lp.seconds);
         rows.push_back(std::move(row));
       }
     }
@@ -324,8 +396,7 @@ void sweep(const Options& options) {
   std::map<std::tuple<std::string, std::string, std::string>, const Row*> index;
   for (const Row& row : rows) index[{row.machine, row.allocation, row.algorithm}] = &row;
 
-  for (const std::string& allocation : {std::string("whole"), std::string("half-block"), std::string("random-half"),
-                                        std::string("all")}) {
+  for (const std::string& allocation : kAllocationKinds) {
     std::printf("\n-- allocations: %s --\n", allocation.c_str());
     std::printf("%-4s %-10s %7s %7s | %6s %6s %6s | %8s %8s %8s | %9s %9s %7s %7s %9s %9s\n", "dims", "algorithm",
                 "tables", "failed", "better", "equal", "worse", "r.better", "r.equal", "r.worse", "sum/bfs",
@@ -485,7 +556,8 @@ int usage() {
   std::fprintf(stderr,
                "usage: angara-bench [--dims 2,3,4] [--max-size N] [--max-nodes N] [--algorithms a,b]\n"
                "                    [--genetic-max-nodes N] [--desmos-only | --sweep-only] [--csv FILE] [--seed N]\n"
-               "                    [--lp-time S] [--lp-max-nodes N]\n"
+               "                    [--lp-time S] [--lp-max-nodes N] [--allocations whole,half-block,...]\n"
+               "                    [--machines 4x4x4,8x8,...] [--lp-verbose] [--option key=value]\n"
                "       angara-bench --nue [--tori 4x4x4,8x8,...] [--virtual-channels 1,4,8] [--rules general,angara]\n"
                "                    [--flow-control bubble|none] [--seed N]\n");
   return 2;
@@ -518,6 +590,17 @@ int main(int argc, char** argv) {
       options.lp_time = std::stod(value());
     } else if (arg == "--lp-max-nodes") {
       options.lp_max_nodes = static_cast<NodeId>(std::stoul(value()));
+    } else if (arg == "--machines") {
+      options.machines = split(value());
+    } else if (arg == "--option") {
+      const std::string pair = value();
+      const std::size_t equals = pair.find('=');
+      if (equals == std::string::npos) return usage();
+      options.generator_extra[pair.substr(0, equals)] = pair.substr(equals + 1);
+    } else if (arg == "--lp-verbose") {
+      options.lp_verbose = true;
+    } else if (arg == "--allocations") {
+      options.allocations = split(value());
     } else if (arg == "--csv") {
       options.csv_path = value();
     } else if (arg == "--seed") {

@@ -30,6 +30,7 @@
 
 #include "routing/candidates.hpp"
 #include "routing/checked_turns.hpp"
+#include "routing/dependency_graph.hpp"
 #include "routing/generator.hpp"
 #include "routing/parallel.hpp"
 
@@ -321,6 +322,89 @@ struct MoveDelta {
   }
 };
 
+// Keeps a choice over a candidate set with First/Last Step turns
+// (TurnRules::Mode::all_turns) deadlock-free: the channel dependency graph
+// of the chosen routes, through which every change of a route goes.  A
+// route is taken only when it closes no forbidden cycle with the others.
+class DeadlockGuard {
+ public:
+  DeadlockGuard(const CandidateSet& set, const Torus& torus, FlowControl rule)
+      : set_(set), torus_(torus), rule_(rule), closing_(torus.channel_slots() * std::size_t{kDirectionCount}, 0) {}
+
+  // The graph of `choice` (routes known to be deadlock-free together).
+  void reset(const std::vector<std::uint32_t>& choice) {
+    graph_.emplace(torus_, rule_);
+    for (std::size_t p = 0; p < set_.pair_count(); ++p)
+      if (set_.variants(p) > 0) graph_->add_path(copy(p, choice[p], &old_));
+    forget();
+  }
+  // Pair p's route goes from variant `from` to `to` when that closes no
+  // forbidden cycle; false (and nothing changed) otherwise.
+  bool try_move(std::size_t p, std::uint32_t from, std::uint32_t to) {
+    if (from == to) return true;
+    copy(p, to, &new_);
+    // A dependency found closing a cycle keeps closing it until some
+    // dependency disappears: no search then.
+    for (std::size_t k = 1; k < new_.size(); ++k)
+      if (closing_[slot(new_[k - 1], new_[k])] == epoch_ && !graph_->has_edge(new_[k - 1], new_[k])) return false;
+    graph_->remove_path(copy(p, from, &old_));
+    std::size_t added = 1;
+    for (; added < new_.size(); ++added) {
+      const ChannelId a = new_[added - 1], b = new_[added];
+      if (graph_->closes_cycle(a, b)) {
+        // Only a search on the graph as it stands is remembered (not one
+        // that saw part of this route already).
+        bool fresh = true;
+        for (std::size_t k = 1; k < added; ++k) fresh = fresh && graph_->edge_count(new_[k - 1], new_[k]) > 1;
+        if (fresh) closing_[slot(a, b)] = epoch_;
+        break;
+      }
+      edge_[0] = a;
+      edge_[1] = b;
+      graph_->add_path(edge_);
+    }
+    if (added == new_.size()) {
+      for (std::size_t k = 1; k < old_.size(); ++k)
+        if (!graph_->has_edge(old_[k - 1], old_[k])) {
+          forget();
+          break;
+        }
+      return true;
+    }
+    for (std::size_t k = 1; k < added; ++k) {
+      edge_[0] = new_[k - 1];
+      edge_[1] = new_[k];
+      graph_->remove_path(edge_);
+    }
+    graph_->add_path(old_);
+    return false;
+  }
+
+ private:
+  static std::size_t slot(ChannelId from, ChannelId to) {
+    return std::size_t{from} * kDirectionCount + static_cast<std::size_t>(Torus::channel_direction(to).rank());
+  }
+  void forget() {
+    if (++epoch_ == 0) {
+      std::fill(closing_.begin(), closing_.end(), 0);
+      epoch_ = 1;
+    }
+  }
+  const std::vector<ChannelId>& copy(std::size_t p, std::uint32_t v, std::vector<ChannelId>* out) const {
+    const ChannelSpan span = set_.channels(p, v);
+    out->assign(span.begin(), span.end());
+    return *out;
+  }
+
+  const CandidateSet& set_;
+  const Torus& torus_;
+  FlowControl rule_;
+  std::optional<IncrementalDependencyGraph> graph_;
+  std::vector<std::uint32_t> closing_;  // per dependency slot: the epoch it was found closing a cycle in
+  std::uint32_t epoch_ = 1;             // bumped whenever a dependency disappears
+  std::vector<ChannelId> old_, new_, edge_ = std::vector<ChannelId>(2);
+};
+
 class Balancer {
  public:
   Balancer(const CandidateSet& set, std::size_t channel_slots)
@@ -332,6 +416,12 @@ class Balancer {
 
   const std::vector<std::uint32_t>& choice() const { return choice_; }
   std::uint32_t max_load() const { return max_load_; }
+  const std::vector<std::uint32_t>& loads() const { return loads_; }
+  // Every later change of a route goes through `guard` (set after assign()).
+  void guard_with(DeadlockGuard* guard) {
+    guard_ = guard;
+    if (guard_) guard_->reset(choice_);
+  }
   // True if this state beats `other` on (max load, channels at max, spread).
   bool better_than(const Balancer& other) const {
     if (max_load_ != other.max_load_) return max_load_ < other.max_load_;
@@ -384,6 +474,7 @@ class Balancer {
       if (set_.variants(p) > 0)
         for (ChannelId c : set_.channels(p, choice_[p])) ++loads_[c];
     index();
+    if (guard_) guard_->reset(choice_);
   }
 
   // Stage 3, negotiated congestion (after PathFinder, McMurchie and Ebeling
@@ -412,14 +503,31 @@ class Balancer {
         };
         // The current route wins ties, which keeps the search steady.
         std::uint32_t best = choice_[p];
-        double best_cost = cost_of(best);
-        for (std::uint32_t v = 0; v < set_.variants(p); ++v) {
-          if (v == choice_[p]) continue;
-          const double cost = cost_of(v);
-          if (cost < best_cost) {
-            best = v;
-            best_cost = cost;
+        if (!guard_) {
+          double best_cost = cost_of(best);
+          for (std::uint32_t v = 0; v < set_.variants(p); ++v) {
+            if (v == choice_[p]) continue;
+            const double cost = cost_of(v);
+            if (cost < best_cost) {
+              best = v;
+              best_cost = cost;
+            }
           }
+        } else {
+          // The cheapest route that closes no forbidden cycle.
+          ranked_.clear();
+          const double current = cost_of(best);
+          for (std::uint32_t v = 0; v < set_.variants(p); ++v)
+            if (v != choice_[p]) {
+              const double cost = cost_of(v);
+              if (cost < current) ranked_.emplace_back(cost, v);
+            }
+          std::sort(ranked_.begin(), ranked_.end());
+          for (const auto& [cost, v] : ranked_)
+            if (guard_->try_move(p, choice_[p], v)) {
+              best = v;
+              break;
+            }
         }
         choice_[p] = best;
         for (ChannelId c : set_.channels(p, best)) ++loads_[c];
@@ -521,15 +629,27 @@ class Balancer {
   // Best improving move of pair p, or false.
   bool best_move(std::size_t p, std::uint32_t* to) {
     MoveDelta best;
+    moves_.clear();
     for (std::uint32_t v = 0; v < set_.variants(p); ++v) {
       if (v == choice_[p]) continue;
       const MoveDelta delta = evaluate(p, v);
-      if (delta.improves() && (!best.valid || delta.better_than(best))) {
+      if (!delta.improves()) continue;
+      if (guard_) moves_.emplace_back(delta, v);
+      if (!best.valid || delta.better_than(best)) {
         best = delta;
         *to = v;
       }
     }
-    return best.valid;
+    if (!guard_ || !best.valid) return best.valid;
+    // Under the guard: the best move that closes no forbidden cycle.
+    std::stable_sort(moves_.begin(), moves_.end(),
+                     [](const auto& a, const auto& b) { return a.first.better_than(b.first); });
+    for (const auto& [delta, v] : moves_)
+      if (guard_->try_move(p, choice_[p], v)) {
+        *to = v;
+        return true;
+      }
+    return false;
   }
 
   // Moves routes off the channels at the max load; true if anything moved.
@@ -568,6 +688,9 @@ class Balancer {
   }
 
   const CandidateSet& set_;
+  DeadlockGuard* guard_ = nullptr;
+  std::vector<std::pair<MoveDelta, std::uint32_t>> moves_;  // scratch of best_move() under the guard
+  std::vector<std::pair<double, std::uint32_t>> ranked_;    // scratch of negotiate() under the guard
   std::vector<std::uint32_t> choice_;
   std::vector<std::uint32_t> loads_;
   std::vector<int> delta_;
@@ -626,10 +749,129 @@ void search(Balancer& balancer, std::uint32_t bound) {
     balancer.local_search(bound);
 }
 
+// Option `turns`: on (the default) lets sub-allocations of a fault-free
+// machine use First/Last Step orders as extra path diversity (below); off
+// keeps the DOR routes of the augmented candidate set, for comparison.
+bool read_turns(const GeneratorOptions& options) {
+  const auto it = options.extra.find("turns");
+  if (it == options.extra.end() || it->second == "on") return true;
+  if (it->second == "off") return false;
+  throw std::invalid_argument("balanced: option 'turns' expects on or off, got '" + it->second + "'");
+}
+
+// Whether a candidate is a pure DOR + direction-bit route: its directions
+// never go down in DOR order, so no mix of such routes closes a forbidden
+// cycle.
+bool pure_dor(const CandidateSet& set, std::size_t p, std::uint32_t v) {
+  int last = -1;
+  for (ChannelId c : set.channels(p, v)) {
+    const int rank = Torus::channel_direction(c).rank();
+    if (rank < last) return false;
+    last = rank;
+  }
+  return true;
+}
+
+// Makes `choice` deadlock-free, given a deadlock-free `fallback` of pure DOR
+// routes: the pure DOR routes of `choice` go into a dependency graph first,
+// with the fallback routes of the other pairs (so that each of those stays
+// admissible); then the routes with turns of `choice`, each kept when it
+// closes no forbidden cycle.  A pair whose route would takes its least
+// loaded candidate that closes none, at worst its fallback route.
+void repair_deadlocks(const CandidateSet& set, const Torus& torus, FlowControl rule,
+                      const std::vector<std::uint32_t>& loads, const std::vector<std::uint32_t>& fallback,
+                      std::vector<std::uint32_t>* choice) {
+  IncrementalDependencyGraph graph(torus, rule);
+  std::vector<ChannelId> channels;
+  auto path = [&](std::size_t p, std::uint32_t v) -> const std::vector<ChannelId>& {
+    const ChannelSpan span = set.channels(p, v);
+    channels.assign(span.begin(), span.end());
+    return channels;
+  };
+  std::vector<std::size_t> turning, rejected;
+  for (std::size_t p = 0; p < set.pair_count(); ++p) {
+    if (set.variants(p) == 0) continue;
+    if (pure_dor(set, p, (*choice)[p])) {
+      graph.add_path(path(p, (*choice)[p]));
+    } else {
+      graph.add_path(path(p, fallback[p]));
+      turning.push_back(p);
+    }
+  }
+  for (std::size_t p : turning)
+    if (!graph.try_add_path(path(p, (*choice)[p]))) rejected.push_back(p);
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> ranked;
+  for (std::size_t p : rejected) {
+    ranked.clear();
+    for (std::uint32_t v = 0; v < set.variants(p); ++v) {
+      if (v == (*choice)[p] || v == fallback[p]) continue;
+      std::uint64_t peak = 0;
+      for (ChannelId c : set.channels(p, v)) peak = std::max<std::uint64_t>(peak, loads[c]);
+      ranked.emplace_back(peak, v);
+    }
+    std::sort(ranked.begin(), ranked.end());
+    (*choice)[p] = fallback[p];
+    for (const auto& [peak, v] : ranked)
+      if (graph.try_add_path(path(p, v))) {
+        (*choice)[p] = v;
+        break;
+      }
+  }
+}
+
+// The refinement for sub-allocations of a fault-free machine (issue 12).  On
+// a healthy torus the augmented candidates are the DOR routes alone, and a
+// scattered or block allocation leaves most pairs a single one of them: far
+// from the LP bound (routing/lp_bound.hpp), whose routes move one positive
+// hop to the front (First Step) or one negative hop to the end (Last Step).
+// Here every minimal Angara-encodable route is a candidate, and the search
+// of stages 2 and 3 resumes from the table so far, each change of a route
+// admitted only when it closes no forbidden cycle in the channel dependency
+// graph of the others (DeadlockGuard), so the table stays deadlock-free.
+// Whole sub-tori keep their construction (it is at the bound); faulty
+// machines keep the augmented set and the checked-turn stage.
+void refine_with_turns(const Network& network, const CandidateSet& narrow, const GeneratorOptions& options,
+                       RouteTable& table) {
+  if (options.rules != RuleSet::angara || options.flow_control != FlowControl::bubble ||
+      network.live_channel_count() != network.torus().cabled_channel_count())
+    return;
+  std::vector<std::uint32_t> seed;
+  if (sub_torus_choice(network, narrow, &seed)) return;
+  const CandidateSet wide(network, TurnRules(network, TurnRules::Mode::all_turns), narrow.nodes(), kCandidateCap);
+  std::vector<std::uint32_t> choice;
+  if (!choice_of_table(wide, table, &choice)) return;
+  const std::uint32_t bound = candidate_space_bound(wide);
+  const std::size_t slots = network.torus().channel_slots();
+  Balancer balancer(wide, slots);
+  balancer.assign(choice);
+  if (balancer.max_load() <= bound) return;
+  DeadlockGuard guard(wide, network.torus(), options.flow_control);
+  balancer.guard_with(&guard);
+  search(balancer, bound);
+  if (balancer.max_load() <= bound) {
+    table = wide.make_table(balancer.choice(), "balanced");
+    return;
+  }
+  // A second start: the search without the deadlock rule (it reaches the
+  // LP bound or close to it), its routes admitted by repair_deadlocks(),
+  // then the guarded search again.  The better table is kept.
+  Balancer free(wide, slots);
+  free.assign(choice);
+  search(free, bound);
+  std::vector<std::uint32_t> repaired = free.choice();
+  repair_deadlocks(wide, network.torus(), options.flow_control, free.loads(), choice, &repaired);
+  Balancer second(wide, slots);
+  second.assign(repaired);
+  DeadlockGuard second_guard(wide, network.torus(), options.flow_control);
+  second.guard_with(&second_guard);
+  search(second, bound);
+  table = wide.make_table((second.better_than(balancer) ? second : balancer).choice(), "balanced");
+}
+
 class BalancedGenerator : public Generator {
  public:
   std::string_view name() const override { return "balanced"; }
-  std::vector<std::string_view> option_keys() const override { return {"start", "construction"}; }
+  std::vector<std::string_view> option_keys() const override { return {"start", "construction", "turns"}; }
 
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override {
@@ -643,6 +885,7 @@ class BalancedGenerator : public Generator {
     // the checked-turn stage, as are detours it can shorten.
     const CandidateSet set(network, rules, allocation, kCandidateCap, /*allow_unroutable=*/true);
     RouteTable table = balance(network, set, start, options);
+    if (read_turns(options)) refine_with_turns(network, set, options, table);
     complete_with_checked_turns(name(), network, table, options);
     return table;
   }

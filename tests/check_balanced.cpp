@@ -9,6 +9,7 @@
 #include "angara/route.hpp"
 #include "routing/candidates.hpp"
 #include "routing/generator.hpp"
+#include "routing/lp_bound.hpp"
 #include "routing/metrics.hpp"
 #include "routing/verifier.hpp"
 #include "tests/test_support.hpp"
@@ -266,20 +267,70 @@ END_TEST
 // run in column 1 (+X goes first), those of 1 -> 0 run in column 1 when +Y
 // (before -X) and 4 of them must be +Y (distance 1), so column 1's 8 Y
 // channels carry 16 + 16 + 4 = 36 > 8 * 4 hops.
+//
+// That is for DOR routes (turns=off).  With First Steps (the default) the
+// pairs 0 -> 1 with a Y hop may go +Y first and +X in column 0, and the
+// table reaches the bound 4.
 START_TEST(test_start_option) {
   const Network net(Torus::parse("4x4"));
   const std::vector<NodeId> half = block(net.torus(), {4, 2, 1, 1});
   for (const char* start : {"greedy", "sssp", "best"}) {
     GeneratorOptions options;
     options.extra["start"] = start;
-    const VerifyReport report = verified(net, balanced(net, half, options));
+    options.extra["turns"] = "off";
+    VerifyReport report = verified(net, balanced(net, half, options));
     ck_assert_uint_eq(report.metrics.lower_bound, 4);
     ck_assert_uint_eq(report.metrics.max_gamma, 5);
+    ck_assert_uint_eq(report.fs_ls_routes, 0);
+    options.extra.erase("turns");
+    report = verified(net, balanced(net, half, options));
+    ck_assert_uint_eq(report.metrics.max_gamma, 4);
+    ck_assert_uint_gt(report.fs_ls_routes, 0);
   }
   GeneratorOptions bad;
   bad.extra["start"] = "random";
   ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { balanced(net, half, bad); }),
                        "balanced: option 'start' expects greedy, sssp or best, got 'random'");
+}
+END_TEST
+
+// Sub-allocations use First/Last Step orders where they lower the max load
+// (issue 12): blocks that are not whole sub-tori, against the LP bound
+// (routing/lp_bound.hpp) and against the DOR routes alone (turns=off).
+// Every table verifies (deadlock-free under bubble, encodable, minimal), and
+// these reach the rounded-up LP bound: no table of minimal encodable routes
+// does better.
+START_TEST(test_turns_on_sub_allocations) {
+  const struct {
+    const char* torus;
+    Coord extent;
+    std::uint64_t dor, with_turns;
+  } rows[] = {
+      {"4x4x4", {2, 2, 2, 1}, 9, 7},   // LP 6.33
+      {"4x4x4", {2, 2, 4, 1}, 12, 10},  // LP 10
+      {"4x4x4", {2, 4, 4, 1}, 18, 16},  // LP 16
+      {"8x8", {4, 4, 1, 1}, 28, 22},    // LP 22
+      {"4x4x4x4", {2, 2, 2, 2}, 27, 17},  // LP 16.25
+  };
+  for (const auto& row : rows) {
+    const Network net(Torus::parse(row.torus));
+    const std::vector<NodeId> nodes = block(net.torus(), row.extent);
+    GeneratorOptions off;
+    off.extra["turns"] = "off";
+    const VerifyReport dor = verified(net, balanced(net, nodes, off));
+    const VerifyReport turns = verified(net, balanced(net, nodes));
+    ck_assert_uint_eq(dor.metrics.max_gamma, row.dor);
+    ck_assert_uint_eq(dor.fs_ls_routes, 0);
+    ck_assert_uint_eq(turns.metrics.max_gamma, row.with_turns);
+    ck_assert_uint_eq(turns.metrics.max_gamma, lp_lower_bound(net, nodes).rounded());  // at the LP bound
+    ck_assert_uint_gt(turns.fs_ls_routes, 0);
+    ck_assert_uint_eq(turns.non_minimal, 0);
+  }
+  GeneratorOptions bad;
+  bad.extra["turns"] = "maybe";
+  const Network net(Torus::parse("4x4"));
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { balanced(net, {0, 5}, bad); }),
+                       "balanced: option 'turns' expects on or off, got 'maybe'");
 }
 END_TEST
 
@@ -345,6 +396,7 @@ int main() {
   tcase_add_test(generator_case, test_forced_routes_uniform);
   tcase_add_test(generator_case, test_faulty_machine_routed);
   tcase_add_test(generator_case, test_start_option);
+  tcase_add_test(generator_case, test_turns_on_sub_allocations);
   tcase_add_test(generator_case, test_direct_construction_matches_candidates);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);
