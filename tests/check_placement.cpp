@@ -128,12 +128,19 @@ START_TEST(busy_channels_from_a_table) {
 END_TEST
 
 // On 4x4 a column (a whole ring of 4) and the nearest "plus" set both route
-// at max gamma 2; the ring, a sub-torus, wins the tie.
+// at max gamma 2 with direction-order routes (balanced's turns: off); the
+// ring, a sub-torus, wins the tie.  With First/Last Steps (the default) the
+// plus set {0,0 1,0 3,0 0,1} routes at 1 and wins.
 START_TEST(ring_beats_nearest_set_on_a_tie) {
   const Network network(k4x4);
   PlacementRequest request;
   request.compare_slurm_runs = false;  // pins blocks against nearest sets
   request.node_count = 4;
+  const PlacementResult with_turns = select_nodes(network, request);
+  ck_assert(with_turns.nodes == ids(k4x4, {"0,0", "1,0", "3,0", "0,1"}));
+  ck_assert(winner(with_turns).kind == CandidateKind::nearest);
+  ck_assert_uint_eq(with_turns.report.metrics.max_gamma, 1);
+  request.generator_options.extra["turns"] = "off";
   const PlacementResult result = select_nodes(network, request);
   ck_assert(result.nodes == ids(k4x4, {"0,0", "0,1", "0,2", "0,3"}));
   ck_assert_uint_eq(result.report.metrics.max_gamma, 2);

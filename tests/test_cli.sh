@@ -255,7 +255,9 @@ contains "the 4x2 block" "$work/out" "desmos[00-07]"
 expect "select packs next to a taken node" 0 "$tool" select --config "$double" --count 8 --free 'desmos[01-31]'
 contains "the slab next to desmos00" "$work/out" "desmos[01,05,09,13,17,21,25,29]"
 expect "select beside a running job" 0 "$tool" select --config "$double" --count 8 --busy 'desmos[00-07]' --json
-contains "the next 4x2 block, sharing no channel" "$work/out" '"nodes":"desmos[08-15]","count":8,"machine":"4x2x2x2","algorithm":"balanced","kind":"block","shape":"4x2x1x1","max_gamma":4,"lower_bound":4,"shared_channels":0'
+# (the nearest set around desmos08 routes at its bound 2 with First/Last
+# Steps, below the next 4x2 block's 4, and shares no channel either)
+contains "the nearest set beside it, sharing no channel" "$work/out" '"nodes":"desmos[08,16,24-25,27-29,31]","count":8,"machine":"4x2x2x2","algorithm":"balanced","kind":"nearest","shape":"3x2x2x2","max_gamma":2,"lower_bound":2,"shared_channels":0'
 contains "select json lists the compared candidates" "$work/out" '"candidates":[{"kind":'
 # ... and on the built-in, single-cabled one, where the slab has one cable
 # per pair (bound 4, routed at 7) and a nearest set routes at 3.
@@ -427,7 +429,7 @@ contains "nue's tables are installed" "$work/chain_tables/n03.rt" "algorithm nue
 contains "they still record the chain" "$work/chain_tables/n03.rt" "chain balanced,nue"
 expect "rebuild after the repair" 0 "$driver" rebuild "$data/rebuild_6x6.yaml" "$work/chain_tables" 5 \
   "$rebuild_nodes" "" ""
-contains "balanced wins again after the repair" "$work/out" "job 5: balanced on 11 nodes, max gamma 6 (bound 3)"
+contains "balanced wins again after the repair" "$work/out" "job 5: balanced on 11 nodes, max gamma 5 (bound 3)"
 expect "rebuild: unknown algorithm" 3 "$tool" rebuild --job 1 --algorithm nosuch
 expect "rebuild: unknown chain member" 3 "$tool" rebuild --job 1 --algorithm balanced,nosuch
 contains "rebuild: unknown chain member named" "$work/err" "rebuild: unknown routing algorithm 'nosuch' in chain 'balanced,nosuch'"
