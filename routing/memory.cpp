@@ -36,14 +36,18 @@ struct PairCost {
   double per_hop;
 };
 
-PairCost generator_pair_cost(const std::string& name, const GeneratorOptions& options) {
-  static const std::map<std::string, PairCost> costs = {
-      {"balanced", {4, 4}},  {"bfs", {2, 1}},    {"sssp", {8, 2}},
-      {"dfsssp", {60, 10}},  {"lash", {60, 10}}, {"nue", {40, 10}},
-  };
+PairCost generator_pair_cost(const std::string& name, const GeneratorOptions& options, bool whole_intact_torus,
+                             bool faults) {
+  // balanced on a whole fault-free torus fills the table directly; elsewhere
+  // it keeps the candidate routes of every pair.  The layered backends keep
+  // every pair's path, and around failures several alternatives of it.
+  if (name == "balanced") return whole_intact_torus ? PairCost{2, 0} : PairCost{40, 10};
+  if (name == "dfsssp" || name == "lash") return faults ? PairCost{240, 40} : PairCost{60, 10};
+  if (name == "bfs" || name == "sssp") return whole_intact_torus ? PairCost{4, 1} : PairCost{16, 4};
+  static const std::map<std::string, PairCost> costs = {{"nue", {40, 10}}};
   if (name == "genetic") {
     // Candidate routes (up to `variants` per pair, channels of 4 bytes) and
-    // two genes a pair for each of 2 * population chromosomes.
+    // a gene a pair for each of 2 * population chromosomes.
     std::uint64_t population = 100, variants = 16;
     if (const auto it = options.extra.find("population"); it != options.extra.end())
       population = std::strtoull(it->second.c_str(), nullptr, 10);
@@ -53,7 +57,7 @@ PairCost generator_pair_cost(const std::string& name, const GeneratorOptions& op
   }
   const auto it = costs.find(name);
   // A generator the model does not know yet: as much as the largest known.
-  return it != costs.end() ? it->second : PairCost{60, 10};
+  return it != costs.end() ? it->second : PairCost{240, 40};
 }
 
 std::uint64_t saturated(double bytes) {
@@ -98,7 +102,9 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
       peak_what = what;
     }
   };
-  const PairCost cost = generator_pair_cost(generator, options);
+  const bool faults = !network.failed_nodes().empty() || !network.failed_links().empty();
+  const bool whole_intact_torus = !faults && allocation_size == static_cast<std::size_t>(torus.node_count());
+  const PairCost cost = generator_pair_cost(generator, options, whole_intact_torus, faults);
   phase("generator " + generator, pairs * (cost.fixed + cost.per_hop * hops) + slots * layers * 16);
   // Per thread and layer, loads and run ends by channel slot; one channel
   // dependency graph per layer.
