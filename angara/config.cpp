@@ -110,6 +110,33 @@ Position position_of(const yaml_mark_t& mark) {
   throw ConfigError(source, at.line, at.column, message);
 }
 
+// Refuses lists and mappings nested deeper than kMaxYamlDepth before the
+// document is loaded: libyaml's scanner spends time quadratic in the depth
+// (100,000 nested '[' kept every command busy past 30 s), and the schema
+// needs three levels.  Syntax errors met on the way are reported as the
+// loader would.
+void check_nesting(const std::string& source, const std::string& text) {
+  YamlParser parser(text);
+  std::size_t depth = 0;
+  for (;;) {
+    yaml_event_t event;
+    if (!yaml_parser_parse(parser.get(), &event)) throw_syntax_error(source, text, parser.state());
+    const yaml_event_type_t type = event.type;
+    const Position at = position_of(event.start_mark);
+    yaml_event_delete(&event);
+    if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+      if (++depth > kMaxYamlDepth)
+        throw ConfigError(source, at.line, at.column,
+                          "lists and mappings nested deeper than " + std::to_string(kMaxYamlDepth) +
+                              " levels (the limit; angara.yaml(5) needs 3)");
+    } else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT) {
+      --depth;
+    } else if (type == YAML_STREAM_END_EVENT) {
+      return;
+    }
+  }
+}
+
 // The node order of machine.nodes: which coordinate varies fastest.
 enum class NodeOrder { kXFastest, kKFastest };
 
@@ -673,16 +700,20 @@ Config desmos_default_config() {
   // "Cabling"): 5 cables per adapter instead of 8.
   config.torus = Torus({4, 2, 2, 2}).with_single_cable(Torus::parse_dimension_letters("YZK"));
   config.node_names = expand_hostlist("desmos[00-31]");
+  config.fingerprint = "built-in";
   return config;
 }
 
 Config parse_config(const std::string& yaml_text, const std::string& source_name) {
+  check_nesting(source_name, yaml_text);
   YamlParser parser(yaml_text);
   YamlDocument document;
   if (!document.load(parser)) throw_syntax_error(source_name, yaml_text, parser.state());
   const yaml_node_t* root = document.root();
   if (!root) throw ConfigError(source_name, 1, 1, "the configuration is empty (machine.torus and machine.nodes are required)");
   Config config = ConfigReader(source_name, document).read(root);
+  config.fingerprint = fnv1a_hex(yaml_text);
+  config.bytes = yaml_text.size();
 
   YamlDocument next;
   if (!next.load(parser)) throw_syntax_error(source_name, yaml_text, parser.state());
@@ -699,6 +730,34 @@ Config load_config(const std::string& path) {
   const FileContents file = read_regular_file(path, kMaxConfigBytes);
   if (!file.error.empty()) throw ConfigError(path, 0, 0, file.error);
   return parse_config(file.text, path);
+}
+
+std::string listed_failures(const Config& config) {
+  const std::size_t routers = config.failed_nodes.size(), cables = config.failed_links.size();
+  if (routers == 0 && cables == 0) return "no failed routers or cables";
+  std::string out;
+  if (routers) {
+    std::vector<std::string> names;
+    for (NodeId node : config.failed_nodes) names.push_back(config.node_name(node));
+    out = std::to_string(routers) + " failed router" + (routers == 1 ? "" : "s") + " (" + compress_hostlist(names) + ")";
+  }
+  if (cables) {
+    // The first few cables by name; the count says how many there are.
+    constexpr std::size_t kShown = 4;
+    std::string shown;
+    for (std::size_t i = 0; i < cables && i < kShown; ++i)
+      shown += (i ? ", " : "") + config.node_name(config.failed_links[i].first) + " " +
+               config.failed_links[i].second.token();
+    if (cables > kShown) shown += ", ...";
+    out += (out.empty() ? "" : " and ") + std::to_string(cables) + " failed cable" + (cables == 1 ? "" : "s") + " (" +
+           shown + ")";
+  }
+  return out;
+}
+
+std::string config_summary(const Config& config) {
+  const std::string size = config.bytes ? " (" + std::to_string(config.bytes) + " bytes)" : "";
+  return config.fingerprint + size + ", lists " + listed_failures(config);
 }
 
 std::string system_config_path() { return std::string(SYSCONFDIR) + "/angara/angara.yaml"; }

@@ -2,6 +2,7 @@
 // routing settings and the table directory.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -54,6 +55,10 @@ std::string memory_limit_text(const MemoryLimit& limit);
 // "4.0 GiB", "512 MiB", "12.3 KiB", "100 bytes".
 std::string format_bytes(std::uint64_t bytes);
 
+// The deepest nesting of lists and mappings a configuration may have
+// (angara.yaml(5), LIMITS).
+constexpr std::size_t kMaxYamlDepth = 32;
+
 struct Config {
   std::string source;              // file path, or "<built-in Desmos default>"
   Torus torus{{4, 2, 2, 2}};
@@ -74,6 +79,10 @@ struct Config {
   double lp_bound_time = 2.0;
   std::string table_dir = "/var/lib/angara/routes";
   MemoryLimit memory_limit;  // limits.memory
+  // What was read: a short hash of the file's bytes and their number, so a
+  // report shows which file it came from (a silently shortened file too).
+  std::string fingerprint;
+  std::size_t bytes = 0;
 
   // The network with this configuration's failures applied.
   Network network() const;
@@ -89,6 +98,15 @@ struct Config {
 // A number of seconds from 0 to 3600 written as plain decimals ("2",
 // "0.5"); nullopt for anything else (signs, exponents, words).
 std::optional<double> parse_seconds(std::string_view text);
+
+// "3f2a9c0d1e2b4a5c (2731 bytes), lists 1 failed router (desmos05) and 1
+// failed cable (desmos03 -X)": the configuration's fingerprint and the
+// failures it lists, one line for reports and logs ("built-in, lists ..."
+// for the built-in Desmos).
+std::string config_summary(const Config& config);
+// The failures alone: "1 failed router (desmos05) and 1 failed cable
+// (desmos03 -X)", "no failed routers or cables".
+std::string listed_failures(const Config& config);
 
 // Built-in default: the Desmos machine, 4x2x2x2 with one cable in each of
 // Y, Z and K (single_cable YZK), nodes desmos[00-31] in X-fastest coordinate

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 namespace angara {
@@ -171,6 +173,17 @@ std::string replace_file_atomically(const std::string& path, std::string_view co
   // Make the rename itself durable.
   if (const int error = fsync_directory(directory)) return fail(error);
   return "";
+}
+
+std::string fnv1a_hex(std::string_view bytes) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char ch : bytes) {
+    hash ^= ch;
+    hash *= 0x100000001b3ull;
+  }
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash));
+  return buffer;
 }
 
 int write_all(int fd, std::string_view bytes) {

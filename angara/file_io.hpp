@@ -70,6 +70,10 @@ std::string base_name(std::string_view path);
 // the error sentence "cannot write PATH: reason".
 std::string replace_file_atomically(const std::string& path, std::string_view contents);
 
+// FNV-1a, 64 bit, as 16 hex digits: a stable, dependency-free fingerprint
+// (the cache key, a configuration's bytes).  Not a security boundary.
+std::string fnv1a_hex(std::string_view bytes);
+
 // Write helpers returning 0 or errno.
 int write_all(int fd, std::string_view bytes);
 int fsync_retrying(int fd);

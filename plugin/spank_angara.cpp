@@ -229,7 +229,9 @@ int slurm_spank_job_prolog(spank_t spank, int argc, char** argv) {
     // counted), so a job's total over its nodes can be summed from the logs.
     char cpu[64];
     std::snprintf(cpu, sizeof cpu, "; prologue cpu %.4f s", process_cpu_seconds() - cpu_start);
-    slurm_info("spank-angara: %s%s", outcome.message.c_str(), cpu);
+    // The configuration's fingerprint and the failures it lists: a shortened
+    // or replaced file shows in the log.
+    slurm_info("spank-angara: %s; config %s%s", outcome.message.c_str(), angara::config_summary(config).c_str(), cpu);
     // One node per job says on the job which routing it got.
     if (angara::expand_hostlist(job.node_list).front() == node)
       note_on_job(job_id, angara::spank::routing_note(settings, config, outcome.result));
@@ -298,7 +300,8 @@ int slurm_spank_job_epilog(spank_t, int argc, char** argv) {
       }
     const angara::spank::TableOutcome outcome = angara::spank::restore_default_table(
         settings, config, node, angara::slurm::failed_node_names(states, settings.failed_states));
-    slurm_info("spank-angara: after job %s: %s", job_id.c_str(), outcome.message.c_str());
+    slurm_info("spank-angara: after job %s: %s; config %s", job_id.c_str(), outcome.message.c_str(),
+               angara::config_summary(config).c_str());
     return 0;
   } catch (const std::exception& e) {
     reason = e.what();

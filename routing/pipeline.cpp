@@ -24,19 +24,6 @@ std::string describe_violations(const VerifyReport& report) {
   return out;
 }
 
-// FNV-1a, 64 bit: a stable, dependency-free key for the cache.  Not a
-// security boundary: the cache directory is the administrator's.
-std::string fnv1a_hex(const std::string& text) {
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char ch : text) {
-    hash ^= ch;
-    hash *= 0x100000001b3ull;
-  }
-  char buffer[17];
-  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash));
-  return buffer;
-}
-
 NodeId resolve_node(const Config& config, const std::string& name, const char* what) {
   const auto node = config.node_by_name(name);
   if (!node)

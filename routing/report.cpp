@@ -99,6 +99,7 @@ std::string format_report_text(const Config& config, const JobResult& result, co
   if (torus.single_cable_mask())
     out << "  cabling      single cable in " << Torus::dimension_letters(torus.single_cable_mask()) << " ("
         << torus.cabled_channel_count() << " channels when intact)\n";
+  out << "  config       " << config_summary(config) << "\n";
   out << "  failures     " << failures_text(result.network) << "\n";
   out << "  job          " << result.job << "\n";
   out << "  nodes        " << node_list(config, result.table) << " (" << result.table.size() << ")\n";
@@ -145,7 +146,9 @@ std::string format_report_json(const Config& config, const JobResult& result, co
   const Torus& torus = result.network.torus();
   std::ostringstream out;
   out << "{\"version\":" << json_quote(PACKAGE_VERSION) << ",\"command\":" << json_quote(context.command)
-      << ",\"config\":" << json_quote(config.source) << ",\"machine\":" << json_quote(torus.to_string())
+      << ",\"config\":" << json_quote(config.source) << ",\"config_fingerprint\":" << json_quote(config.fingerprint)
+      << ",\"config_bytes\":" << config.bytes << ",\"config_failures\":" << json_quote(listed_failures(config))
+      << ",\"machine\":" << json_quote(torus.to_string())
       << ",\"single_cable\":" << json_quote(Torus::dimension_letters(torus.single_cable_mask()))
       << ",\"machine_nodes\":" << torus.node_count() << ",\"live_channels\":" << result.network.live_channel_count()
       << ",\"failures\":" << json_quote(failures_text(result.network)) << ",\"job\":" << json_quote(result.job)

@@ -85,6 +85,36 @@ contains "the FIFO table is named" "$work/err" "desmos01.rt is not a regular fil
 { cat "$data/torus_4x4.yaml"; head -c 4200000 /dev/zero | tr '\0' '#'; echo; } > "$work/huge.yaml"
 expect "a config over the size limit is refused" 3 "$tool" generate --dry-run --config "$work/huge.yaml"
 contains "the limit is named" "$work/err" "is larger than the limit of 4194304 bytes"
+# 100,000 nested flow collections: refused at once (it took minutes), naming
+# the file, the line and column, and the limit.
+python3 -c "print('[' * 100000)" > "$work/nested.yaml"
+start=$(date +%s%N)
+expect "100,000 nested lists are refused" 3 "$tool" generate --dry-run --config "$work/nested.yaml"
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "... within a second ($elapsed_ms ms)" [ "$elapsed_ms" -lt 1000 ]
+contains "the nesting limit is named with file and line" "$work/err" \
+  "$work/nested.yaml:1:33: lists and mappings nested deeper than 32 levels (the limit; angara.yaml(5) needs 3)"
+{ cat "$data/torus_4x4.yaml"; printf 'failures:\n  nodes: %s\n' "$(python3 -c "print('[' * 40 + ']' * 40)")"; } \
+  > "$work/nested2.yaml"
+expect "nesting inside a section is refused too" 3 "$tool" generate --dry-run --config "$work/nested2.yaml"
+contains "... at its line" "$work/err" "nested2.yaml:$(( $(wc -l < "$data/torus_4x4.yaml") + 2 )):"
+# The report carries the configuration's fingerprint and the failures it
+# lists: a shortened desmos_faulty.yaml (its failed cable lost) shows.
+expect "the faulty config's report" 0 "$tool" generate --dry-run --config "$data/desmos_faulty.yaml" --lp-time 0
+contains "the report lists the config's failures" "$work/out" \
+  "lists 1 failed router (desmos05) and 1 failed cable (desmos00 +X)"
+whole=$(sed -n 's/^  config       \([0-9a-f]*\) .*/\1/p' "$work/out")
+check "the fingerprint is the FNV-1a hash of the file" [ "$whole" = "$(python3 -c "
+import sys
+h = 0xcbf29ce484222325
+for b in open(sys.argv[1], 'rb').read(): h = ((h ^ b) * 0x100000001b3) % 2**64
+print('%016x' % h)" "$data/desmos_faulty.yaml")" ]
+grep -v -e '+X' "$data/desmos_faulty.yaml" > "$work/shortened.yaml"
+expect "a shortened faulty config still parses" 0 "$tool" generate --dry-run --config "$work/shortened.yaml" \
+  --lp-time 0 --json
+contains "... and its JSON shows the lost cable" "$work/out" '"config_failures":"1 failed router (desmos05)"'
+if [ -n "$whole" ] && ! grep -q "\"config_fingerprint\":\"$whole\"" "$work/out"; then ok "... and another fingerprint"
+else not_ok "... and another fingerprint"; fi
 
 # --- All input validated before anything is written ---
 printf 'machine:\n  torus: 2x2\n  nodes: [a0, "b/1", c2, d3]\n' > "$work/badname.yaml"

@@ -215,6 +215,12 @@ if grep -q "spank-angara: job $job: bfs on 8 nodes.*table of $first written to $
 else
   not_ok "the prologue logged its work in the slurmd log" "$(grep spank-angara "$state/log/slurmd-$first.log" | tail -3)"
 fi
+config_print=$("$tool" generate --config "$config" --dry-run --lp-time 0 --json | sed -n 's/.*"config_fingerprint":"\([0-9a-f]*\)".*/\1/p')
+if [ -n "$config_print" ] && grep -q "spank-angara: job $job: .*; config $config_print ([0-9]* bytes), lists " "$state/log/slurmd-$first.log"; then
+  ok "the prologue's log line carries the configuration's fingerprint and listed failures"
+else
+  not_ok "the prologue's log line carries the configuration's fingerprint ($config_print)" "$(grep "spank-angara: job $job:" "$state/log/slurmd-$first.log" | tail -1)"
+fi
 
 # --- srun --angara-routing is honoured --------------------------------------
 output=$(timeout 60 srun -N4 --angara-routing="$other" sh -c \
