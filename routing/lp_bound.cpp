@@ -3,6 +3,7 @@
 #include <glpk.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -26,6 +27,12 @@ constexpr double kStartShare = 0.3;
 constexpr double kNearTie = 0.01;
 // Weight of the best certified duals in the smoothed pricing weights.
 constexpr double kSmoothing = 0.5;
+// Integral pairs are retired from the LP (RouteLp::retire) once the active
+// pairs outnumber the channel rows this many times.
+constexpr std::size_t kRetireFactor = 2;
+// A route some pair took as best response in this share of the start's
+// steps enters the LP with it.
+constexpr double kOftenShare = 0.1;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -44,8 +51,9 @@ using Problem = std::unique_ptr<glp_prob, ProblemDeleter>;
 // Pairs with a single candidate are constants.  A pair with a choice is
 // *fixed* (one route, counted in the constants, no row) until pricing finds
 // a cheaper route for it; then it becomes *active*: its row and its columns
-// enter the LP.  Most pairs never move, so the LP stays a fraction of the
-// full one, which is what makes 128-node allocations solve in seconds.
+// enter the LP.  Active pairs whose solution is integral go back to fixed
+// when they outnumber the channel rows (retire()), so the LP stays a
+// fraction of the full one.
 class RouteLp {
  public:
   RouteLp(const CandidateSet& set, const std::vector<std::size_t>& pairs) : set_(set) {
@@ -93,15 +101,22 @@ class RouteLp {
   std::size_t choice_pairs() const { return choice_pairs_.size(); }
   std::size_t columns() const { return columns_.size(); }
   std::size_t active_pairs() const { return active_; }
+  const std::vector<unsigned char>& priced() const { return priced_; }
+  std::size_t channel_rows() const { return channels_.size(); }
 
   // The starting point, from channel weights found without the LP: Hedge
   // (multiplicative weights) over the channels against pairs that take
   // their cheapest route, from a greedy integer routing.  The best weights
-  // seen give a certified bound already and near-optimal duals: a pair whose
-  // cheapest route under them is clearly cheapest is fixed on it; one with
-  // near ties enters the LP with every near-cheapest route.  Column
-  // generation then corrects whatever these guesses got wrong.  Returns the
-  // certified bound of the best weights.
+  // seen give a certified bound already, and the running average of the
+  // best responses is a fractional routing near the optimum: a pair that
+  // always answered with one route is fixed on it; one that split enters
+  // the LP with its most frequent answer (basic), every route it took in at
+  // least kOftenShare of the steps and the near-cheapest routes under the
+  // best weights.  (Fixing every pair on its cheapest route under the best
+  // weights alone piles symmetric blocks onto one side: 206 against 120 on
+  // a 5x4x6 block, and a thousand rounds to undo.)  Column generation then
+  // corrects whatever these guesses got wrong.  Returns the certified bound
+  // of the best weights.
   double start(int steps, Clock::time_point deadline) {
     std::vector<double> load(constant_);
     std::vector<std::uint32_t> choice(choice_pairs_.size());
@@ -128,6 +143,13 @@ class RouteLp {
     // those of the running average of the pairs' best responses.
     std::vector<double> log_weight(load.size(), 0.0), weight(load.size(), 0.0), best_weight;
     std::vector<double> response(load.size(), 0.0);
+    // Per pair and route, how many steps took it as best response: the
+    // running average is a fractional routing near the optimum.
+    std::vector<std::size_t> response_first(choice_pairs_.size() + 1, 0);
+    for (std::size_t k = 0; k < choice_pairs_.size(); ++k)
+      response_first[k + 1] = response_first[k] + set_.variants(choice_pairs_[k]);
+    std::vector<std::uint32_t> responses(response_first.back(), 0);
+    int steps_done = 0;
     double best_bound = -1;
     for (int step = 0; step < steps && Clock::now() < deadline; ++step) {
       double peak = 0;
@@ -147,9 +169,11 @@ class RouteLp {
       for (std::size_t k = 0; k < choice_pairs_.size(); ++k) {
         double cost = 0;
         const std::uint32_t v = cheapest(k, weight, &cost);
+        ++responses[response_first[k] + v];
         bound += cost;
         for (ChannelId c : set_.channels(choice_pairs_[k], v)) response[c] += 1.0;
       }
+      ++steps_done;
       if (bound > best_bound) {
         best_bound = bound;
         best_weight = weight;
@@ -170,8 +194,15 @@ class RouteLp {
         for (std::uint32_t v = 0; v < set_.variants(p); ++v) cost[v] = route_weight(k, v, best_weight);
         main[k] = static_cast<std::uint32_t>(std::min_element(cost.begin(), cost.end()) - cost.begin());
         const double limit = cost[main[k]] + kNearTie * (cost[main[k]] + unit);
+        // The pair's most frequent response leads; the others taken often
+        // enough and the near ties under the best weights come along.
+        const std::uint32_t* count = responses.data() + response_first[k];
+        const std::uint32_t weight_best = main[k];
+        main[k] = static_cast<std::uint32_t>(std::max_element(count, count + set_.variants(p)) - count);
+        if (count[main[k]] == 0) main[k] = weight_best;
+        const double often = kOftenShare * steps_done;
         for (std::uint32_t v = 0; v < set_.variants(p); ++v)
-          if (v != main[k] && cost[v] <= limit) near[k].push_back(v);
+          if (v != main[k] && (cost[v] <= limit || (count[v] > 0 && count[v] >= often))) near[k].push_back(v);
       }
     }
     // Fixed pairs go into the constants first, so that the channel rows get
@@ -204,21 +235,80 @@ class RouteLp {
     return std::max(best_bound, 0.0);
   }
 
-  // One simplex solve within `seconds`; false if GLPK did not reach the
-  // optimum of the restricted problem.
-  bool solve(double seconds) {
+  // One simplex solve before `deadline`; false if GLPK did not reach the
+  // optimum of the restricted problem (out of time included).
+  bool solve(Clock::time_point deadline) {
     glp_smcp parameters;
     glp_init_smcp(&parameters);
     parameters.msg_lev = GLP_MSG_OFF;
     parameters.meth = GLP_PRIMAL;  // new columns keep the basis primal feasible
     parameters.presolve = GLP_OFF;
-    parameters.tm_lim = static_cast<int>(std::max(1.0, seconds * 1000.0));
-    if (glp_simplex(problem_.get(), &parameters) != 0) {
-      // A singular warm basis: start over from the standard one once.
+    auto limit = [&] {
+      const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+      parameters.tm_lim = static_cast<int>(std::max(1.0, left * 1000.0));
+      return left > 0;
+    };
+    if (!limit()) return false;
+    int code = glp_simplex(problem_.get(), &parameters);
+    if (code == GLP_EBADB || code == GLP_ESING || code == GLP_ECOND) {
+      // A singular warm basis: start over from the standard one, once, in
+      // the time that is left (not on a time-out: that is final).
       glp_std_basis(problem_.get());
-      if (glp_simplex(problem_.get(), &parameters) != 0) return false;
+      if (!limit()) return false;
+      code = glp_simplex(problem_.get(), &parameters);
     }
-    return glp_get_status(problem_.get()) == GLP_OPT;
+    return code == 0 && glp_get_status(problem_.get()) == GLP_OPT;
+  }
+
+  // Active pairs whose solution is one route at 1, basic, the others
+  // nonbasic, and which pricing left alone this round go back to the
+  // constants: their row and columns leave the LP.  A basic solution splits
+  // at most as many pairs as there are channel rows, so this keeps the
+  // restricted problem near that size however many pairs were ever active.
+  // The basis stays a basis (the deleted row held only the deleted basic
+  // column) and the solution stays feasible (the route's load moves into
+  // the channel rows' bounds).
+  void retire(const std::vector<unsigned char>& priced) {
+    std::vector<int> rows{0}, cols{0};
+    std::vector<unsigned char> gone(columns_.size(), 0);
+    std::vector<std::vector<std::size_t>> of_pair(choice_pairs_.size());
+    for (std::size_t j = 0; j < columns_.size(); ++j) of_pair[columns_[j].first].push_back(j);
+    for (std::size_t k = 0; k < choice_pairs_.size(); ++k) {
+      if (fixed_[k] != kActive || priced[k]) continue;
+      std::size_t basic = 0, at_one = columns_.size();
+      for (std::size_t j : of_pair[k]) {
+        const int column = static_cast<int>(j + 2);
+        if (glp_get_col_stat(problem_.get(), column) == GLP_BS) ++basic;
+        if (glp_get_col_prim(problem_.get(), column) > 1.0 - 1e-9) at_one = j;
+      }
+      if (basic != 1 || at_one == columns_.size() ||
+          glp_get_col_stat(problem_.get(), static_cast<int>(at_one + 2)) != GLP_BS)
+        continue;
+      rows.push_back(pair_row_[k]);
+      for (std::size_t j : of_pair[k]) {
+        cols.push_back(static_cast<int>(j + 2));
+        gone[j] = 1;
+      }
+      const std::uint32_t v = columns_[at_one].second;
+      for (std::uint32_t u : lp_columns_[k]) in_lp_[k][u] = 0;
+      pair_row_[k] = 0;
+      --active_;
+      fix(k, v);
+      for (ChannelId c : set_.channels(choice_pairs_[k], v)) set_channel_bound(static_cast<std::size_t>(row_of_channel_[c] - 1));
+    }
+    if (rows.size() == 1) return;
+    glp_del_rows(problem_.get(), static_cast<int>(rows.size() - 1), rows.data());
+    glp_del_cols(problem_.get(), static_cast<int>(cols.size() - 1), cols.data());
+    // GLPK renumbers what is left in order: so do the maps.
+    std::vector<int> deleted(rows.begin() + 1, rows.end());
+    std::sort(deleted.begin(), deleted.end());
+    for (std::size_t k = 0; k < choice_pairs_.size(); ++k)
+      if (pair_row_[k] > 0)
+        pair_row_[k] -= static_cast<int>(std::lower_bound(deleted.begin(), deleted.end(), pair_row_[k]) - deleted.begin());
+    std::size_t kept = 0;
+    for (std::size_t j = 0; j < columns_.size(); ++j)
+      if (!gone[j]) columns_[kept++] = columns_[j];
+    columns_.resize(kept);
   }
 
   // Prices every candidate against the current duals and brings in the
@@ -281,9 +371,11 @@ class RouteLp {
           incoming.emplace_back(k, best[k]);
       }
     }
+    priced_.assign(choice_pairs_.size(), 0);
     for (const auto& [k, v] : incoming) {
       if (fixed_[k] != kActive) activate(k);
       add_column(k, v, GLP_NL);
+      priced_[k] = 1;
     }
     return incoming.size();
   }
@@ -410,8 +502,35 @@ class RouteLp {
   std::vector<std::pair<std::size_t, std::uint32_t>> columns_;  // column j + 2 <-> (choice pair, variant)
   std::vector<int> index_;
   std::vector<double> value_;
+  std::vector<unsigned char> priced_;  // per choice pair: a column came in at the last pricing
+
   Problem problem_;
 };
+
+// The per-dimension bound of the LP's own route space: every minimal route
+// of a pair spends the same hops in each dimension, so the load of a
+// dimension is fixed, and spread at best evenly over the channels of that
+// dimension that some candidate uses.  A lower bound of the LP; when the
+// restricted problem's objective meets it, that is the optimum.
+double candidate_dimension_bound(const CandidateSet& set, const std::vector<std::size_t>& pairs) {
+  std::array<double, kMaxDims> hops{};
+  std::vector<unsigned char> used;
+  for (std::size_t p : pairs) {
+    for (ChannelId c : set.channels(p, 0)) hops[Torus::channel_direction(c).dim()] += 1.0;
+    for (std::size_t v = 0; v < set.variants(p); ++v)
+      for (ChannelId c : set.channels(p, v)) {
+        if (c >= used.size()) used.resize(std::size_t{c} + 1, 0);
+        used[c] = 1;
+      }
+  }
+  std::array<double, kMaxDims> channels{};
+  for (ChannelId c = 0; c < used.size(); ++c)
+    if (used[c]) channels[Torus::channel_direction(c).dim()] += 1.0;
+  double bound = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (channels[dim] > 0) bound = std::max(bound, hops[dim] / channels[dim]);
+  return bound;
+}
 
 }  // namespace
 
@@ -448,15 +567,24 @@ LpSolution solve_route_lp(const CandidateSet& set, double time_limit) {
   bound.pairs = pairs.size();
   glp_term_out(GLP_OFF);
   RouteLp lp(set, pairs);
+  const double dimension_bound = candidate_dimension_bound(set, pairs);
   double best = lp.start(kStartSteps, start + std::chrono::duration_cast<Clock::duration>(
                                                        std::chrono::duration<double>(kStartShare * time_limit)));
   while (true) {
     const double left = time_limit - seconds_since(start);
     if (left <= 0) break;
     ++bound.rounds;
-    if (!lp.solve(left)) break;
+    if (!lp.solve(start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(time_limit))))
+      break;
+    if (lp.objective() <= dimension_bound * (1 + 1e-12) + 1e-12) {
+      // At the per-dimension bound of the same routes: optimal.
+      bound.status = LpBound::Status::solved;
+      bound.value = dimension_bound;
+      break;
+    }
     double certified = 0;
     const std::size_t added = lp.price(&certified);
+    if (added > 0 && lp.active_pairs() > kRetireFactor * lp.channel_rows()) lp.retire(lp.priced());
     best = std::max(best, certified);
     if (added == 0) {
       // Optimal: no column prices out, and the certified bound meets the
