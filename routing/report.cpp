@@ -76,6 +76,28 @@ std::string json_quote(const std::string& text) {
   return out + "\"";
 }
 
+namespace {
+
+bool network_has_failures(const Network& network) {
+  return network.live_channel_count() != network.torus().cabled_channel_count();
+}
+
+// Whether the LP bounds the table: every pair in the LP (those with a
+// minimal route; the others detour in any table) is routed minimally.
+bool lp_bounds_table(const LpBound& bound, std::size_t non_minimal) { return non_minimal <= bound.pairs_left_out; }
+
+std::string lp_scope_text(const LpBound& bound, std::size_t non_minimal) {
+  std::string text = "(over minimal encodable routes only";
+  if (bound.pairs_left_out > 0)
+    text += ", without the " + std::to_string(bound.pairs_left_out) + " pairs the failures leave no minimal route";
+  if (!lp_bounds_table(bound, non_minimal))
+    return text + ": not a bound for this table, " + std::to_string(non_minimal - bound.pairs_left_out) +
+           " of its routes detour where a minimal route exists)";
+  return text + "; this table routes every other pair minimally, so it bounds it)";
+}
+
+}  // namespace
+
 std::string lp_bound_text(const LpBound& bound) {
   if (bound.solved() && bound.by_symmetry)
     return std::to_string(bound.rounded()) + " (optimum " + fixed(bound.value, 3) +
@@ -129,7 +151,13 @@ std::string format_report_text(const Config& config, const JobResult& result, co
   // With detours the minimal-path bound does not apply (routing/metrics.hpp).
   if (!m.bound_for_minimal_routing) out << " over all live channels (non-minimal routes)";
   out << "\n";
-  if (context.lp_bound) out << "  LP bound     " << lp_bound_text(*context.lp_bound) << "\n";
+  if (context.lp_bound) {
+    out << "  LP bound     " << lp_bound_text(*context.lp_bound) << "\n";
+    // The LP's routes are the minimal encodable ones: say so where a table
+    // may leave them (around failures), and whether this one did.
+    if (context.lp_bound->has_value() && (result.report.non_minimal > 0 || network_has_failures(result.network)))
+      out << "               " << lp_scope_text(*context.lp_bound, result.report.non_minimal) << "\n";
+  }
   out << "  sigma(4)     " << fixed(m.sigma4, 3) << "\n";
   out << "  diameter     " << m.max_hops << " hops (average " << fixed(m.avg_hops, 3) << ")\n";
   out << "  fingerprint  " << result.fingerprint << "\n";
@@ -179,7 +207,12 @@ std::string format_report_json(const Config& config, const JobResult& result, co
     if (lp->has_value())
       out << ",\"value\":" << fixed(lp->value, 4) << ",\"rounded\":" << lp->rounded()
           << ",\"by_symmetry\":" << (lp->by_symmetry ? "true" : "false");
-    out << ",\"seconds\":" << fixed(lp->seconds, 4) << ",\"note\":" << json_quote(lp->note) << "}";
+    out << ",\"seconds\":" << fixed(lp->seconds, 4) << ",\"note\":" << json_quote(lp->note);
+    // Over minimal encodable routes only: not a bound for a table that detours.
+    if (lp->has_value())
+      out << ",\"minimal_routes_only\":true,\"bounds_this_table\":"
+          << (lp_bounds_table(*lp, result.report.non_minimal) ? "true" : "false");
+    out << "}";
   }
   if (result.memory.total) {
     out << ",\"memory\":{\"estimate_bytes\":" << result.memory.total

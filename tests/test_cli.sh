@@ -359,7 +359,15 @@ for algorithm in balanced bfs sssp; do
     not_ok "$algorithm: bound '$bound' above max gamma '$max'"
   contains "$algorithm: the report says the bound is over all live channels" "$work/out" \
     "over all live channels (non-minimal routes)"
+  # The LP bound covers minimal encodable routes only, and says whether it
+  # bounds this table (the two pairs the cable cut off detour in any table).
+  contains "$algorithm: the LP bound says what it covers" "$work/out" \
+    "(over minimal encodable routes only, without the 2 pairs the failures leave no minimal route; this table routes every other pair minimally, so it bounds it)"
 done
+expect "LP bound json around a failed cable" 0 "$tool" generate --config "$work/link.yaml" --nodes 'desmos[00-01,04-05]' \
+  --dry-run --json
+contains "LP bound json: minimal routes only, bounds this table" "$work/out" \
+  '"note":"","minimal_routes_only":true,"bounds_this_table":true}'
 
 # angara-route check: one line per finding, exit 3 on an error (issue 11).
 good_conf=$work/check.yaml
