@@ -78,9 +78,10 @@ double mean_distance(const std::array<DimensionBoundTerms, kMaxDims>& terms, std
 // The per-dimension bound and mean distance of a node set on the intact
 // machine, computed on the smallest torus where they are the same: the set
 // is moved to the corner of its cyclic bounding box, and a ring of size d in
-// which the set spans s <= d/2 shrinks to 2s (every shortest arc between
-// two of its coordinates stays inside the span, and the way round outside is
-// longer in both rings).  A 32-node block of a 4096-node machine is bounded
+// which the set spans s with 2s - 1 <= d shrinks to 2s - 1 (every shortest
+// arc between two of its coordinates, at most s - 1 long, stays inside the
+// span, and the way round outside, at least s long, is longer in both
+// rings).  A 32-node block of a 4096-node machine is bounded
 // on 256 nodes instead.
 struct IntactBound {
   std::uint64_t bound = 0;
@@ -112,8 +113,8 @@ IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes) {
     start[dim] = gap_end;
     if (span == 1)
       reduced[dim] = 1;
-    else if (size >= 3 && 2 * span <= size)
-      reduced[dim] = 2 * span;
+    else if (size >= 3 && 2 * span - 1 <= size)
+      reduced[dim] = 2 * span - 1;
     else
       reduced[dim] = size;
   }
@@ -135,66 +136,36 @@ IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes) {
   return {integer_lower_bound(terms), mean_distance(terms, nodes.size())};
 }
 
-// Sums of a per-node value over cyclic boxes of the torus in O(2^dims):
-// prefix sums over the torus repeated twice in every present dimension, so a
-// box that wraps is a plain box of the repetition.
-class CyclicBoxSums {
- public:
-  CyclicBoxSums(const Torus& torus, const std::vector<std::uint32_t>& values) {
-    std::size_t total = 1;
-    for (int dim = 0; dim < kMaxDims; ++dim) {
-      if (torus.dim_present(dim)) active_.push_back(dim);
-      // Row 0 of a present dimension is the empty prefix.
-      extent_[dim] = torus.dim_present(dim) ? 2 * torus.size(dim) + 1 : 1;
-      stride_[dim] = total;
-      total *= static_cast<std::size_t>(extent_[dim]);
-    }
-    sums_.assign(total, 0);
-    Coord p{};
-    std::size_t index = 0;
-    for (p[3] = 0; p[3] < extent_[3]; ++p[3])
-      for (p[2] = 0; p[2] < extent_[2]; ++p[2])
-        for (p[1] = 0; p[1] < extent_[1]; ++p[1])
-          for (p[0] = 0; p[0] < extent_[0]; ++p[0], ++index) {
-            Coord c{};
-            bool border = false;
-            for (int dim : active_) {
-              border = border || p[dim] == 0;
-              c[dim] = (p[dim] + torus.size(dim) - 1) % torus.size(dim);
-            }
-            if (!border) sums_[index] = values[torus.id(c)];
-          }
-    for (int dim : active_) {
-      const std::size_t stride = stride_[dim], block = stride * static_cast<std::size_t>(extent_[dim]);
-      for (std::size_t base = 0; base < total; base += block)
-        for (std::size_t i = base + stride; i < base + block; ++i) sums_[i] += sums_[i - stride];
-    }
-  }
-  // Sum over the box of `shape` whose lowest corner is `origin` (any extent
-  // up to the torus size; wraps).
-  std::int64_t box(const Coord& origin, const Shape& shape) const {
-    std::int64_t sum = 0;
-    const unsigned corners = 1u << active_.size();
-    for (unsigned mask = 0; mask < corners; ++mask) {
-      std::size_t index = 0;
-      int lower = 0;
-      for (std::size_t a = 0; a < active_.size(); ++a) {
-        const int dim = active_[a];
-        const bool upper = (mask >> a) & 1u;
-        lower += !upper;
-        index += static_cast<std::size_t>(upper ? origin[dim] + shape[dim] : origin[dim]) * stride_[dim];
+// Sums of a per-node value over the cyclic box of `shape` at every origin
+// (indexed by the origin's NodeId), as one sliding window per dimension the
+// box spans: O(dims * nodes) for all origins together, where a box query of
+// prefix sums would cost O(2^dims) per origin.  A box that spans a whole
+// ring has the same sum at every origin along it.
+std::vector<std::int64_t> box_sums(const Torus& torus, std::vector<std::int64_t> values, const Shape& shape) {
+  const NodeId n = torus.node_count();
+  std::vector<std::int64_t> next(n);
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int size = torus.size(dim), width = shape[dim];
+    if (width <= 1) continue;
+    Coord unit{};
+    unit[dim] = 1;
+    const NodeId stride = torus.id(unit), period = stride * static_cast<NodeId>(size);
+    std::vector<std::int64_t> line(static_cast<std::size_t>(size + width));
+    for (NodeId outer = 0; outer < n; outer += period)
+      for (NodeId base = outer; base < outer + stride; ++base) {
+        // The line once and its first `width` values again, so the window never wraps.
+        for (int i = 0; i < size + width; ++i) line[i] = values[base + static_cast<NodeId>(i % size) * stride];
+        std::int64_t sum = 0;
+        for (int i = 0; i < width; ++i) sum += line[i];
+        for (int origin = 0; origin < size; ++origin) {
+          next[base + static_cast<NodeId>(origin) * stride] = sum;
+          sum += line[origin + width] - line[origin];
+        }
       }
-      sum += (lower % 2 ? -1 : 1) * sums_[index];
-    }
-    return sum;
+    values.swap(next);
   }
-
- private:
-  std::vector<int> active_;
-  std::array<int, kMaxDims> extent_{};
-  std::array<std::size_t, kMaxDims> stride_{};
-  std::vector<std::int64_t> sums_;
-};
+  return values;
+}
 
 class Selector {
  public:
@@ -207,7 +178,6 @@ class Selector {
   // Taken or failed nodes in the layers right outside the block, each layer
   // counted once (on a ring of 2, or a block one short of the ring, the two
   // sides are one layer).
-  std::size_t block_contact(const Coord& origin, const Shape& shape) const;
   // Blocks of the shapes of one class, best first, at most kBlocksKept.
   std::vector<Candidate> free_blocks(const std::vector<Shape>& shapes);
   // The first `leaders` are one block of each of the best shape classes.
@@ -224,8 +194,8 @@ class Selector {
   std::vector<std::uint32_t> busy_ports_;  // per node: channels leaving it that running jobs use
   bool any_busy_ = false;
   std::size_t count_ = 0;
-  CyclicBoxSums taken_;   // 1 per node that is not free (taken or failed)
-  CyclicBoxSums busy_;    // busy_ports_
+  std::vector<std::int64_t> taken_;       // 1 per node that is not free (taken or failed)
+  std::vector<std::int64_t> busy_values_;  // busy_ports_
   std::size_t considered_ = 0;
   bool has_failures_ = false;
 };
@@ -244,9 +214,9 @@ std::string cut_off_text(const Torus& torus, const AllocationRoutability& routab
   return text;
 }
 
-std::vector<std::uint32_t> taken_values(const Network& network, const PlacementRequest& request) {
+std::vector<std::int64_t> taken_values(const Network& network, const PlacementRequest& request) {
   const Torus& torus = network.torus();
-  std::vector<std::uint32_t> taken(torus.node_count(), 0);
+  std::vector<std::int64_t> taken(torus.node_count(), 0);
   for (NodeId node = 0; node < torus.node_count(); ++node)
     taken[node] = !(network.node_alive(node) && (request.free.empty() || request.free.at(node) != 0));
   return taken;
@@ -265,8 +235,8 @@ Selector::Selector(const Network& network, const PlacementRequest& request)
       torus_(network.torus()),
       request_(request),
       busy_ports_(busy_port_values(torus_, request)),
-      taken_(torus_, taken_values(network, request)),
-      busy_(torus_, busy_ports_) {
+      taken_(taken_values(network, request)),
+      busy_values_(busy_ports_.begin(), busy_ports_.end()) {
   if (!request.free.empty() && request.free.size() != torus_.node_count())
     throw std::invalid_argument("placement: free-node mask has the wrong size");
   if (!request.busy.empty() && request.busy.size() != torus_.channel_slots())
@@ -277,22 +247,6 @@ Selector::Selector(const Network& network, const PlacementRequest& request)
   for (NodeId node = 0; node < torus_.node_count(); ++node)
     free_[node] = network.node_alive(node) && (request.free.empty() || request.free[node] != 0);
   count_ = request.node_count ? request.node_count : (request.shape ? volume(*request.shape) : 0);
-}
-
-std::size_t Selector::block_contact(const Coord& origin, const Shape& shape) const {
-  std::size_t contact = 0;
-  for (int dim = 0; dim < kMaxDims; ++dim) {
-    const int size = torus_.size(dim);
-    if (shape[dim] >= size) continue;
-    Coord below = origin, above = origin;
-    below[dim] = (origin[dim] - 1 + size) % size;
-    above[dim] = (origin[dim] + shape[dim]) % size;
-    Shape layer = shape;
-    layer[dim] = 1;
-    contact += static_cast<std::size_t>(taken_.box(below, layer));
-    if (above[dim] != below[dim]) contact += static_cast<std::size_t>(taken_.box(above, layer));
-  }
-  return contact;
 }
 
 std::vector<Candidate> Selector::free_blocks(const std::vector<Shape>& shapes) {
@@ -307,6 +261,33 @@ std::vector<Candidate> Selector::free_blocks(const std::vector<Shape>& shapes) {
   };
   std::vector<Found> kept;  // sorted, best first
   for (const Shape& shape : shapes) {
+    const std::vector<std::int64_t> taken = box_sums(torus_, taken_, shape);
+    const std::vector<std::int64_t> busy =
+        any_busy_ ? box_sums(torus_, busy_values_, shape) : std::vector<std::int64_t>(taken.size(), 0);
+    // Taken or failed nodes in the layers right outside the block, each
+    // layer counted once (on a ring of 2, or a block one short of the ring,
+    // the two sides are one layer): per dimension, the sums over the block's
+    // face at every origin, read one step below and one step above.
+    std::array<std::vector<std::int64_t>, kMaxDims> faces;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      if (shape[dim] >= torus_.size(dim)) continue;
+      Shape face = shape;
+      face[dim] = 1;
+      faces[dim] = box_sums(torus_, taken_, face);
+    }
+    const auto contact_of = [&](const Coord& origin) {
+      std::int64_t contact = 0;
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int size = torus_.size(dim);
+        if (shape[dim] >= size) continue;
+        Coord below = origin, above = origin;
+        below[dim] = (origin[dim] - 1 + size) % size;
+        above[dim] = (origin[dim] + shape[dim]) % size;
+        contact += faces[dim][torus_.id(below)];
+        if (above[dim] != below[dim]) contact += faces[dim][torus_.id(above)];
+      }
+      return static_cast<std::size_t>(contact);
+    };
     Coord span{};
     for (int dim = 0; dim < kMaxDims; ++dim) span[dim] = shape[dim] == torus_.size(dim) ? 1 : torus_.size(dim);
     Coord origin{};
@@ -314,11 +295,11 @@ std::vector<Candidate> Selector::free_blocks(const std::vector<Shape>& shapes) {
       for (origin[2] = 0; origin[2] < span[2]; ++origin[2])
         for (origin[1] = 0; origin[1] < span[1]; ++origin[1])
           for (origin[0] = 0; origin[0] < span[0]; ++origin[0]) {
-            if (taken_.box(origin, shape) != 0) continue;
+            const NodeId at = torus_.id(origin);
+            if (taken[at] != 0) continue;
             ++considered_;
-            const std::int64_t busy = any_busy_ ? busy_.box(origin, shape) : 0;
-            if (kept.size() == kBlocksKept && busy > kept.back().busy) continue;
-            const Found found{busy, block_contact(origin, shape), shape, origin};
+            if (kept.size() == kBlocksKept && busy[at] > kept.back().busy) continue;
+            const Found found{busy[at], contact_of(origin), shape, origin};
             if (kept.size() == kBlocksKept && !better(found, kept.back())) continue;
             kept.insert(std::upper_bound(kept.begin(), kept.end(), found, better), found);
             if (kept.size() > kBlocksKept) kept.pop_back();
