@@ -24,6 +24,12 @@ constexpr std::size_t kMaxSeeds = 512;
 // is compared, the others are fallbacks when candidates cannot be routed.
 constexpr std::size_t kBlocksKept = 8;
 constexpr std::size_t kNearestKept = 4;
+// Nearest-node sets that compete with the leading blocks (the others are
+// fallbacks): two, as on a fragmented machine they are most of the choice.
+constexpr std::size_t kNearestLeading = 2;
+// Best-fit runs along row-major orders other than the node order that are
+// routed (the lowest intact bounds first).
+constexpr std::size_t kOtherRunsRouted = 5;
 
 std::size_t volume(const Shape& shape) {
   std::size_t v = 1;
@@ -373,11 +379,14 @@ std::vector<Candidate> Selector::block_candidates(std::size_t& leader_count) {
 // Bounding box, intact bound and mean distance of a candidate that is not
 // a block.
 void Selector::measure_set(Candidate& candidate) const {
-  for (int dim = 0; dim < kMaxDims; ++dim) {
-    std::set<int> values;
-    for (NodeId node : candidate.nodes) values.insert(torus_.coord(node)[dim]);
-    candidate.shape[dim] = static_cast<int>(values.size());
+  std::array<std::vector<char>, kMaxDims> used;
+  for (int dim = 0; dim < kMaxDims; ++dim) used[dim].assign(static_cast<std::size_t>(torus_.size(dim)), 0);
+  for (NodeId node : candidate.nodes) {
+    const Coord c = torus_.coord(node);
+    for (int dim = 0; dim < kMaxDims; ++dim) used[dim][c[dim]] = 1;
   }
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    candidate.shape[dim] = static_cast<int>(std::count(used[dim].begin(), used[dim].end(), 1));
   const IntactBound bound = intact_bound(torus_, candidate.nodes);
   candidate.lower_bound = bound.bound;
   candidate.average_distance = bound.distance;
@@ -387,21 +396,56 @@ void Selector::measure_set(Candidate& candidate) const {
 // blocks (angara-route slurm-conf): routed first, so that select never
 // picks a set worse than Slurm's own choice at this moment.
 std::vector<Candidate> Selector::run_candidates() const {
-  std::vector<NodeId> linear(torus_.node_count());
-  for (NodeId node = 0; node < torus_.node_count(); ++node) linear[node] = node;
-  const std::vector<NodeId> curve = nested_blocks(torus_).order;
-  const std::vector<NodeId>& linear_order = linear;
-  std::vector<Candidate> out;
-  for (const std::vector<NodeId>* order : {&linear_order, &curve}) {
+  // Node order (X fastest) and the row-major orders of every other
+  // permutation of the dimensions: a run of one is whole rings of its
+  // fastest dimension, stacked along the next.
+  std::vector<int> dims;  // slowest first
+  for (int dim = kMaxDims - 1; dim >= 0; --dim)
+    if (torus_.dim_present(dim)) dims.push_back(dim);
+  std::vector<std::vector<NodeId>> orders;
+  do {
+    // An odometer over the coordinates, dims.back() fastest.
+    std::vector<NodeId> order;
+    order.reserve(torus_.node_count());
+    Coord c{};
+    while (true) {
+      order.push_back(torus_.id(c));
+      std::size_t i = dims.size();
+      while (i > 0 && ++c[dims[i - 1]] == torus_.size(dims[i - 1])) c[dims[--i]] = 0;
+      if (i == 0) break;
+    }
+    orders.push_back(std::move(order));
+  } while (std::prev_permutation(dims.begin(), dims.end()));
+  // Each distinct set is measured once (on an idle machine many orders give
+  // the same block).
+  std::vector<std::vector<NodeId>> seen;
+  const auto run_along = [&](const std::vector<NodeId>& order) {
     Candidate candidate;
     candidate.kind = CandidateKind::run;
-    candidate.nodes = best_fit_run(*order, free_, count_);
-    if (candidate.nodes.size() != count_) continue;
+    candidate.nodes = best_fit_run(order, free_, count_);
+    if (candidate.nodes.size() != count_ || std::find(seen.begin(), seen.end(), candidate.nodes) != seen.end())
+      return std::optional<Candidate>();
+    seen.push_back(candidate.nodes);
     candidate.origin = torus_.coord(candidate.nodes.front());
     for (NodeId node : candidate.nodes) candidate.busy_ports += busy_ports_[node];
     measure_set(candidate);
-    out.push_back(std::move(candidate));
-  }
+    return std::optional<Candidate>(std::move(candidate));
+  };
+  // Slurm's own two (node order, nested blocks) are always routed; of the
+  // other orders' runs, the few with the lowest intact bound.
+  std::vector<Candidate> out, others;
+  if (auto linear = run_along(orders.front())) out.push_back(std::move(*linear));
+  for (std::size_t i = 1; i < orders.size(); ++i)
+    if (auto run = run_along(orders[i])) others.push_back(std::move(*run));
+  std::stable_sort(others.begin(), others.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.lower_bound, a.average_distance) < std::tie(b.lower_bound, b.average_distance);
+  });
+  if (others.size() > kOtherRunsRouted) others.erase(others.begin() + kOtherRunsRouted, others.end());
+  out.insert(out.end(), std::make_move_iterator(others.begin()), std::make_move_iterator(others.end()));
+  // The nested-block run even when an order above gave the same set: it is
+  // Slurm's choice under slurm-conf (the pool drops the second copy).
+  seen.clear();
+  if (auto curve = run_along(nested_blocks(torus_).order)) out.push_back(std::move(*curve));
   return out;
 }
 
@@ -503,28 +547,37 @@ std::vector<Candidate> Selector::nearest_candidates() {
     measure_set(candidate);
     out.push_back(std::move(candidate));
   }
+  // Slurm's own two (node order, nested blocks) are always routed; of the
+  // other orders' runs, the few with the lowest intact bound.
+  if (out.size() > 2 + kOtherRunsRouted) {
+    const auto first_other = out.begin() + 1, last_other = out.end() - 1;
+    std::stable_sort(first_other, last_other, [](const Candidate& a, const Candidate& b) {
+      return std::tie(a.lower_bound, a.average_distance) < std::tie(b.lower_bound, b.average_distance);
+    });
+    Candidate curve = std::move(out.back());
+    out.erase(first_other + kOtherRunsRouted, out.end());
+    out.push_back(std::move(curve));
+  }
   return out;
 }
 
 // Routes a candidate and measures its table; the verifier runs on the
 // winner only (run() below), so a losing candidate costs one generator run.
-// With failures in the machine, the routability oracle first tells a set
-// that no generator can route (a pair cut off by the failures) from one a
-// generator may; such a set is dropped without a generator run.
+// When the generator cannot route a set on a machine with failures, the
+// routability oracle says whether any generator could (a pair cut off by
+// the failures); it runs only then, as its searches over the whole machine
+// cost more than routing a set that routes.
 void Selector::route(Candidate& candidate, RouteTable& table) const {
   candidate.routed = true;
-  if (has_failures_) {
-    const AllocationRoutability routability = assess_routability(network_, candidate.nodes);
-    if (!routability.all_routable()) {
-      candidate.failure = cut_off_text(torus_, routability);
-      return;
-    }
-  }
   const std::unique_ptr<Generator> generator = make_generator(request_.algorithm);
   try {
     table = generator->generate(network_, candidate.nodes, request_.generator_options);
   } catch (const RoutingError& error) {
     candidate.failure = error.what();
+    if (has_failures_) {
+      const AllocationRoutability routability = assess_routability(network_, candidate.nodes);
+      if (!routability.all_routable()) candidate.failure = cut_off_text(torus_, routability);
+    }
     return;
   }
   table.algorithm = request_.algorithm;
@@ -562,14 +615,17 @@ PlacementResult Selector::run() {
   if (request_.shape && pool.empty())
     throw PlacementError("no free block of shape " + format_shape(torus_, *request_.shape) + " on the " +
                          torus_.to_string() + " machine");
-  // The leading blocks and the nearest set compete on their bound; the
-  // remaining blocks stay behind them as fallbacks.
+  // The leading blocks and nearest sets compete on their bound; the
+  // remaining blocks and sets stay behind them as fallbacks.
   if (!request_.shape) {
     std::vector<Candidate> nearest = nearest_candidates();
     if (!nearest.empty()) {
-      pool.insert(pool.begin() + static_cast<std::ptrdiff_t>(leaders), std::move(nearest.front()));
-      ++leaders;
-      pool.insert(pool.end(), std::make_move_iterator(nearest.begin() + 1), std::make_move_iterator(nearest.end()));
+      const std::size_t lead = std::min<std::size_t>(kNearestLeading, nearest.size());
+      pool.insert(pool.begin() + static_cast<std::ptrdiff_t>(leaders), std::make_move_iterator(nearest.begin()),
+                  std::make_move_iterator(nearest.begin() + static_cast<std::ptrdiff_t>(lead)));
+      leaders += lead;
+      pool.insert(pool.end(), std::make_move_iterator(nearest.begin() + static_cast<std::ptrdiff_t>(lead)),
+                  std::make_move_iterator(nearest.end()));
     }
   }
   std::stable_sort(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(leaders),
@@ -626,7 +682,7 @@ PlacementResult Selector::run() {
       const Candidate& c = result.compared[i];
       // Routed max gamma, then channels shared with running jobs; on a tie a
       // block (a sub-torus) before a nearest set, then the earlier candidate.
-      const auto key = [](const Candidate& k) { return std::make_tuple(k.max_gamma, k.shared_channels, k.kind); };
+      const auto key = [](const Candidate& k) { return std::make_tuple(k.max_gamma, k.shared_channels, k.average_hops, k.kind); };
       if (c.routable && (!best || key(c) < key(result.compared[*best]))) best = i;
     }
     if (!best) {
