@@ -465,8 +465,9 @@ const Subcommand kSubcommands[] = {
      "Congestion of the transpose, neighbor, tornado and alltoall patterns under a routing.", &cmd_analyze},
     {"select",
      "select --count N | --shape AxBx.. [--config F] [--free HOSTLIST] [--busy HOSTLIST]...\n"
-     "                    [--down HOSTLIST] [--slurm [--failed STATES]] [--algorithm NAME]\n"
-     "                    [--candidates K] [--cache DIR] [--json]",
+     "                    [--down HOSTLIST] [--slurm [--failed STATES]] [--node-states FILE\n"
+     "                    [--max-age S]] [--foreign-ok] [--algorithm NAME] [--candidates K]\n"
+     "                    [--cache DIR] [--json]",
      "Chooses a compact, routable node set for a job that shares few channels with running jobs.",
      &angara::select_command},
     {"slurm-conf",
@@ -474,6 +475,10 @@ const Subcommand kSubcommands[] = {
      "                    [--leaf-size N]",
      "Prints slurm.conf node lines along the torus's nested blocks and writes topology.conf.",
      &angara::slurm_conf_command},
+    {"node-states", "node-states --output FILE [--failed STATES] [--timeout S]",
+     "Writes slurmctld's failed and unavailable nodes, with the time, for select --node-states\n"
+     "(job_submit.lua reads jobs itself but cannot ask slurmctld for node states).",
+     &angara::node_states_command},
 };
 
 bool asks_for_help(int argc, char** argv) {

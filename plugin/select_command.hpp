@@ -16,6 +16,10 @@ int select_command(int argc, char** argv);
 // argv[0] is "slurm-conf".  Prints slurm.conf node lines in nested-block
 // order and writes topology.conf (plugin/slurm_conf_command.cpp).
 int slurm_conf_command(int argc, char** argv);
+// argv[0] is "node-states".  Writes the node-states file that select
+// --node-states reads (for job_submit.lua): slurmctld's failed and
+// unavailable nodes, with the time they were asked.
+int node_states_command(int argc, char** argv);
 
 namespace slurm {
 // A node Slurm may give to a new job right now: state exactly IDLE (no

@@ -259,6 +259,20 @@ bool counts_as_failed(const NodeState& node, FailedStates policy) {
   return base != "ALLOCATED" && base != "MIXED" && base != "COMPLETING" && !has_flag(node.state, "COMPLETING");
 }
 
+bool takes_jobs(const NodeState& node) {
+  const std::string base = base_state(node.state);
+  if (base != "IDLE" && base != "ALLOCATED" && base != "MIXED" && base != "COMPLETING") return false;
+  if (node.state.size() != base.size() && node.state.compare(0, base.size() + 1, base + "+") != 0)
+    return false;  // a marker such as '*' (not responding)
+  for (std::size_t start = node.state.find('+'); start != std::string::npos;) {
+    const std::size_t end = node.state.find('+', start + 1);
+    if (node.state.compare(start + 1, end == std::string::npos ? std::string::npos : end - start - 1, "COMPLETING") != 0)
+      return false;
+    start = end;
+  }
+  return true;
+}
+
 bool runs_jobs(const NodeState& node) {
   const std::string base = base_state(node.state);
   return base == "ALLOCATED" || base == "MIXED";

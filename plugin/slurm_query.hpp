@@ -66,6 +66,10 @@ std::vector<std::string> failed_node_names(const std::vector<NodeState>& nodes, 
 // A job still runs on the node (ALLOCATED or MIXED; a node whose only job
 // is finishing is IDLE+COMPLETING).
 bool runs_jobs(const NodeState& node);
+// Slurm may give the node to a job now or when its jobs end: IDLE,
+// ALLOCATED, MIXED or COMPLETING with no flag but COMPLETING (not drained,
+// reserved, in maintenance, not responding, rebooting, ...).
+bool takes_jobs(const NodeState& node);
 
 struct JobInfo {
   std::string id;

@@ -275,6 +275,28 @@ expect "select a bad shape" 3 "$tool" select --shape 5x2
 contains "select names the bad size" "$work/err" "bad shape '5x2': size 5 of X is outside 1..4"
 expect "select an unknown free node" 3 "$tool" select --count 4 --free 'desmos[30-40]'
 expect "select --slurm with --free" 2 "$tool" select --count 4 --slurm --free 'desmos[00-03]'
+# The node-states file job_submit.lua passes (angara-route node-states writes
+# it): its down routers fail, its unavailable nodes are not free, names of
+# other hardware are ignored; too old, it is refused (exit 6).
+now=$(date +%s)
+printf '# angara-route node-states v1\ntime=%s\ndown=desmos01\nunavailable=desmos[02-03],login1\n' "$now" >"$work/states"
+expect "select with node states" 0 "$tool" select --count 2 --config "$data/desmos_faulty.yaml" \
+  --free 'desmos[00-05]' --node-states "$work/states"
+contains "node states: down and unavailable nodes left out" "$work/out" "desmos[00,04]"
+printf '# angara-route node-states v1\ntime=%s\ndown=\nunavailable=\n' "$((now - 1000))" >"$work/old-states"
+expect "select with old node states" 6 "$tool" select --count 2 --node-states "$work/old-states"
+contains "old node states: age and limit" "$work/err" "the node states in $work/old-states are 10"
+contains "old node states: the way out" "$work/err" "s old (limit 300 s); refresh them with angara-route node-states"
+expect "select with old node states, a longer limit" 0 "$tool" select --count 2 --node-states "$work/old-states" --max-age 2000
+printf 'time=1\n' >"$work/bad-states"
+expect "select with a bad node-states file" 3 "$tool" select --count 2 --node-states "$work/bad-states"
+contains "bad node-states file: where and what" "$work/err" "bad-states:1: expected '# angara-route node-states v1'"
+expect "select --slurm with --node-states" 2 "$tool" select --count 2 --slurm --node-states "$work/states"
+expect "select, a busy job with a foreign node" 3 "$tool" select --count 8 --busy 'desmos[00-07],login[1-2]'
+expect "select --foreign-ok" 0 "$tool" select --count 8 --busy 'desmos[00-07],login[1-2]' --foreign-ok
+contains "foreign nodes ignored, the job's block taken" "$work/out" "desmos[08-15]"
+expect "node-states without --output" 2 "$tool" node-states
+contains "node-states says what is missing" "$work/err" "node-states: give --output FILE"
 
 # slurm-conf: node lines in nested-block order, a reordered slurm.conf and
 # topology.conf.
