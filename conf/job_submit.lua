@@ -1,30 +1,46 @@
 -- job_submit.lua for Slurm's job_submit/lua plugin (JobSubmitPlugins=lua):
--- torus-aware placement with `angara-route select` (angara-route(8)).
+-- torus-aware placement with `angara-route select` (angara-route(8),
+-- spank-angara(8) PLACEMENT).
 --
 -- Install next to slurm.conf as job_submit.lua.  A job asks for selection
 -- by running in one of SELECT_PARTITIONS, or with "angara:select" in its
--- --comment.  The script asks `angara-route select --slurm` for the best
--- compact, routable node set of the job's node count (slurmctld's idle
--- nodes, the failed routers and the running jobs' routes) and sets it as
--- the job's required node list.  When the job names its nodes itself, gives
--- no node count, or selection fails or takes longer than TIMEOUT seconds,
--- the job is left to Slurm's own placement and the reason is logged in the
--- slurmctld log ("angara select: ...").
+-- --comment.  The script asks `angara-route select` for the best compact,
+-- routable node set of the job's node count and sets it as the job's
+-- required node list.
+-- When the job names its nodes itself, gives no node count, or selection
+-- fails or takes longer than TIMEOUT seconds, the job is left to Slurm's own
+-- placement and the reason is logged in the slurmctld log ("angara select:
+-- ...").
 --
--- Limitation (Slurm 22.05, seen on the test cluster): slurmctld holds its
--- job lock while this script runs, and `select --slurm` asks slurmctld for
--- the running jobs, so the call cannot be answered and times out: the job
--- falls back to Slurm's placement after TIMEOUT seconds.  See
--- spank-angara(8), PLACEMENT.
+-- What the script knows, on Slurm 22.05: slurmctld runs it under its job
+-- lock, so nothing here may ask slurmctld (scontrol, squeue, sinfo would
+-- wait on that lock).  The jobs come from the table job_submit/lua fills,
+-- slurm.jobs: running, suspended and completing jobs hold their nodes (and
+-- their routes load channels).  That table is refreshed only when slurmctld's
+-- job list changed in a later second, and a job this script placed may not
+-- have started yet, so the script also remembers the sets it handed out in
+-- the last PICK_HOLD seconds and counts them as taken (a reload of the
+-- script forgets them).  The node states (down routers, drained
+-- or reserved nodes) come from NODE_STATES, a file `angara-route
+-- node-states --output FILE` writes; refresh it from cron every minute and
+-- from strigger on node events.  A file older than MAX_AGE seconds is not
+-- trusted: the job goes to Slurm's placement, logged.
 --
 -- Settings (edit here):
 local ANGARA_ROUTE = "/usr/local/sbin/angara-route"
 local CONFIG = ""                 -- angara.yaml; "" = angara-route's own search
+local NODE_STATES = "/var/lib/angara/node-states"
+local MAX_AGE = 300               -- seconds
 local TIMEOUT = 3                 -- seconds for the whole selection
+local PICK_HOLD = 30              -- seconds a handed-out set counts as taken
 local SELECT_PARTITIONS = { angara = true }
 local COMMENT_FLAG = "angara:select"
 
 local NO_VAL = 4294967294         -- Slurm's "not set" for 32-bit fields
+local JOB_RUNNING, JOB_SUSPENDED = 1, 2
+local JOB_COMPLETING = 32768      -- flag bit of job_state
+
+local recent_picks = {}           -- { nodes = HOSTLIST, time = os.time() }, oldest first
 
 local function log(fmt, ...)
    slurm.log_info("angara select: " .. fmt, ...)
@@ -43,11 +59,30 @@ local function shell_quote(text)
    return "'" .. string.gsub(text, "'", "'\\''") .. "'"
 end
 
+-- The node lists of the jobs that hold nodes (slurm.jobs) and of the sets
+-- handed out in the last PICK_HOLD seconds.
+local function busy_node_lists()
+   local lists = {}
+   for _, job in pairs(slurm.jobs or {}) do
+      local state = job.job_state or 0
+      local base = state % 256
+      local completing = math.floor(state / JOB_COMPLETING) % 2 == 1
+      if (base == JOB_RUNNING or base == JOB_SUSPENDED or completing) and job.nodes ~= nil and job.nodes ~= "" then
+         table.insert(lists, job.nodes)
+      end
+   end
+   local now = os.time()
+   while recent_picks[1] ~= nil and now - recent_picks[1].time > PICK_HOLD do table.remove(recent_picks, 1) end
+   for _, pick in ipairs(recent_picks) do table.insert(lists, pick.nodes) end
+   return lists
+end
+
 -- Runs `angara-route select`; returns the hostlist or nil and the reason.
 local function select_nodes(count)
    local command = "timeout " .. TIMEOUT .. " " .. shell_quote(ANGARA_ROUTE) .. " select --count " .. count ..
-      " --slurm --timeout " .. TIMEOUT
+      " --node-states " .. shell_quote(NODE_STATES) .. " --max-age " .. MAX_AGE .. " --foreign-ok"
    if CONFIG ~= "" then command = command .. " --config " .. shell_quote(CONFIG) end
+   for _, nodes in ipairs(busy_node_lists()) do command = command .. " --busy " .. shell_quote(nodes) end
    -- Lua 5.1 cannot read a pipe's exit status: the shell appends it.
    local pipe = io.popen(command .. " 2>&1; echo \"exit=$?\"")
    if pipe == nil then return nil, "cannot run " .. ANGARA_ROUTE end
@@ -55,7 +90,10 @@ local function select_nodes(count)
    pipe:close()
    local status = tonumber(string.match(output, "exit=(%d+)%s*$"))
    local text = string.gsub(string.gsub(output, "exit=%d+%s*$", ""), "%s+$", "")
-   if status == 0 and string.match(text, "^[%w%-%.%[%],]+$") then return text end
+   -- The hostlist is the last line; notes (a running job whose routes could
+   -- not be counted) may come before it.
+   local last = string.match(text, "([^\n]*)$")
+   if status == 0 and string.match(last, "^[%w%-%.%[%],]+$") then return last end
    if status == 124 then return nil, "timed out after " .. TIMEOUT .. " s" end
    return nil, "exit status " .. tostring(status) .. ": " .. string.gsub(text, "\n", " | ")
 end
@@ -79,6 +117,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
       return slurm.SUCCESS
    end
    job_desc.req_nodes = nodes
+   table.insert(recent_picks, { nodes = nodes, time = os.time() })
    log("%s, %d nodes: %s (%d s)", who, count, nodes, os.time() - started)
    return slurm.SUCCESS
 end

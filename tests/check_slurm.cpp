@@ -149,6 +149,16 @@ START_TEST(test_node_states) {
   // Drained counts, draining (a job still runs there) does not.
   ck_assert_std_str_eq(joined(failed_node_names(nodes, FailedStates::DownAndDrained)),
                        "desmos01 desmos05 desmos08 desmos09 desmos10 desmos12");
+  // Nodes a job may get now or once its jobs end (angara-route node-states):
+  // of the recorded ones only the plain ALLOCATED desmos00.
+  std::vector<std::string> taking;
+  for (const NodeState& node : nodes)
+    if (takes_jobs(node)) taking.push_back(node.name);
+  ck_assert_std_str_eq(joined(taking), "desmos00");
+  for (const char* state : {"IDLE", "MIXED", "COMPLETING", "IDLE+COMPLETING"})
+    ck_assert_msg(takes_jobs(NodeState{"n", state, ""}), "%s takes jobs", state);
+  for (const char* state : {"IDLE*", "IDLE+RESERVED", "IDLE+MAINTENANCE", "IDLE+COMPLETING+DRAIN", "REBOOT"})
+    ck_assert_msg(!takes_jobs(NodeState{"n", state, ""}), "%s takes no jobs", state);
 }
 END_TEST
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Torus-aware placement on a real Slurm cluster (32 slurmd -N on this host,
 # cluster.sh): `angara-route slurm-conf` (node order and topology/tree) and
-# conf/job_submit.lua (which calls `angara-route select`, and falls back to
-# Slurm's placement when that cannot answer in time).
+# conf/job_submit.lua (which calls `angara-route select` with the jobs of
+# slurm.jobs and the node-states file, and falls back to Slurm's placement,
+# logged, when that file is too old or selection fails).
 #
 # The machine is named K-fastest (angara.yaml order: kzyx), so Slurm's
 # name order desmos00..07 is the slab X=0 (1x2x2x2, routed at max gamma 7
@@ -81,7 +82,8 @@ etc=\$1
 "$tool" slurm-conf --config "$config" --from "\$etc/slurm.conf" --topology "\$etc/topology.conf" >"\$etc/slurm.conf.new"
 mv "\$etc/slurm.conf.new" "\$etc/slurm.conf"
 sed -e 's|^local ANGARA_ROUTE = .*|local ANGARA_ROUTE = "$tool"|' \
-    -e 's|^local CONFIG = .*|local CONFIG = "$config"|' "$top_srcdir/conf/job_submit.lua" >"\$etc/job_submit.lua"
+    -e 's|^local CONFIG = .*|local CONFIG = "$config"|' \
+    -e 's|^local NODE_STATES = .*|local NODE_STATES = "$state/node-states"|' "$top_srcdir/conf/job_submit.lua" >"\$etc/job_submit.lua"
 {
   echo "TopologyPlugin=topology/tree"
   echo "JobSubmitPlugins=lua"
@@ -139,27 +141,75 @@ deadline=$((SECONDS + 30))
 while [ -n "$(squeue -h -o %i)" ] && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
 
 # --- job_submit.lua --------------------------------------------------------
-# Slurm 22.05 runs job_submit with slurmctld's job lock held, so `select
-# --slurm` (which asks slurmctld for the nodes and running jobs) cannot get an
-# answer from inside the script: it times out, the job falls back to Slurm's
-# own placement, and the slurmctld log says why.  This checks that fallback
-# (the job is not lost or held) and that other partitions are left alone.
-job=$(sbatch --parsable -N4 -p angara -o /dev/null --wrap 'sleep 60')
-if wait_running "$job" &&
-  grep -q "angara select: job wrap of uid 0, 4 nodes: selection failed (timed out after 3 s); Slurm places it" \
-    "$state/log/slurmctld.log"; then
-  ok "job_submit.lua: selection inside job_submit times out, logged; the job runs where Slurm puts it"
+# slurmctld runs job_submit with its job lock held, so the script asks it
+# nothing: the jobs come from slurm.jobs, the node states from the file
+# `angara-route node-states` writes (here once; cron and strigger at a site).
+log=$state/log/slurmctld.log
+if "$tool" node-states --output "$state/node-states" && grep -q '^time=' "$state/node-states"; then
+  ok "node-states: written from slurmctld ($(tr '\n' ' ' <"$state/node-states"))"
 else
-  not_ok "job_submit.lua: a timed-out selection is logged and left to Slurm" "job: $(job_field "$job" JobState)" \
-    "$(grep 'angara select' "$state/log/slurmctld.log")"
+  not_ok "node-states: written from slurmctld" "$(cat "$state/node-states" 2>&1)"
 fi
-job2=$(sbatch --parsable -N4 -p desmos -o /dev/null --wrap 'sleep 60')
+select_for() {  # COUNT BUSY-HOSTLIST...: what select prints for that state
+  local count=$1 args=()
+  shift
+  for nodes in "$@"; do args+=(--busy "$nodes"); done
+  "$tool" select --count "$count" --node-states "$state/node-states" --foreign-ok "${args[@]}"
+}
+# A job of the desmos partition (Slurm's placement) holds 8 nodes; a job
+# asking for selection gets exactly the set select prints for that state.
+hold=$(sbatch --parsable -N8 -p desmos -o /dev/null --wrap 'sleep 300')
+wait_running "$hold"
+held=$(job_field "$hold" NodeList)
+expected=$(select_for 4 "$held")
+job=$(sbatch --parsable -N4 -p angara -o /dev/null --wrap 'sleep 300')
+wait_running "$job"
+got=$(job_field "$job" NodeList)
+if [ -n "$expected" ] && [ "$got" = "$expected" ] &&
+  grep -qF "angara select: job wrap of uid 0, 4 nodes: $expected (" "$log"; then
+  ok "job_submit.lua: the job got the set select prints beside $held: $got"
+else
+  not_ok "job_submit.lua: the job gets the set select prints" "expected $expected, got $got" \
+    "$(grep 'angara select' "$log")"
+fi
+# Two jobs submitted together: the second sees the first (the script
+# remembers the set it handed out, or slurm.jobs has it running) and gets
+# the next set.
+second=$(select_for 4 "$held" "$got")
+third=$(select_for 4 "$held" "$got" "$second")
+job2=$(sbatch --parsable -N4 -p angara -o /dev/null --wrap 'sleep 300')
+job3=$(sbatch --parsable -N4 -p angara -o /dev/null --wrap 'sleep 300')
 wait_running "$job2"
-if [ "$(grep -c 'angara select:' "$state/log/slurmctld.log")" = 1 ]; then
+wait_running "$job3"
+got2=$(job_field "$job2" NodeList)
+got3=$(job_field "$job3" NodeList)
+if [ "$got2" = "$second" ] && [ "$got3" = "$third" ] && [ "$second" != "$third" ]; then
+  ok "job_submit.lua: two jobs submitted together got $got2 and $got3, as select prints"
+else
+  not_ok "job_submit.lua: two jobs submitted together" "expected $second and $third, got $got2 and $got3" \
+    "$(grep 'angara select' "$log")"
+fi
+# Node states older than the script's limit (300 s): Slurm places the job,
+# and the log says why.
+sed -i "s/^time=.*/time=$(($(date +%s) - 1000))/" "$state/node-states"
+job4=$(sbatch --parsable -N2 -p angara -o /dev/null --wrap 'sleep 60')
+if wait_running "$job4" &&
+  grep -qF "angara select: job wrap of uid 0, 2 nodes: selection failed (exit status 6: angara-route: the node states in $state/node-states are 10" "$log" &&
+  grep -qF "s old (limit 300 s); refresh them with angara-route node-states); Slurm places it" "$log"; then
+  ok "job_submit.lua: stale node states are refused, logged; the job runs where Slurm puts it"
+else
+  not_ok "job_submit.lua: stale node states are refused and logged" "job: $(job_field "$job4" JobState)" \
+    "$(grep 'angara select' "$log")"
+fi
+before=$(grep -c 'angara select:' "$log")
+job5=$(sbatch --parsable -N2 -p desmos -o /dev/null --wrap 'sleep 60')
+wait_running "$job5"
+if [ "$(grep -c 'angara select:' "$log")" = "$before" ]; then
   ok "job_submit.lua: a desmos-partition job is Slurm's to place"
 else
-  not_ok "job_submit.lua: a desmos-partition job is Slurm's to place" "$(grep 'angara select' "$state/log/slurmctld.log")"
+  not_ok "job_submit.lua: a desmos-partition job is Slurm's to place" "$(grep 'angara select' "$log")"
 fi
+scancel "$hold" "$job" "$job2" "$job3" "$job4" "$job5"
 
 echo "placement cluster test: $passed passed, $failed failed"
 [ $failed = 0 ]
