@@ -13,7 +13,11 @@
 // dropped (its nodes are not held).  FCFS without backfill, so the three
 // placements see the same arrivals; queueing differs only through drops.
 //
-//   angara-placement-bench [--jobs N] [--seed S] [--machines 4x4x4,8x8x8,8x8x4x4]
+// With --lp, every job's LP lower bound (routing/lp_bound.hpp, 2 s each) is
+// computed too: columns `lp` (mean; the per-dimension bound where the LP
+// did not finish) and `G/LP`.
+//
+//   angara-placement-bench [--jobs N] [--seed S] [--machines 4x4x4,8x8x8,8x8x4x4] [--lp]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,6 +30,7 @@
 
 #include "angara/network.hpp"
 #include "routing/generator.hpp"
+#include "routing/lp_bound.hpp"
 #include "routing/metrics.hpp"
 #include "routing/placement.hpp"
 #include "routing/verifier.hpp"
@@ -67,7 +72,8 @@ const char* policy_name(Policy policy) {
 
 struct Totals {
   std::size_t jobs = 0, routed = 0, unroutable = 0, single = 0;
-  double gamma = 0, bound = 0, ratio = 0, worst_ratio = 0, hops = 0, shared = 0;
+  double gamma = 0, bound = 0, ratio = 0, worst_ratio = 0, hops = 0, shared = 0, lp = 0;
+  std::size_t lp_solved = 0;
   std::size_t sharing_jobs = 0;
   double busy_node_time = 0, makespan = 0;
   double select_seconds = 0, select_worst = 0;
@@ -81,7 +87,7 @@ struct Running {
 };
 
 Totals replay(const Network& network, const std::vector<Job>& trace, Policy policy,
-              const std::vector<NodeId>& curve) {
+              const std::vector<NodeId>& curve, bool with_lp) {
   const Torus& torus = network.torus();
   std::vector<NodeId> linear(torus.node_count());
   for (NodeId node = 0; node < torus.node_count(); ++node) linear[node] = node;
@@ -159,6 +165,15 @@ Totals replay(const Network& network, const std::vector<Job>& trace, Policy poli
       ++totals.routed;
       totals.gamma += static_cast<double>(metrics.max_gamma);
       totals.bound += static_cast<double>(metrics.lower_bound);
+      if (with_lp) {
+        LpBoundOptions lp_options;
+        lp_options.time_limit = 2.0;
+        const LpBound lp = lp_lower_bound(network, nodes, lp_options);
+        const bool solved = lp.solved();
+        totals.lp_solved += solved;
+        totals.lp += solved ? static_cast<double>(std::max(lp.rounded(), metrics.lower_bound))
+                            : static_cast<double>(metrics.lower_bound);
+      }
       totals.ratio += ratio;
       totals.worst_ratio = std::max(totals.worst_ratio, ratio);
       totals.hops += metrics.avg_hops;
@@ -184,20 +199,24 @@ int main(int argc, char** argv) {
   std::size_t job_count = 300;
   std::uint64_t seed = 1;
   std::string machines = "4x4x4,8x8x8,8x8x4x4";
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool with_lp = false;
+  for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
-    if (option == "--jobs") job_count = std::strtoul(argv[i + 1], nullptr, 10);
-    else if (option == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (option == "--machines") machines = argv[i + 1];
+    const bool has_value = i + 1 < argc;
+    if (option == "--lp") with_lp = true;
+    else if (option == "--jobs" && has_value) job_count = std::strtoul(argv[++i], nullptr, 10);
+    else if (option == "--seed" && has_value) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (option == "--machines" && has_value) machines = argv[++i];
     else {
-      std::fprintf(stderr, "usage: angara-placement-bench [--jobs N] [--seed S] [--machines 4x4x4,8x8x8]\n");
+      std::fprintf(stderr, "usage: angara-placement-bench [--jobs N] [--seed S] [--machines 4x4x4,8x8x8] [--lp]\n");
       return 2;
     }
   }
-  std::printf("angara-placement-bench --jobs %zu --seed %llu --machines %s\n", job_count,
-              static_cast<unsigned long long>(seed), machines.c_str());
-  std::printf("%-9s %-7s %5s %6s %5s %7s %7s %6s %7s %7s %6s %7s %6s %5s %9s\n", "machine", "policy", "jobs",
-              "routed", "unrt", "gamma", "bound", "G/B", "g/b", "worst", "hops", "shared", "shjobs", "util", "sel ms");
+  std::printf("angara-placement-bench --jobs %zu --seed %llu --machines %s%s\n", job_count,
+              static_cast<unsigned long long>(seed), machines.c_str(), with_lp ? " --lp" : "");
+  std::printf("%-9s %-7s %5s %6s %5s %7s %7s %6s %7s %7s %7s %6s %6s %7s %6s %5s %9s\n", "machine", "policy",
+              "jobs", "routed", "unrt", "gamma", "bound", "G/B", "lp", "G/LP", "g/b", "worst", "hops", "shared", "shjobs",
+              "util", "sel ms");
   std::size_t start = 0;
   while (start <= machines.size()) {
     const std::size_t comma = std::min(machines.find(',', start), machines.size());
@@ -212,11 +231,17 @@ int main(int argc, char** argv) {
     const std::vector<Job> trace = make_trace(job_count, torus.node_count() - failures, seed);
     const std::vector<NodeId> curve = nested_blocks(torus).order;
     for (Policy policy : {Policy::linear, Policy::curve, Policy::select}) {
-      const Totals t = replay(network, trace, policy, curve);
+      const Totals t = replay(network, trace, policy, curve, with_lp);
       const double routed = t.routed ? static_cast<double>(t.routed) : 1.0;
-      std::printf("%-9s %-7s %5zu %6zu %5zu %7.2f %7.2f %6.3f %7.3f %7.2f %6.3f %7.1f %6zu %5.2f %9s\n",
+      char lp[16] = "-", g_lp[16] = "-";
+      if (with_lp) {
+        std::snprintf(lp, sizeof lp, "%.2f", t.lp / routed);
+        std::snprintf(g_lp, sizeof g_lp, "%.3f", t.lp > 0 ? t.gamma / t.lp : 1.0);
+      }
+      std::printf("%-9s %-7s %5zu %6zu %5zu %7.2f %7.2f %6.3f %7s %7s %7.3f %6.2f %6.3f %7.1f %6zu %5.2f %9s\n",
                   torus.to_string().c_str(), policy_name(policy), t.jobs, t.routed, t.unroutable, t.gamma / routed,
-                  t.bound / routed, t.bound > 0 ? t.gamma / t.bound : 1.0, t.ratio / routed, t.worst_ratio, t.hops / routed, t.shared / routed,
+                  t.bound / routed, t.bound > 0 ? t.gamma / t.bound : 1.0, lp, g_lp, t.ratio / routed, t.worst_ratio,
+                  t.hops / routed, t.shared / routed,
                   t.sharing_jobs, t.busy_node_time / t.makespan,
                   policy == Policy::select
                       ? (std::to_string(static_cast<int>(1000 * t.select_seconds / static_cast<double>(t.jobs))) + "/" +
