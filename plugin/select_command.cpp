@@ -126,10 +126,11 @@ std::string format_json(const Config& config, const PlacementResult& result, con
         << ",\"nodes\":" << json_quote(hostlist_of(config, c.nodes)) << ",\"lower_bound\":" << c.lower_bound
         << ",\"average_distance\":" << distance << ",\"busy_ports\":" << c.busy_ports
         << ",\"contact\":" << c.contact << ",\"routable\":" << (c.routable ? "true" : "false");
-    if (c.routable)
+    if (c.routable) {
       out << ",\"max_gamma\":" << c.max_gamma << ",\"shared_channels\":" << c.shared_channels
-          << ",\"average_hops\":" << hops;
-    else
+          << ",\"average_hops\":" << hops << ",\"routed\":" << json_quote(c.estimate ? "scoring" : "as configured");
+      if (c.estimated_gamma) out << ",\"scoring_max_gamma\":" << c.estimated_gamma;
+    } else
       out << ",\"failure\":" << json_quote(c.failure);
     out << "}";
   }

@@ -27,6 +27,10 @@ constexpr std::size_t kNearestKept = 4;
 // Nearest-node sets that compete with the leading blocks (the others are
 // fallbacks): two, as on a fragmented machine they are most of the choice.
 constexpr std::size_t kNearestLeading = 2;
+// Candidates routed as configured after the scoring pass, and the largest
+// machine where every candidate is routed as configured at once (see run()).
+constexpr std::size_t kFullyRouted = 2;
+constexpr NodeId kOnePassMaxNodes = 512;
 // Best-fit runs along row-major orders other than the node order that are
 // routed (the lowest intact bounds first).
 constexpr std::size_t kOtherRunsRouted = 5;
@@ -191,7 +195,7 @@ class Selector {
   std::vector<Candidate> nearest_candidates();
   std::vector<Candidate> run_candidates() const;
   void measure_set(Candidate& candidate) const;
-  void route(Candidate& candidate, RouteTable& table) const;
+  void route(Candidate& candidate, RouteTable& table, const GeneratorOptions& options) const;
 
   const Network& network_;
   const Torus& torus_;
@@ -567,11 +571,14 @@ std::vector<Candidate> Selector::nearest_candidates() {
 // routability oracle says whether any generator could (a pair cut off by
 // the failures); it runs only then, as its searches over the whole machine
 // cost more than routing a set that routes.
-void Selector::route(Candidate& candidate, RouteTable& table) const {
+void Selector::route(Candidate& candidate, RouteTable& table, const GeneratorOptions& options) const {
   candidate.routed = true;
+  candidate.routable = false;
+  candidate.max_gamma = 0;
+  candidate.shared_channels = 0;
   const std::unique_ptr<Generator> generator = make_generator(request_.algorithm);
   try {
-    table = generator->generate(network_, candidate.nodes, request_.generator_options);
+    table = generator->generate(network_, candidate.nodes, options);
   } catch (const RoutingError& error) {
     candidate.failure = error.what();
     if (has_failures_) {
@@ -665,6 +672,25 @@ PlacementResult Selector::run() {
   // while nothing could be.
   const std::size_t compare = std::min(unique_leaders, request_.route_limit + runs);
 
+  // Two passes on large machines when the generator has a cheaper setting:
+  // balanced scores every candidate in direction order (turns: off, a few
+  // milliseconds), and only the kFullyRouted best are routed as configured
+  // (its First/Last Step stage costs some 60 ms for a 32-node set of a
+  // 4096-node machine); the winner is the best of those.  The scoring pass
+  // cannot see what First/Last Steps gain, so small machines, where routing
+  // every candidate as configured is cheap, route once; so do other
+  // generators and balanced with turns set.
+  GeneratorOptions scoring = request_.generator_options;
+  const bool two_passes = torus_.node_count() > kOnePassMaxNodes && request_.algorithm == "balanced" &&
+                          scoring.extra.count("turns") == 0;
+  if (two_passes) scoring.extra["turns"] = "off";
+  // Routed max gamma, then channels shared with running jobs, then the
+  // shorter mean route; on a tie a block (a sub-torus) before a nearest set,
+  // then the earlier candidate.
+  const auto key = [](const Candidate& k) {
+    return std::make_tuple(k.max_gamma, k.shared_channels, k.average_hops, k.kind);
+  };
+
   PlacementResult result;
   std::vector<RouteTable> tables;  // of result.compared
   std::size_t next = 0;
@@ -674,18 +700,37 @@ PlacementResult Selector::run() {
   while (true) {
     while (next < pool.size() && next < kMaxRoutingAttempts && (next < compare || !routable_left())) {
       tables.emplace_back();
-      route(pool[next], tables.back());
+      route(pool[next], tables.back(), scoring);
+      pool[next].estimate = two_passes;
       result.compared.push_back(std::move(pool[next++]));
+    }
+    // The best few scored ones, routed as configured (once each).
+    if (two_passes) {
+      std::vector<std::size_t> order;
+      for (std::size_t i = 0; i < result.compared.size(); ++i)
+        if (result.compared[i].routable) order.push_back(i);
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return key(result.compared[a]) < key(result.compared[b]);
+      });
+      std::size_t final_routed = 0;
+      for (std::size_t i : order) {
+        if (final_routed == kFullyRouted) break;
+        Candidate& c = result.compared[i];
+        if (c.estimate) {
+          c.estimated_gamma = c.max_gamma;
+          route(c, tables[i], request_.generator_options);
+          c.estimate = false;
+        }
+        final_routed += c.routable;
+      }
     }
     std::optional<std::size_t> best;
     for (std::size_t i = 0; i < result.compared.size(); ++i) {
       const Candidate& c = result.compared[i];
-      // Routed max gamma, then channels shared with running jobs; on a tie a
-      // block (a sub-torus) before a nearest set, then the earlier candidate.
-      const auto key = [](const Candidate& k) { return std::make_tuple(k.max_gamma, k.shared_channels, k.average_hops, k.kind); };
-      if (c.routable && (!best || key(c) < key(result.compared[*best]))) best = i;
+      if (c.routable && !c.estimate && (!best || key(c) < key(result.compared[*best]))) best = i;
     }
     if (!best) {
+      if (routable_left()) continue;  // scored ones are left: route the next best as configured
       const std::string reason = result.compared.empty() ? "no candidate" : result.compared.back().failure;
       throw RoutingError("none of the " + std::to_string(result.compared.size()) + " candidate sets of " +
                          std::to_string(count_) + " nodes could be routed (last: " + reason + ")");

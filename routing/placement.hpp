@@ -5,7 +5,10 @@
 // nearest free nodes around a seed; the best few are routed with the
 // configured generator and verified, and the winner is the routable one with
 // the lowest routed max gamma, then the fewest channels shared with the
-// running jobs' routes.
+// running jobs' routes.  On machines of more than 512 nodes with balanced
+// (its option turns not set), every candidate is first scored by balanced in
+// direction order (turns: off) and only the best two are routed as
+// configured.
 #pragma once
 
 #include <array>
@@ -88,6 +91,11 @@ struct Candidate {
   std::size_t shared_channels = 0;  // channels its routes use that running jobs' routes use
   double average_hops = 0;
   std::string failure;  // why it could not be routed
+  // Routed in the scoring pass only (balanced in direction order, see
+  // select_nodes): max_gamma and the rest are that pass's.
+  bool estimate = false;
+  // Routed as configured after the scoring pass: the scoring pass's max gamma.
+  std::uint64_t estimated_gamma = 0;
 };
 
 struct PlacementResult {

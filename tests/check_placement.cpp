@@ -157,7 +157,8 @@ END_TEST
 
 // No block of 3 fits the free nodes {0,0 1,0 1,1 2,2 3,3}: the two leading
 // nearest sets are routed, {0,0 1,0 1,1} around 0,0 (1,1 before 3,3: same
-// distance, lower id) at max gamma 2 and {1,0 1,1 2,2} at 1, which wins.
+// distance, lower id) and {1,0 1,1 2,2}, both at max gamma 1 (First/Last
+// Steps); the first has the shorter mean route and wins.
 START_TEST(nearest_set_when_no_block_fits) {
   const Network network(k4x4);
   PlacementRequest request;
@@ -167,8 +168,9 @@ START_TEST(nearest_set_when_no_block_fits) {
   const PlacementResult result = select_nodes(network, request);
   ck_assert_uint_eq(result.compared.size(), 2);
   ck_assert(result.compared[0].nodes == ids(k4x4, {"0,0", "1,0", "1,1"}));
-  ck_assert_uint_eq(result.compared[0].max_gamma, 2);
-  ck_assert(result.nodes == ids(k4x4, {"1,0", "1,1", "2,2"}));
+  ck_assert(result.compared[1].nodes == ids(k4x4, {"1,0", "1,1", "2,2"}));
+  ck_assert_uint_eq(result.compared[1].max_gamma, 1);
+  ck_assert(result.nodes == ids(k4x4, {"0,0", "1,0", "1,1"}));
   ck_assert_uint_eq(winner(result).max_gamma, 1);
   ck_assert(winner(result).kind == CandidateKind::nearest);
   ck_assert(result.report.ok());
@@ -348,11 +350,36 @@ START_TEST(half_of_4x4x4) {
 }
 END_TEST
 
+// On a machine of more than 512 nodes balanced scores every candidate in
+// direction order (turns: off) and routes only the two best as configured;
+// the winner is one of those two, and its table is the one verified.
+START_TEST(large_machine_scores_then_routes_two) {
+  const Network network(Torus::parse("8x8x16"));
+  PlacementRequest request;
+  request.node_count = 16;
+  const PlacementResult result = select_nodes(network, request);
+  std::size_t as_configured = 0;
+  for (const Candidate& c : result.compared) {
+    ck_assert(c.routable);
+    if (!c.estimate) {
+      ++as_configured;
+      ck_assert_uint_gt(c.estimated_gamma, 0);
+      ck_assert_uint_le(c.max_gamma, c.estimated_gamma);  // First/Last Steps never make it worse here
+    }
+  }
+  ck_assert_uint_eq(as_configured, 2);
+  ck_assert_uint_gt(result.compared.size(), 2);
+  ck_assert(!winner(result).estimate);
+  ck_assert_uint_eq(winner(result).max_gamma, result.report.metrics.max_gamma);
+}
+END_TEST
+
 int main() {
   Suite* suite = suite_create("placement");
   TCase* tc = tcase_create("select");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, desmos_eight_nodes_get_a_slab);
+  tcase_add_test(tc, large_machine_scores_then_routes_two);
   tcase_add_test(tc, desmos_packs_next_to_a_running_job);
   tcase_add_test(tc, desmos_shape_4x2);
   tcase_add_test(tc, busy_channels_steer_away);
