@@ -565,6 +565,13 @@ LpSolution solve_route_lp(const CandidateSet& set, double time_limit) {
     bound.routes += set.variants(p);
   }
   bound.pairs = pairs.size();
+  if (pairs.empty()) {
+    // One node, or no pair with a minimal route: nothing loads a channel
+    // (and GLPK refuses a problem without rows).
+    bound.status = LpBound::Status::solved;
+    bound.seconds = seconds_since(start);
+    return solution;
+  }
   glp_term_out(GLP_OFF);
   RouteLp lp(set, pairs);
   const double dimension_bound = candidate_dimension_bound(set, pairs);

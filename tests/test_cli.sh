@@ -228,6 +228,8 @@ expect "LP bound of a whole two-cable torus" 0 "$tool" generate --config "$data/
 contains "LP bound by symmetry" "$work/out" "LP bound     32 (optimum 32.000, the per-dimension bound: whole fault-free torus)"
 expect "LP bound of written tables" 0 "$tool" verify --tables "$work/single-tables"
 contains "verify reports the LP bound" "$work/out" "LP bound     10 (optimum 10.000, "
+expect "LP bound of one node" 0 "$tool" generate --nodes desmos00 --dry-run
+contains "one node: an LP bound of 0, no GLPK abort" "$work/out" "LP bound     0 (optimum 0.000, "
 expect "LP bound off" 0 "$tool" generate --dry-run --lp-time 0
 contains "LP bound off says why" "$work/out" "LP bound     not computed: routing.lp_bound_time is 0"
 printf 'machine:\n  torus: 4x4\n  nodes: n[00-15]\nrouting:\n  lp_bound_time: 0\n' > "$work/nolp.yaml"
