@@ -311,14 +311,17 @@ void lp_summary(const Options& options, const std::vector<Row>& rows) {
               options.lp_time);
   std::printf("%-4s %-12s %-10s %7s %7s %7s %8s | %9s %7s | %s\n", "dims", "allocation", "algorithm", "solved",
               "timeout", "tried", "max LP s", "sum/LP", "at LP", "worst max gamma / LP (allocation)");
+  // Per dimension count, then over all of them (0, printed "all").
+  std::vector<int> dims_and_all = options.dims;
+  dims_and_all.push_back(0);
   for (const std::string& allocation : kAllocationKinds)
-    for (int dims : options.dims)
+    for (int dims : dims_and_all)
       for (const std::string& algorithm : options.algorithms) {
         std::size_t solved = 0, timed_out = 0, tried = 0, at_lp = 0;
         double sum_gamma = 0, sum_lp = 0, worst = 0, lp_seconds = 0;
         std::string worst_name;
         for (const Row& row : rows) {
-          if (row.dims != dims || row.algorithm != algorithm || !row.ran || !row.ok) continue;
+          if ((dims && row.dims != dims) || row.algorithm != algorithm || !row.ran || !row.ok) continue;
           if (allocation != "all" && row.allocation != allocation) continue;
           if (row.lp.status == LpBound::Status::too_large || row.lp.status == LpBound::Status::disabled) continue;
           ++tried;
@@ -339,7 +342,8 @@ void lp_summary(const Options& options, const std::vector<Row>& rows) {
           }
         }
         if (!tried) continue;
-        std::printf("%-4d %-12s %-10s %7zu %7zu %7zu %8.3f | %9.3f %7zu | %.3f: %s\n", dims, allocation.c_str(),
+        std::printf("%-4s %-12s %-10s %7zu %7zu %7zu %8.3f | %9.3f %7zu | %.3f: %s\n",
+                    dims ? std::to_string(dims).c_str() : "all", allocation.c_str(),
                     algorithm.c_str(), solved, timed_out, tried, lp_seconds, sum_lp > 0 ? sum_gamma / sum_lp : 0.0,
                     at_lp, worst, worst_name.c_str());
       }
