@@ -139,10 +139,12 @@ class DumpReader {
 
   std::uint8_t read_layer(std::string_view field) const {
     int value = 0;
+    // At most three digits: a long field must not overflow the sum (fuzz
+    // finding, tests/fuzz/regressions/route_dump/).
     bool ok = !field.empty() && field.size() <= 3;
-    for (char ch : field) {
-      if (ch < '0' || ch > '9') ok = false;
-      value = value * 10 + (ch - '0');
+    for (std::size_t i = 0; ok && i < field.size(); ++i) {
+      if (field[i] < '0' || field[i] > '9') ok = false;
+      value = value * 10 + (field[i] - '0');
     }
     if (!ok || value > 255) fail("expected a virtual channel number from 0 to 255, got '" + std::string(field) + "'");
     return static_cast<std::uint8_t>(value);

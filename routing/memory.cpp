@@ -41,7 +41,7 @@ PairCost generator_pair_cost(const std::string& name, const GeneratorOptions& op
   // balanced on a whole fault-free torus fills the table directly; elsewhere
   // it keeps the candidate routes of every pair.  The layered backends keep
   // every pair's path, and around failures several alternatives of it.
-  if (name == "balanced") return whole_intact_torus ? PairCost{2, 0} : PairCost{40, 10};
+  if (name == "balanced") return whole_intact_torus ? PairCost{0.25, 0} : PairCost{40, 10};
   if (name == "dfsssp" || name == "lash") return faults ? PairCost{240, 40} : PairCost{60, 10};
   if (name == "bfs" || name == "sssp") return whole_intact_torus ? PairCost{4, 1} : PairCost{16, 4};
   static const std::map<std::string, PairCost> costs = {{"nue", {40, 10}}};

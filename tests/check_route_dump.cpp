@@ -224,6 +224,10 @@ START_TEST(test_line_errors) {
                        "dump.txt:2: expected a virtual channel number from 0 to 255, got 'x'");
   ck_assert_std_str_eq(read_error(kHeader + "0,0 1,0 256 +X\n"),
                        "dump.txt:2: expected a virtual channel number from 0 to 255, got '256'");
+  // A long number must not overflow while it is read (UBSan; fuzz finding
+  // tests/fuzz/regressions/route_dump/layer-overflow).
+  ck_assert_std_str_eq(read_error(kHeader + "0,0 1,0 99999999999999 +X\n"),
+                       "dump.txt:2: expected a virtual channel number from 0 to 255, got '99999999999999'");
   ck_assert_std_str_eq(read_error(kHeader + "0,0 1,0 0 +X +Q\n"),
                        "dump.txt:2: expected a hop like +X or -K, got '+Q'");
   ck_assert_std_str_eq(read_error(kHeader + "1,1 1,1 0 +X\n"),

@@ -4,7 +4,8 @@
 # on the built-in Desmos machine ("run") or every test ("test").
 #
 #   tools/setup.sh run    # install, build, print the Desmos routing report
-#   tools/setup.sh test   # install, build, make check (unit + live Slurm cluster) and distcheck
+#   tools/setup.sh test   # install, build, make check (unit + live Slurm cluster + short fuzz runs),
+#                         # distcheck, and the unit tests again under ASan + UBSan (build-asan/)
 set -euo pipefail
 
 mode="${1:-run}"
@@ -16,6 +17,7 @@ packages=(
   libyaml-dev check libhwloc-dev libmetis-dev libglpk-dev
   libslurm-dev slurmctld slurmd slurm-client munge
   man-db groff-base
+  clang
 )
 
 as_root() {
@@ -42,6 +44,23 @@ build_tree() {
   make -j"$(nproc)" >/dev/null
 }
 
+# The unit tests built with AddressSanitizer and UndefinedBehaviorSanitizer
+# in a tree of their own; any report fails them.  (The shell tests and the
+# live cluster stay on the normal build: slurmd does not load an ASan plugin.)
+sanitizer_unit_tests() {
+  local asan="${ASAN_BUILD_DIR:-$top/build-asan}"
+  local flags="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+  mkdir -p "$asan"
+  cd "$asan"
+  [ -f Makefile ] || "$top/configure" -q CXXFLAGS="$flags" LDFLAGS="-fsanitize=address,undefined"
+  make -j"$(nproc)" >/dev/null
+  local unit
+  unit=$(cd "$top/tests" && ls check_*.cpp | sed 's/\.cpp$//' | tr '\n' ' ')
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    make -j"$(nproc)" check TESTS="$unit" || { cat tests/test-suite.log 2>/dev/null; exit 1; }
+  echo "setup: the unit tests pass under ASan and UBSan"
+}
+
 install_packages
 build_tree
 
@@ -53,9 +72,11 @@ case "$mode" in
     cd "$build"
     make -j"$(nproc)" check || { cat tests/test-suite.log 2>/dev/null; exit 1; }
     if [ "${SKIP_DISTCHECK:-0}" != 1 ]; then
-      ANGARA_CLUSTER_TEST=skip make -j"$(nproc)" distcheck >/dev/null
+      # The fuzz runs were made above; distcheck only builds and briefly runs them.
+      ANGARA_CLUSTER_TEST=skip ANGARA_FUZZ_SECONDS=5 make -j"$(nproc)" distcheck >/dev/null
       echo "setup: make distcheck passed"
     fi
+    if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then sanitizer_unit_tests; fi
     ;;
   *)
     echo "usage: tools/setup.sh run|test" >&2
