@@ -165,7 +165,10 @@ inline angara::RouteTable generate(std::string_view name, const angara::Network&
                                    const std::vector<angara::NodeId>& nodes,
                                    const angara::GeneratorOptions& options = {}) {
   angara::RouteTable table = generator_named(name)->generate(network, nodes, options);
-  ck_assert_str_eq(table.algorithm.c_str(), std::string(name).c_str());
+  // A named string: Check's macro keeps the pointer past the statement, so
+  // the .c_str() of a temporary would dangle (ASan: stack-use-after-scope).
+  const std::string expected(name);
+  ck_assert_str_eq(table.algorithm.c_str(), expected.c_str());
   return table;
 }
 
