@@ -58,7 +58,8 @@ std::string recorded_chain(const std::string& chain) {
 
 std::string default_algorithm_chain() {
   std::vector<std::string> chain{std::string(default_generator_name())};
-  if (make_generator("nue")) chain.push_back("nue");
+  for (const char* fallback : {"nue", "exact"})
+    if (make_generator(fallback)) chain.push_back(fallback);
   return format_algorithm_chain(chain);
 }
 

@@ -28,8 +28,9 @@ std::string format_algorithm_chain(const std::vector<std::string>& chain);  // "
 // list when it has several members, "" for one generator.
 std::string recorded_chain(const std::string& chain);
 
-// The chain used when the configuration names none: balanced, then nue
-// when it is registered (doc/benchmarks.md, "Fault campaign", has the figures behind the choice).
+// The chain used when the configuration names none: balanced, then nue and
+// exact when they are registered (doc/benchmarks.md, "Fault campaign", has
+// the figures behind the choice).
 std::string default_algorithm_chain();
 
 struct PassedOver {

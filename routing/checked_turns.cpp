@@ -10,14 +10,9 @@ namespace angara {
 
 namespace {
 
-// Route states of the encodable-route automaton, as in ShortestRouteSearch
-// (routing/candidates.hpp): at the source; after a First Step P; inside the
-// DOR middle with the used-direction mask; after a Last Step (terminal).
-constexpr int kBegin = 0;
-constexpr int kFirstStep = 1;
-constexpr int kMiddle = 5;
-constexpr int kLastStep = kMiddle + 256;
-constexpr int kStages = kLastStep + 1;
+using encodable::kBegin;
+using encodable::kLastStep;
+using encodable::kStages;
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 
 Direction highest(unsigned mask) {
@@ -32,6 +27,28 @@ ChannelId entry_channel(const Torus& torus, NodeId node, Direction last_hop) {
 }
 
 }  // namespace
+
+// Route states as in ShortestRouteSearch (routing/candidates.hpp): at the
+// source; after a First Step P; inside the DOR middle with the used-direction
+// mask (directions in rank order, never both signs of a dimension); after a
+// Last Step, which is negative and not the reverse of the middle's last hop.
+int encodable::next_stages(int stage, Direction d, int targets[2]) {
+  int count = 0;
+  if (stage == kBegin) {
+    targets[count++] = kMiddle + direction_bit(d);
+    if (d.positive()) targets[count++] = kFirstStep + d.rank();
+  } else if (stage < kMiddle) {
+    if (d != Direction(stage - kFirstStep).opposite()) targets[count++] = kMiddle + direction_bit(d);
+  } else if (stage < kLastStep) {
+    const unsigned mask = static_cast<unsigned>(stage - kMiddle);
+    const Direction last = highest(mask);
+    if (last <= d && !(mask & direction_bit(d.opposite())))
+      targets[count++] = kMiddle + static_cast<int>(mask | direction_bit(d));
+    else if (d.negative() && d != last.opposite())
+      targets[count++] = kLastStep;
+  }
+  return count;
+}
 
 void DependencyMemo::forget() {
   epoch_ += 1;
@@ -75,26 +92,13 @@ std::optional<std::vector<Direction>> find_checked_route(const Network& network,
       if (stage == kLastStep) continue;
       const bool has_entry = stage != kBegin;
       const ChannelId in = has_entry ? entry_channel(torus, node, Direction(hop[s])) : 0;
-      const unsigned mask = stage >= kMiddle ? static_cast<unsigned>(stage - kMiddle) : 0;
       for (int rank = 0; rank < kDirectionCount && goal == kNone; ++rank) {
         const Direction d(rank);
         if (!torus.direction_present(d)) continue;
         const ChannelId out = Torus::channel(node, d);
         if (!network.channel_alive(out)) continue;
         int targets[2];
-        int count = 0;
-        if (stage == kBegin) {
-          targets[count++] = kMiddle + direction_bit(d);
-          if (d.positive()) targets[count++] = kFirstStep + rank;
-        } else if (stage < kMiddle) {
-          if (d != Direction(stage - kFirstStep).opposite()) targets[count++] = kMiddle + direction_bit(d);
-        } else {
-          const Direction last = highest(mask);
-          if (last <= d && !(mask & direction_bit(d.opposite())))
-            targets[count++] = kMiddle + static_cast<int>(mask | direction_bit(d));
-          else if (d.negative() && d != last.opposite())
-            targets[count++] = kLastStep;
-        }
+        const int count = encodable::next_stages(stage, d, targets);
         if (count == 0 || (has_entry && !dependency_ok(in, out))) continue;
         const NodeId to = torus.neighbor(node, d);
         for (int k = 0; k < count; ++k) {

@@ -44,6 +44,22 @@ struct CheckedTurnStats {
 CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
                                              const GeneratorOptions& options);
 
+// The automaton of Angara-encodable routes (the routing graph of the ANSU
+// paper, section 3.1, with every First/Last Step turn): a route is in a stage
+// at each node; it may take direction d from there into the stages
+// next_stages() returns.
+namespace encodable {
+constexpr int kBegin = 0;                       // at the source
+constexpr int kFirstStep = 1;                   // + rank of the positive First Step
+constexpr int kMiddle = 5;                      // + the used-direction mask of the DOR middle
+constexpr int kLastStep = kMiddle + 256;        // after the negative Last Step: nothing follows
+constexpr int kStages = kLastStep + 1;
+// Writes the stages hop d leads to from `stage` into targets (at most two:
+// from the source a positive hop may be the First Step or the middle's
+// first) and returns how many.
+int next_stages(int stage, Direction d, int targets[2]);
+}  // namespace encodable
+
 // The answers of the per-dependency cycle test (present, or closes no
 // forbidden cycle) on one graph, shared by searches while the graph's edges
 // stay as they are: the caller calls forget() whenever they change.  (On a

@@ -11,6 +11,7 @@ std::unique_ptr<Generator> create_genetic_generator();
 std::unique_ptr<Generator> create_nue_generator();
 std::unique_ptr<Generator> create_dfsssp_generator();
 std::unique_ptr<Generator> create_lash_generator();
+std::unique_ptr<Generator> create_exact_generator();
 
 const std::vector<GeneratorInfo>& generators() {
   static const std::vector<GeneratorInfo> all = {
@@ -28,6 +29,8 @@ const std::vector<GeneratorInfo>& generators() {
        &create_dfsssp_generator},
       {"lash", "shortest paths, pairs on the first virtual channel that stays deadlock-free (LASH, section 5)",
        &create_lash_generator},
+      {"exact", "one virtual channel decided by an SMT solver (Z3) over every encodable route; up to 100 nodes",
+       &create_exact_generator},
   };
   return all;
 }

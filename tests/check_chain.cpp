@@ -57,9 +57,9 @@ START_TEST(test_parse) {
 }
 END_TEST
 
-// balanced first, then nue once it is registered.
+// balanced first, then nue and exact, both registered.
 START_TEST(test_default_chain) {
-  const std::string expected = make_generator("nue") ? "balanced,nue" : "balanced";
+  const std::string expected = "balanced,nue,exact";
   ck_assert_std_str_eq(default_algorithm_chain(), expected);
   ck_assert(parse_algorithm_chain(default_algorithm_chain()).front() == default_generator_name());
 }

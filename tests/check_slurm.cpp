@@ -630,7 +630,7 @@ START_TEST(test_rebuild_runs_the_chain_again) {
   }
   NodeTable table = read_node_table(dir.file("n03.rt"));
   ck_assert_std_str_eq(table.algorithm, "balanced");
-  ck_assert_std_str_eq(table.chain, "balanced,nue");
+  ck_assert_std_str_eq(table.chain, "balanced,nue,exact");
 
   RebuildRequest request;
   request.job = parse_jobs("JobId=5 JobState=RUNNING NodeList=" + nodes + "\n").front();
@@ -638,19 +638,19 @@ START_TEST(test_rebuild_runs_the_chain_again) {
   request.table_dir = dir.path();
   const RebuildOutcome fallback = rebuild_job_tables(config, request);
   ck_assert_std_str_eq(fallback.algorithm, "nue");
-  ck_assert_std_str_eq(fallback.chain, "balanced,nue");
+  ck_assert_std_str_eq(fallback.chain, "balanced,nue,exact");
   ck_assert_uint_eq(fallback.passed_over.size(), 1);
   ck_assert_std_str_eq(fallback.passed_over[0].algorithm, "balanced");
   ck_assert(fallback.passed_over[0].reason.find("cannot route 2 of 110 ordered pairs deadlock-free") == 0);
   ck_assert(fallback.message.find("job 5: nue on 11 nodes, ") == 0);
-  ck_assert(fallback.message.find("; chain balanced,nue; passed over balanced: cannot route 2 of 110") !=
-            std::string::npos);
+  ck_assert(fallback.message.find("; chain balanced,nue,exact; passed over balanced: cannot route 2 of 110") !=
+            std::string::npos);  // (nue won: exact was not run)
   table = read_node_table(dir.file("n03.rt"));
   ck_assert_std_str_eq(table.algorithm, "nue");
-  ck_assert_std_str_eq(table.chain, "balanced,nue");
+  ck_assert_std_str_eq(table.chain, "balanced,nue,exact");
   const JobResult installed = verify_table_directory(config, dir.path());
   ck_assert(installed.report.ok());
-  ck_assert_std_str_eq(installed.chain, "balanced,nue");
+  ck_assert_std_str_eq(installed.chain, "balanced,nue,exact");
 
   request.failed_nodes.clear();
   const RebuildOutcome repaired = rebuild_job_tables(config, request);

@@ -450,15 +450,15 @@ mkdir "$work/chain_tables"
 for node in n03 n05 n07 n08 n12 n15 n26 n29 n30 n32 n33; do
   "$driver" prologue "$data/rebuild_6x6.yaml" "$work/chain_tables" 5 "$rebuild_nodes" "$node" "" >/dev/null
 done
-contains "the prologue records the chain asked for" "$work/chain_tables/n03.rt" "chain balanced,nue"
+contains "the prologue records the chain asked for" "$work/chain_tables/n03.rt" "chain balanced,nue,exact"
 contains "balanced won on the fault-free 6x6" "$work/chain_tables/n03.rt" "algorithm balanced"
 expect "rebuild after failures falls back along the chain" 0 "$driver" rebuild "$data/rebuild_6x6.yaml" \
   "$work/chain_tables" 5 "$rebuild_nodes" 'n[04,06,16,18,22,24,27]' ""
 contains "the rebuild says which member won" "$work/out" "job 5: nue on 11 nodes, max gamma "
 contains "the rebuild says why balanced was passed over" "$work/out" \
-  "; chain balanced,nue; passed over balanced: cannot route 2 of 110 ordered pairs deadlock-free on one virtual channel"
+  "; chain balanced,nue,exact; passed over balanced: cannot route 2 of 110 ordered pairs deadlock-free on one virtual channel"
 contains "nue's tables are installed" "$work/chain_tables/n03.rt" "algorithm nue"
-contains "they still record the chain" "$work/chain_tables/n03.rt" "chain balanced,nue"
+contains "they still record the chain" "$work/chain_tables/n03.rt" "chain balanced,nue,exact"
 expect "rebuild after the repair" 0 "$driver" rebuild "$data/rebuild_6x6.yaml" "$work/chain_tables" 5 \
   "$rebuild_nodes" "" ""
 contains "balanced wins again after the repair" "$work/out" "job 5: balanced on 11 nodes, max gamma 5 (bound 3)"

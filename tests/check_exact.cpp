@@ -1,0 +1,134 @@
+// The exact generator (routing/exact.cpp): it routes what the heuristics
+// miss although every pair has an encodable route, proves where no
+// deadlock-free single-channel table exists, and refuses what it does not
+// decide.
+#include <string>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "routing/chain.hpp"
+#include "routing/generator.hpp"
+#include "routing/oracle.hpp"
+#include "tests/test_support.hpp"
+
+using namespace angara;
+using angara_test::error_message;
+using angara_test::node_at;
+
+namespace {
+
+// Fault campaign scenario 333 (doc/benchmarks.md): the whole 6x6 with four
+// failed routers, every pair joined by an encodable route, and balanced and
+// nue both leave pairs without a deadlock-free one.
+Network scenario_333() {
+  Network net(Torus::parse("6x6"));
+  for (const char* dead : {"0,1", "0,2", "2,2", "5,4"}) net.fail_node(node_at(net.torus(), dead));
+  return net;
+}
+
+std::size_t non_minimal(const Network& net, const RouteTable& table) {
+  const AllocationRoutability oracle = assess_routability(net, table.nodes());
+  std::size_t longer = 0;
+  for (std::size_t s = 0; s < table.size(); ++s)
+    for (std::size_t d = 0; d < table.size(); ++d)
+      if (s != d && table.route(s, d).hops.size() > static_cast<std::size_t>(oracle.at(s, d))) ++longer;
+  return longer;
+}
+
+}  // namespace
+
+START_TEST(test_routes_a_campaign_miss) {
+  const Network net = scenario_333();
+  const std::vector<NodeId> nodes = angara_test::live_nodes(net);
+  ck_assert(assess_routability(net, nodes).all_routable());
+  ck_assert(error_message([&] { angara_test::generate("balanced", net, nodes); })
+                .find("balanced: cannot route 7 of 992 ordered pairs deadlock-free") == 0);
+  ck_assert(error_message([&] { angara_test::generate("nue", net, nodes); })
+                .find("nue: no deadlock-free Angara-encodable route from ") == 0);
+  const RouteTable table = angara_test::generate("exact", net, nodes);
+  const VerifyReport report = angara_test::verified(net, table);
+  ck_assert_uint_eq(report.routes, 992);
+  ck_assert_uint_eq(report.metrics.max_gamma, 58);
+  ck_assert_uint_eq(non_minimal(net, table), 55);
+  // Deterministic: the same table again.
+  ck_assert(angara_test::same_routes(table, angara_test::generate("exact", net, nodes)));
+}
+END_TEST
+
+// The default chain reaches exact there, and says why the others were
+// passed over.
+START_TEST(test_default_chain_ends_with_exact) {
+  const Network net = scenario_333();
+  const ChainOutcome outcome = run_algorithm_chain(parse_algorithm_chain(default_algorithm_chain()), net,
+                                                   angara_test::live_nodes(net), {}, VerifyOptions{});
+  ck_assert_std_str_eq(outcome.algorithm, "exact");
+  ck_assert(outcome.report.ok());
+  ck_assert_uint_eq(outcome.passed_over.size(), 2);
+  ck_assert_std_str_eq(outcome.passed_over[0].algorithm, "balanced");
+  ck_assert_std_str_eq(outcome.passed_over[1].algorithm, "nue");
+  ck_assert(outcome.passed_over[1].reason.find("no deadlock-free Angara-encodable route from ") == 0);
+}
+END_TEST
+
+// A fault-free 4x4: one virtual channel carries minimal routes only.
+START_TEST(test_fault_free_minimal) {
+  const Network net(Torus::parse("4x4"));
+  const RouteTable table = angara_test::route_all("exact", net);
+  angara_test::verified(net, table);
+  ck_assert_uint_eq(non_minimal(net, table), 0);
+}
+END_TEST
+
+// Under flow control none (every cycle a deadlock) this 5x5 with three
+// failed routers and three failed cables has an encodable route for every
+// pair, but no choice of them is acyclic on one virtual channel: the solver
+// proves it over every route.
+START_TEST(test_proves_that_none_exists) {
+  Network net(Torus::parse("5x5"));
+  const Torus& t = net.torus();
+  for (const char* dead : {"4,0", "2,1", "3,3"}) net.fail_node(node_at(t, dead));
+  net.fail_link(node_at(t, "1,0"), *Direction::parse("-Y"));
+  net.fail_link(node_at(t, "0,1"), *Direction::parse("+X"));
+  net.fail_link(node_at(t, "0,2"), *Direction::parse("+Y"));
+  const std::vector<NodeId> nodes = angara_test::live_nodes(net);
+  ck_assert(assess_routability(net, nodes).all_routable());
+  GeneratorOptions none;
+  none.flow_control = FlowControl::none;
+  ck_assert_std_str_eq(error_message([&] { angara_test::generate("exact", net, nodes, none); }),
+                       "exact: no deadlock-free table of Angara-encodable routes exists on one virtual channel for "
+                       "these 22 nodes and failures (the solver proved it over every route); more virtual channels "
+                       "(routing.virtual_channels) with nue, or repairs, are needed");
+}
+END_TEST
+
+START_TEST(test_refusals) {
+  // 0,0 cut off by its four neighbours: the oracle's refusal.
+  Network cut(Torus::parse("4x4"));
+  for (const char* dead : {"1,0", "3,0", "0,1", "0,3"}) cut.fail_node(node_at(cut.torus(), dead));
+  const std::string message = error_message([&] { angara_test::route_all("exact", cut); });
+  ck_assert_msg(message.find("exact: cannot route 22 of 132 ordered pairs deadlock-free on one virtual channel: 0,0 -> "
+                             "2,0: no Angara-encodable route avoids the failures") == 0,
+                "%s", message.c_str());
+  const Network large(Torus::parse("12x12"));
+  ck_assert_std_str_eq(error_message([&] { angara_test::route_all("exact", large); }),
+                       "exact: 144 nodes, more than the 100 it decides (the model grows with the pairs times their "
+                       "routes)");
+  GeneratorOptions general;
+  general.rules = RuleSet::general;
+  ck_assert_std_str_eq(error_message([&] { angara_test::route_all("exact", Network(Torus::parse("4x4")), general); }),
+                       "exact: it searches Angara-encodable routes only (routing.rules: angara)");
+}
+END_TEST
+
+int main() {
+  Suite* s = suite_create("exact");
+  TCase* tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_routes_a_campaign_miss);
+  tcase_add_test(tc, test_default_chain_ends_with_exact);
+  tcase_add_test(tc, test_fault_free_minimal);
+  tcase_add_test(tc, test_proves_that_none_exists);
+  tcase_add_test(tc, test_refusals);
+  suite_add_tcase(s, tc);
+  return angara_test::run_suite(s);
+}
