@@ -46,12 +46,14 @@ int worker_count() {
   return node_resources().cores;
 }
 
-std::size_t parallel_parts(std::size_t items) {
-  return std::max<std::size_t>(1, std::min<std::size_t>(items, static_cast<std::size_t>(worker_count())));
+std::size_t parallel_parts(std::size_t items, std::size_t min_per_part) {
+  const std::size_t most = items / std::max<std::size_t>(min_per_part, 1);
+  return std::max<std::size_t>(1, std::min<std::size_t>(most, static_cast<std::size_t>(worker_count())));
 }
 
-std::size_t run_parallel(std::size_t items, const std::function<void(std::size_t, std::size_t, std::size_t)>& work) {
-  const std::size_t parts = parallel_parts(items);
+std::size_t run_parallel(std::size_t items, const std::function<void(std::size_t, std::size_t, std::size_t)>& work,
+                         std::size_t min_per_part) {
+  const std::size_t parts = parallel_parts(items, min_per_part);
   const auto bounds = [&](std::size_t part) { return items * part / parts; };
   std::vector<std::exception_ptr> errors(parts);
   std::vector<std::thread> threads;

@@ -24,12 +24,15 @@ struct NodeResources {
 };
 const NodeResources& node_resources();
 
-// Splits [0, items) into at most worker_count() contiguous parts, in order,
-// and runs work(part, begin, end) for each, part 0 on the calling thread.
+// Splits [0, items) into at most worker_count() contiguous parts of at
+// least `min_per_part` items (where work per item is too small to pay for
+// a thread below that), in order, and runs work(part, begin, end) for each,
+// part 0 on the calling thread.
 // Returns the number of parts (>= 1 when items > 0).  An exception thrown by
 // a part is rethrown here after all parts finished (the first part's wins).
-std::size_t run_parallel(std::size_t items, const std::function<void(std::size_t, std::size_t, std::size_t)>& work);
+std::size_t run_parallel(std::size_t items, const std::function<void(std::size_t, std::size_t, std::size_t)>& work,
+                         std::size_t min_per_part = 1);
 // The number of parts run_parallel() will use for `items`.
-std::size_t parallel_parts(std::size_t items);
+std::size_t parallel_parts(std::size_t items, std::size_t min_per_part = 1);
 
 }  // namespace angara

@@ -62,15 +62,18 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "routing/sssp.hpp"
 
 #include "angara/routing_graph.hpp"
 #include "routing/checked_turns.hpp"
+#include "routing/parallel.hpp"
 
 namespace angara {
 
@@ -80,43 +83,48 @@ using VertexId = RoutingGraph::VertexId;
 using EdgeId = RoutingGraph::EdgeId;
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+// Below this many sources a part, a thread costs more than it saves.
+constexpr std::size_t kSourcesPerThread = 64;
 
 std::uint32_t saturating_add(std::uint32_t a, std::uint32_t b) { return a > UINT32_MAX - b ? UINT32_MAX : a + b; }
 
-// Torus distances from every node to every allocated node, for the pruning
-// in BUILD_SSSP (a table of nodes x allocated entries: a few hundred KiB on
-// the largest machines the prologue serves), and stage 2's turns.
-class Geometry {
- public:
-  Geometry(const Torus& torus, const std::vector<NodeId>& allocation)
-      : allocated_(allocation.size()),
-        coords_(torus.node_count()),
-        distance_(static_cast<std::size_t>(torus.node_count()) * allocation.size()) {
-    for (NodeId node = 0; node < torus.node_count(); ++node) coords_[node] = torus.coord(node);
-    for (NodeId node = 0; node < torus.node_count(); ++node)
-      for (std::size_t i = 0; i < allocated_; ++i) {
-        int total = 0;
-        for (int dim = 0; dim < kMaxDims; ++dim) {
-          const int diff = std::abs(coords_[node][dim] - coords_[allocation[i]][dim]);
-          total += std::min(diff, torus.size(dim) - diff);
+// deadline[x] = max over `seeds` (node, value) of value - torus distance(x,
+// node), or -1 where that is negative: the most hops after which a search
+// may still enter x and reach some seed within its value.  A breadth-first
+// search over the whole torus by decreasing value; faults are ignored, as
+// the torus distance only has to bound a route's length from below.  The
+// result is 1-Lipschitz in the torus distance, so a search pruned with it
+// never discovers a kept vertex from a pruned one, and keeps the levels and
+// discovery order of the unpruned search on the vertices it keeps.
+void spread_deadlines(const Torus& torus, const std::vector<std::pair<NodeId, std::uint32_t>>& seeds,
+                      std::vector<int>& deadline, std::vector<std::vector<NodeId>>& buckets) {
+  deadline.assign(torus.node_count(), -1);
+  int top = 0;
+  for (const auto& [node, value] : seeds) {
+    deadline[node] = std::max(deadline[node], static_cast<int>(value));
+    top = std::max(top, static_cast<int>(value));
+  }
+  if (buckets.size() < static_cast<std::size_t>(top) + 1) buckets.resize(static_cast<std::size_t>(top) + 1);
+  for (auto& bucket : buckets) bucket.clear();
+  for (NodeId node = 0; node < torus.node_count(); ++node)
+    if (deadline[node] > 0) buckets[static_cast<std::size_t>(deadline[node])].push_back(node);
+  for (int value = top; value > 0; --value) {
+    std::vector<NodeId>& bucket = buckets[static_cast<std::size_t>(value)];
+    for (std::size_t i = 0; i < bucket.size(); ++i) {
+      const NodeId node = bucket[i];
+      if (deadline[node] != value) continue;  // raised since
+      for (int rank = 0; rank < kDirectionCount; ++rank) {
+        const Direction d{rank};
+        if (!torus.direction_present(d)) continue;
+        const NodeId next = torus.neighbor(node, d);
+        if (deadline[next] < value - 1) {
+          deadline[next] = value - 1;
+          if (value > 1) buckets[static_cast<std::size_t>(value - 1)].push_back(next);
         }
-        distance_[node * allocated_ + i] = static_cast<std::uint16_t>(total);
       }
+    }
   }
-  // Torus distance from `node` to the allocated node of index `allocated`.
-  std::uint32_t distance(NodeId node, std::uint32_t allocated) const { return distance_[node * allocated_ + allocated]; }
-  // Dimensions with a non-zero displacement, minus one (stage 2's turns).
-  std::uint32_t turns(NodeId a, NodeId b) const {
-    std::uint32_t differing = 0;
-    for (int dim = 0; dim < kMaxDims; ++dim) differing += coords_[a][dim] != coords_[b][dim] ? 1 : 0;
-    return differing - 1;
-  }
-
- private:
-  std::size_t allocated_;
-  std::vector<Coord> coords_;
-  std::vector<std::uint16_t> distance_;  // node * allocated_ + allocation index
-};
+}
 
 // ---------------------------------------------------------------------------
 // Stage 1: counting shortest routes (not RG paths), see the file comment.
@@ -135,8 +143,12 @@ class RouteCounter {
         node_stamp_(graph.torus().node_count(), 0) {}
 
   // Searches from `source` until every node flagged in `wanted` (wanted_count
-  // of them) has been reached or nothing is left to expand.
-  void search(NodeId source, const std::vector<unsigned char>& wanted, std::size_t wanted_count);
+  // of them) has been reached or nothing is left to expand.  With
+  // `deadline` (from spread_deadlines), states entering a node x after
+  // deadline[x] hops are not made: counts stay exact for every node whose
+  // shortest routes all keep within it.
+  void search(NodeId source, const std::vector<unsigned char>& wanted, std::size_t wanted_count,
+              const std::vector<int>* deadline = nullptr);
 
   bool reached(NodeId node) const { return node_stamp_[node] == stamp_; }
   // Hops of the shortest routes to `node`, and how many there are
@@ -166,6 +178,7 @@ class RouteCounter {
   std::vector<std::uint32_t> head_stamp_;  // head_ is valid iff == stamp_
   std::vector<std::uint32_t> node_level_, node_count_, node_state_, node_stamp_;
   std::uint32_t stamp_ = 0;
+  const std::vector<int>* deadline_ = nullptr;
   std::vector<std::uint32_t> frontier_, next_;
   // Per hop direction, the targets of the expanded state's edges.
   std::array<std::array<VertexId, 4 * kMaxMembers>, kDirectionCount> bucket_{};
@@ -215,6 +228,7 @@ void RouteCounter::expand(std::uint32_t index, std::uint32_t level) {
       probe.members[at] = v;
       ++probe.size;
     }
+    if (deadline_ != nullptr && static_cast<int>(level) > (*deadline_)[graph_.node_of(probe.members[0])]) continue;
     const std::uint32_t found = find(probe);
     const std::uint32_t count = states_[index].count;
     if (found != kNone) {
@@ -235,7 +249,9 @@ void RouteCounter::expand(std::uint32_t index, std::uint32_t level) {
   }
 }
 
-void RouteCounter::search(NodeId source, const std::vector<unsigned char>& wanted, std::size_t wanted_count) {
+void RouteCounter::search(NodeId source, const std::vector<unsigned char>& wanted, std::size_t wanted_count,
+                          const std::vector<int>* deadline) {
+  deadline_ = deadline;
   if (stamp_ == UINT32_MAX) {
     std::fill(head_stamp_.begin(), head_stamp_.end(), 0);
     std::fill(node_stamp_.begin(), node_stamp_.end(), 0);
@@ -288,207 +304,363 @@ void RouteCounter::unique_route(NodeId node, std::vector<ChannelId>& channels) c
 // All destinations of a group have shortest routes of the same length L, and
 // the rounds of one group differ only in the weights and in which of the
 // group's destinations are still open.  So the unweighted part of the search
-// is done once per group: a breadth-first search from begin(src) down to
-// level L + 1, then a backward pass keeps the vertices and edges that lie on
-// a shortest path to some destination of the group (the group's shortest-
-// path DAG, in discovery order).  Each round then relaxes over that DAG
+// is done once per group: the group's shortest-path DAG (the vertices and
+// edges on a shortest path from begin(src) to some destination's end), in
+// breadth-first discovery order.  Each round then relaxes over that DAG
 // only, vertex by vertex in discovery order, which is Algorithm 4's level by
 // level relaxation restricted to the vertices that can be on a path being
-// sought.  The result is the same: a vertex that reaches a destination in
-// time is only ever entered from another such vertex, so discovery order,
-// parents and tie-breaks among them do not change.
+// sought.
+//
+// The DAG itself does not depend on the weights either, so its expensive
+// part is shared by all groups of a source (up to one per (turns, length)):
+// a SourceBall is the breadth-first search from begin(src) pruned to the
+// vertices that may still reach one of the source's pending destinations in
+// time (hops + torus distance <= that destination's length), with each
+// vertex's level and discovery position.  A group's DAG is then a backward
+// pass from its destinations' ends through the ball along consecutive
+// levels, sorted by discovery position.
+//
+// This gives exactly the DAG, order and tie-breaks of a breadth-first search
+// run for the group alone: both prunings are 1-Lipschitz in the torus
+// distance, so a pruned vertex never discovers a kept one, and each search
+// keeps the full search's levels and order restricted to its vertices.
 
-class GroupSearch {
+// The pruned searches of every source, stored per (source, node) so that a
+// vertex is looked up among the few ball vertices of its node.
+class SourceBalls {
  public:
-  GroupSearch(const RoutingGraph& graph, const Geometry& geometry, const std::vector<std::uint32_t>& weights)
-      : graph_(graph),
-        geometry_(geometry),
-        weights_(weights),
-        position_(graph.vertex_count(), 0),
-        stamp_(graph.vertex_count(), 0),
-        node_stamp_(graph.torus().node_count(), 0),
-        node_deadline_(graph.torus().node_count(), 0) {}
+  struct Entry {
+    std::uint32_t position;  // discovery position in the source's search
+    std::uint16_t local;     // RG local vertex index
+    std::uint16_t level;     // hops from begin(src)
+  };
 
-  // Builds the DAG of the group: `source` and the allocated nodes of
-  // indices `targets`, whose shortest routes are all `length` hops long.
-  void start_group(NodeId source, const std::vector<std::uint32_t>& targets, std::uint32_t length);
-  // BUILD_SSSP with the current weights.
-  void run();
-  // The channels of the path run() built to `target` (one of the group's
-  // nodes), from the source on.
-  void path_to(NodeId target, std::vector<ChannelId>& channels) const;
+  // `pending[s]` = (destination node, shortest length) of source s's pairs
+  // left to stage 3.
+  SourceBalls(const RoutingGraph& graph, const std::vector<NodeId>& sources,
+              const std::vector<std::vector<std::pair<NodeId, std::uint32_t>>>& pending);
+
+  // The entry of vertex v in source s's ball, or nullptr.
+  const Entry* find(std::size_t source, VertexId v) const {
+    const std::size_t row = source * (node_count_ + 1);
+    const NodeId node = v / per_node_;
+    const std::uint32_t local = v % per_node_;
+    for (std::uint32_t i = begin_[source] + offsets_[row + node]; i < begin_[source] + offsets_[row + node + 1]; ++i)
+      if (entries_[i].local == local) return &entries_[i];
+    return nullptr;
+  }
+  // The entries of source s at `node`, in discovery order.
+  const Entry* at_begin(std::size_t source, NodeId node) const {
+    return entries_.data() + begin_[source] + offsets_[source * (node_count_ + 1) + node];
+  }
+  const Entry* at_end(std::size_t source, NodeId node) const {
+    return entries_.data() + begin_[source] + offsets_[source * (node_count_ + 1) + node + 1];
+  }
+  std::size_t bytes() const {
+    return entries_.size() * sizeof(Entry) + offsets_.size() * sizeof(std::uint32_t) + begin_.size() * sizeof(std::uint64_t);
+  }
 
  private:
-  // The most hops after which a path may still enter `node` and reach one
-  // of the targets in time: length - torus distance to the nearest target.
-  // The torus distance bounds the remaining hops from below, faults or not,
-  // so pruning with it loses no path of the DAG; it only spares the BFS the
-  // hopeless vertices.
-  int deadline(NodeId node, const std::vector<std::uint32_t>& targets);
+  // Builds the ball of one source into `out` (entries grouped by node) and
+  // `offsets` (node_count + 1 of them, relative).
+  void build(NodeId source, const std::vector<std::pair<NodeId, std::uint32_t>>& pending, std::vector<Entry>& out,
+             std::uint32_t* offsets, std::vector<int>& deadline, std::vector<std::uint32_t>& seen,
+             std::uint32_t& stamp, std::vector<VertexId>& order, std::vector<std::uint16_t>& levels,
+             std::vector<std::vector<NodeId>>& buckets) const;
 
   const RoutingGraph& graph_;
-  const Geometry& geometry_;
-  const std::vector<std::uint32_t>& weights_;
-  std::vector<std::uint32_t> position_;  // vertex -> index in order_, valid when reached
-  // stamp_[v] = level stamp when v was reached; reached in this group's BFS
-  // iff >= search_start_.
-  std::vector<std::uint32_t> stamp_;
-  std::uint32_t level_stamp_ = 0, search_start_ = 1;
-  std::vector<std::uint32_t> node_stamp_;  // node_deadline_ valid iff == group_
-  std::vector<int> node_deadline_;
-  std::uint32_t group_ = 0;
-  int length_ = 0;
-
-  std::vector<VertexId> order_;              // BFS discovery order, level by level
-  std::vector<unsigned char> useful_;        // by position: on a shortest path to a target
-  // The DAG: the vertices by position in discovery order, each with its
-  // out-edges (DAG positions of the heads, channels) in RG edge order.
-  std::vector<VertexId> dag_vertex_;
-  std::vector<std::uint32_t> dag_edges_begin_, dag_edges_end_;
-  std::vector<std::uint32_t> dag_head_;
-  std::vector<ChannelId> dag_channel_;
-  std::vector<std::uint32_t> dag_position_;  // BFS position -> DAG position
-  std::vector<std::uint64_t> distance_;      // by DAG position: summed channel weight
-  std::vector<std::uint32_t> dag_parent_;    // by DAG position
-  std::vector<ChannelId> dag_parent_channel_;  // channel of the edge from dag_parent_
+  std::uint32_t per_node_;
+  std::size_t node_count_;
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> offsets_;  // per source: node_count + 1, relative to begin_
+  std::vector<std::uint64_t> begin_;    // per source: first entry
 };
 
-int GroupSearch::deadline(NodeId node, const std::vector<std::uint32_t>& targets) {
-  if (node_stamp_[node] != group_) {
-    std::uint32_t nearest = UINT32_MAX;
-    for (std::uint32_t target : targets) nearest = std::min(nearest, geometry_.distance(node, target));
-    node_stamp_[node] = group_;
-    node_deadline_[node] = length_ - static_cast<int>(nearest);
+SourceBalls::SourceBalls(const RoutingGraph& graph, const std::vector<NodeId>& sources,
+                         const std::vector<std::vector<std::pair<NodeId, std::uint32_t>>>& pending)
+    : graph_(graph),
+      per_node_(graph.vertices_per_node()),
+      node_count_(graph.torus().node_count()),
+      offsets_(sources.size() * (node_count_ + 1), 0),
+      begin_(sources.size() + 1, 0) {
+  // Per source independent: parts build in order and are joined in order.
+  std::vector<std::vector<Entry>> parts(parallel_parts(sources.size(), kSourcesPerThread));
+  run_parallel(sources.size(), [&](std::size_t part, std::size_t first, std::size_t last) {
+    std::vector<int> deadline;
+    std::vector<std::uint32_t> seen(graph_.vertex_count(), 0);
+    std::uint32_t stamp = 0;
+    std::vector<VertexId> order;
+    std::vector<std::uint16_t> levels;
+    std::vector<std::vector<NodeId>> buckets;
+    for (std::size_t s = first; s < last; ++s) {
+      const std::size_t before = parts[part].size();
+      build(sources[s], pending[s], parts[part], &offsets_[s * (node_count_ + 1)], deadline, seen, stamp, order, levels,
+            buckets);
+      begin_[s + 1] = parts[part].size() - before;  // a count for now
+    }
+  }, kSourcesPerThread);
+  for (std::size_t s = 0; s < sources.size(); ++s) begin_[s + 1] += begin_[s];
+  entries_.reserve(begin_.back());
+  for (auto& part : parts) {
+    entries_.insert(entries_.end(), part.begin(), part.end());
+    std::vector<Entry>().swap(part);
   }
-  return node_deadline_[node];
 }
 
-void GroupSearch::start_group(NodeId source, const std::vector<std::uint32_t>& targets, std::uint32_t length) {
-  const std::vector<EdgeId>& offsets = graph_.offsets();
+void SourceBalls::build(NodeId source, const std::vector<std::pair<NodeId, std::uint32_t>>& pending,
+                        std::vector<Entry>& out, std::uint32_t* offsets, std::vector<int>& deadline,
+                        std::vector<std::uint32_t>& seen, std::uint32_t& stamp, std::vector<VertexId>& order,
+                        std::vector<std::uint16_t>& levels, std::vector<std::vector<NodeId>>& buckets) const {
+  const Torus& torus = graph_.torus();
+  std::fill(offsets, offsets + node_count_ + 1, 0u);
+  if (pending.empty()) return;
+  // Vertices that may still reach a pending destination in time.
+  spread_deadlines(torus, pending, deadline, buckets);
+  int top = 0;
+  for (const auto& entry : pending) top = std::max(top, static_cast<int>(entry.second));
+
+  // The pruned breadth-first search over the RG, ends left out.
+  if (stamp == UINT32_MAX) {
+    std::fill(seen.begin(), seen.end(), 0);
+    stamp = 0;
+  }
+  ++stamp;
+  const std::vector<EdgeId>& edge_offsets = graph_.offsets();
   const std::vector<VertexId>& heads = graph_.targets();
   const std::vector<ChannelId>& channels = graph_.channels();
-  const std::uint32_t per_node = graph_.vertices_per_node();
-
-  if (level_stamp_ > UINT32_MAX - graph_.vertex_count() - 2u) {
-    std::fill(stamp_.begin(), stamp_.end(), 0);
-    level_stamp_ = 0;
+  const VertexId root = graph_.begin_vertex(source);
+  order.assign(1, root);
+  levels.assign(1, 0);
+  seen[root] = stamp;
+  std::size_t level_begin = 0;
+  for (int hops = 0; hops < top; ++hops) {
+    const std::size_t level_end = order.size();
+    for (std::size_t i = level_begin; i < level_end; ++i) {
+      const VertexId u = order[i];
+      for (EdgeId e = edge_offsets[u]; e < edge_offsets[u + 1]; ++e) {
+        if (channels[e] == kNoChannel) continue;
+        const VertexId v = heads[e];
+        if (seen[v] == stamp || hops + 1 > deadline[v / per_node_]) continue;
+        seen[v] = stamp;
+        order.push_back(v);
+        levels.push_back(static_cast<std::uint16_t>(hops + 1));
+      }
+    }
+    if (level_end == order.size()) break;
+    level_begin = level_end;
   }
+  if (top > UINT16_MAX) throw std::length_error("sssp: routes longer than 65535 hops");
+
+  // Group by node (a counting sort keeps discovery order within a node).
+  for (VertexId v : order) ++offsets[v / per_node_ + 1];
+  for (std::size_t node = 0; node < node_count_; ++node) offsets[node + 1] += offsets[node];
+  const std::size_t base = out.size();
+  out.resize(base + order.size());
+  std::vector<std::uint32_t> fill(offsets, offsets + node_count_);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const VertexId v = order[i];
+    out[base + fill[v / per_node_]++] = {static_cast<std::uint32_t>(i), static_cast<std::uint16_t>(v % per_node_), levels[i]};
+  }
+}
+
+// The RG's hop edges reversed (ends left out), shared by the DAG builders.
+struct ReverseEdges {
+  explicit ReverseEdges(const RoutingGraph& graph) : offsets(graph.vertex_count() + 1, 0) {
+    const std::vector<EdgeId>& forward = graph.offsets();
+    const std::vector<VertexId>& heads = graph.targets();
+    const std::vector<ChannelId>& channels = graph.channels();
+    for (EdgeId e = 0; e < graph.edge_count(); ++e)
+      if (channels[e] != kNoChannel) ++offsets[heads[e] + 1];
+    for (VertexId v = 0; v < graph.vertex_count(); ++v) offsets[v + 1] += offsets[v];
+    tails.resize(offsets.back());
+    channel.resize(offsets.back());
+    std::vector<EdgeId> fill(offsets.begin(), offsets.end() - 1);
+    for (VertexId u = 0; u < graph.vertex_count(); ++u)
+      for (EdgeId e = forward[u]; e < forward[u + 1]; ++e)
+        if (channels[e] != kNoChannel) {
+          tails[fill[heads[e]]] = u;
+          channel[fill[heads[e]]++] = channels[e];
+        }
+  }
+  std::vector<EdgeId> offsets;  // v -> first incoming hop edge
+  std::vector<VertexId> tails;
+  std::vector<ChannelId> channel;
+};
+
+// One group's DAG, ready for BUILD_SSSP rounds: the vertices by position in
+// discovery order (position 0 = begin(src)), each with its out-edges (DAG
+// positions of the heads, channels); the end of the group's i-th target is
+// at position first_end + i.  No two edges join the same pair of vertices
+// (RG edges of one vertex lead to distinct vertices), so the order of one
+// vertex's edges does not matter to the relaxation.
+struct GroupDag {
+  std::vector<std::uint32_t> edges_begin;  // per position, plus one
+  std::vector<std::uint32_t> head;
+  std::vector<ChannelId> channel;
+  std::uint32_t first_end = 0;
+};
+
+class DagBuilder {
+ public:
+  DagBuilder(const RoutingGraph& graph, const SourceBalls& balls, const ReverseEdges& reverse)
+      : graph_(graph),
+        balls_(balls),
+        reverse_(reverse),
+        marked_(graph.vertex_count(), 0),
+        position_(graph.vertex_count(), 0),
+        level_of_(graph.vertex_count(), 0) {}
+
+  // The DAG of the group: the source of allocation index `source` (node
+  // `source_node`) and the nodes `targets`, whose shortest routes are all
+  // `length` hops long.
+  void build(std::size_t source, NodeId source_node, const std::vector<NodeId>& targets, std::uint32_t length,
+             GroupDag& dag);
+
+ private:
+  struct Found {
+    VertexId vertex;
+    std::uint32_t position;  // in the source's search
+  };
+  struct Edge {
+    VertexId tail;
+    std::uint32_t head;  // DAG position
+    ChannelId channel;
+  };
+  void mark(VertexId v, std::uint32_t level, std::uint32_t position) {
+    marked_[v] = group_;
+    level_of_[v] = static_cast<std::uint16_t>(level);
+    by_level_[level].push_back({v, position});
+  }
+
+  const RoutingGraph& graph_;
+  const SourceBalls& balls_;
+  const ReverseEdges& reverse_;
+  std::vector<std::uint32_t> marked_;    // vertex -> group stamp when in the DAG
+  std::vector<std::uint32_t> position_;  // vertex -> DAG position once assigned
+  std::vector<std::uint16_t> level_of_;  // vertex -> level, valid when marked
+  std::uint32_t group_ = 0;
+  std::vector<std::vector<Found>> by_level_;
+  std::vector<Edge> edges_;
+  std::vector<std::uint32_t> fill_;
+};
+
+void DagBuilder::build(std::size_t source, NodeId source_node, const std::vector<NodeId>& targets,
+                       std::uint32_t length, GroupDag& dag) {
+  const std::vector<EdgeId>& offsets = graph_.offsets();
+  const std::vector<VertexId>& heads = graph_.targets();
   if (group_ == UINT32_MAX) {
-    std::fill(node_stamp_.begin(), node_stamp_.end(), 0);
+    std::fill(marked_.begin(), marked_.end(), 0);
     group_ = 0;
   }
   ++group_;
-  length_ = static_cast<int>(length);
-  search_start_ = ++level_stamp_;
+  if (by_level_.size() < length + 1u) by_level_.resize(length + 1u);
+  for (std::uint32_t level = 0; level <= length; ++level) by_level_[level].clear();
+  edges_.clear();
 
-  // Unweighted BFS, level by level; a level's vertices are
-  // order_[level_begin .. order_.size()).  Level k = k hops; the targets'
-  // ends are on level length + 1.
-  const VertexId root = graph_.begin_vertex(source);
-  order_.assign(1, root);
-  stamp_[root] = level_stamp_;
-  position_[root] = 0;
-  std::size_t level_begin = 0;
-  for (int hops = 0; hops <= length_; ++hops) {
-    const std::size_t level_end = order_.size();
-    if (level_begin == level_end) throw std::logic_error("sssp: BUILD_SSSP lost a destination stage 1 reached");
-    ++level_stamp_;
-    for (std::size_t i = level_begin; i < level_end; ++i) {
-      const VertexId u = order_[i];
-      for (EdgeId e = offsets[u]; e < offsets[u + 1]; ++e) {
-        const VertexId v = heads[e];
-        if (stamp_[v] >= search_start_) continue;
-        const NodeId node = v / per_node;
-        if (channels[e] == kNoChannel) {
-          if (hops != length_ || deadline(node, targets) != length_) continue;  // a target's end
-        } else if (hops + 1 > deadline(node, targets)) {
+  // The targets' ends, on level length + 1, are entered from their node's
+  // ball vertices on level `length`: a live vertex's first edge leads to its
+  // node's end.  Their DAG positions come last, in target order.
+  const std::uint32_t none = UINT32_MAX;
+  for (std::uint32_t i = 0; i < targets.size(); ++i) {
+    const VertexId end = graph_.end_vertex(targets[i]);
+    bool entered = false;
+    for (const auto* entry = balls_.at_begin(source, targets[i]); entry != balls_.at_end(source, targets[i]); ++entry) {
+      if (entry->level != length) continue;
+      const VertexId u = graph_.begin_vertex(targets[i]) + entry->local;
+      if (offsets[u] == offsets[u + 1] || heads[offsets[u]] != end) continue;
+      if (marked_[u] != group_) mark(u, length, entry->position);
+      edges_.push_back({u, none - 1 - i, kNoChannel});  // the end's position is fixed below
+      entered = true;
+    }
+    if (!entered) throw std::logic_error("sssp: BUILD_SSSP lost a destination stage 1 reached");
+  }
+  // Backward along consecutive levels through the ball, keeping every edge
+  // between consecutive levels of the DAG.
+  for (std::uint32_t level = length; level > 0; --level)
+    for (std::size_t i = 0; i < by_level_[level].size(); ++i) {
+      const VertexId v = by_level_[level][i].vertex;
+      for (EdgeId r = reverse_.offsets[v]; r < reverse_.offsets[v + 1]; ++r) {
+        const VertexId u = reverse_.tails[r];
+        if (marked_[u] != group_) {
+          const SourceBalls::Entry* entry = balls_.find(source, u);
+          if (entry == nullptr || entry->level + 1u != level) continue;
+          mark(u, level - 1, entry->position);
+        } else if (level_of_[u] + 1u != level) {
           continue;
         }
-        stamp_[v] = level_stamp_;
-        position_[v] = static_cast<std::uint32_t>(order_.size());
-        order_.push_back(v);
+        edges_.push_back({u, v, reverse_.channel[r]});  // head as a vertex for now
       }
     }
-    level_begin = level_end;
-  }
-  // order_[level_begin ..) are the targets' ends.
-  if (order_.size() - level_begin != targets.size())
-    throw std::logic_error("sssp: BUILD_SSSP lost a destination stage 1 reached");
+  if (by_level_[0].size() != 1 || by_level_[0][0].vertex != graph_.begin_vertex(source_node))
+    throw std::logic_error("sssp: BUILD_SSSP's DAG does not start at the source");
 
-  // Backward pass: a vertex is useful when an edge leads to a useful vertex
-  // of the next level.  Every edge between reached vertices either joins
-  // consecutive levels or goes back to an earlier one, so comparing stamps
-  // selects the DAG edges.
-  useful_.assign(order_.size(), 0);
-  for (std::size_t i = level_begin; i < order_.size(); ++i) useful_[i] = 1;
-  for (std::size_t i = level_begin; i-- > 0;) {
-    const VertexId u = order_[i];
-    const std::uint32_t next_level = stamp_[u] + 1;
-    for (EdgeId e = offsets[u]; e < offsets[u + 1]; ++e) {
-      const VertexId v = heads[e];
-      if (stamp_[v] == next_level && useful_[position_[v]]) {
-        useful_[i] = 1;
-        break;
-      }
-    }
+  // Positions: level by level, by discovery position within a level.
+  std::uint32_t count = 0;
+  for (std::uint32_t level = 0; level <= length; ++level) {
+    auto& found = by_level_[level];
+    std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.position < b.position; });
+    for (const Found& f : found) position_[f.vertex] = count++;
   }
-
-  // The DAG in discovery order.
-  dag_vertex_.clear();
-  dag_position_.assign(order_.size(), kNone);
-  for (std::size_t i = 0; i < order_.size(); ++i)
-    if (useful_[i]) {
-      dag_position_[i] = static_cast<std::uint32_t>(dag_vertex_.size());
-      dag_vertex_.push_back(order_[i]);
-    }
-  dag_edges_begin_.assign(dag_vertex_.size(), 0);
-  dag_edges_end_.assign(dag_vertex_.size(), 0);
-  dag_head_.clear();
-  dag_channel_.clear();
-  for (std::size_t d = 0; d < dag_vertex_.size(); ++d) {
-    const VertexId u = dag_vertex_[d];
-    const std::uint32_t next_level = stamp_[u] + 1;
-    dag_edges_begin_[d] = static_cast<std::uint32_t>(dag_head_.size());
-    for (EdgeId e = offsets[u]; e < offsets[u + 1]; ++e) {
-      const VertexId v = heads[e];
-      if (stamp_[v] != next_level || !useful_[position_[v]]) continue;
-      dag_head_.push_back(dag_position_[position_[v]]);
-      dag_channel_.push_back(channels[e]);
-    }
-    dag_edges_end_[d] = static_cast<std::uint32_t>(dag_head_.size());
-  }
-  distance_.resize(dag_vertex_.size());
-  dag_parent_.resize(dag_vertex_.size());
-  dag_parent_channel_.resize(dag_vertex_.size());
-}
-
-void GroupSearch::run() {
-  // Discovery order is level order, so each vertex is final when reached
-  // here; strict improvement keeps the first relaxation on ties.
-  std::fill(distance_.begin(), distance_.end(), UINT64_MAX);
-  distance_[0] = 0;
-  dag_parent_[0] = kNone;
-  for (std::size_t d = 0; d < dag_vertex_.size(); ++d) {
-    const std::uint64_t here = distance_[d];
-    for (std::uint32_t e = dag_edges_begin_[d]; e < dag_edges_end_[d]; ++e) {
-      const ChannelId channel = dag_channel_[e];
-      const std::uint64_t candidate = here + (channel == kNoChannel ? 0 : weights_[channel]);
-      const std::uint32_t v = dag_head_[e];
-      if (candidate < distance_[v]) {
-        distance_[v] = candidate;
-        dag_parent_[v] = static_cast<std::uint32_t>(d);
-        dag_parent_channel_[v] = channel;
-      }
-    }
+  dag.first_end = count;
+  const std::uint32_t total = count + static_cast<std::uint32_t>(targets.size());
+  // CSR by tail position (a counting sort).
+  dag.edges_begin.assign(total + 1u, 0);
+  for (const Edge& e : edges_) ++dag.edges_begin[position_[e.tail] + 1u];
+  for (std::uint32_t p = 0; p < total; ++p) dag.edges_begin[p + 1u] += dag.edges_begin[p];
+  dag.head.resize(edges_.size());
+  dag.channel.resize(edges_.size());
+  std::vector<std::uint32_t>& fill = fill_;
+  fill.assign(dag.edges_begin.begin(), dag.edges_begin.end() - 1);
+  for (const Edge& e : edges_) {
+    const std::uint32_t at = fill[position_[e.tail]]++;
+    dag.head[at] = e.channel == kNoChannel ? count + (none - 1 - e.head) : position_[e.head];
+    dag.channel[at] = e.channel;
   }
 }
 
-void GroupSearch::path_to(NodeId target, std::vector<ChannelId>& channels) const {
-  channels.clear();
-  for (std::uint32_t d = dag_position_[position_[graph_.end_vertex(target)]]; d != 0; d = dag_parent_[d])
-    if (dag_parent_channel_[d] != kNoChannel) channels.push_back(dag_parent_channel_[d]);
-  std::reverse(channels.begin(), channels.end());
-}
+// BUILD_SSSP's relaxation over a group's DAG with the current weights.
+class Relaxation {
+ public:
+  explicit Relaxation(const std::vector<std::uint32_t>& weights) : weights_(weights) {}
+
+  void run(const GroupDag& dag) {
+    // Discovery order is level order, so each vertex is final when reached
+    // here; strict improvement keeps the first relaxation on ties.
+    const std::size_t count = dag.edges_begin.size() - 1;
+    distance_.assign(count, UINT64_MAX);
+    parent_.resize(count);
+    parent_channel_.resize(count);
+    distance_[0] = 0;
+    parent_[0] = kNone;
+    for (std::size_t d = 0; d < count; ++d) {
+      const std::uint64_t here = distance_[d];
+      for (std::uint32_t e = dag.edges_begin[d]; e < dag.edges_begin[d + 1]; ++e) {
+        const ChannelId channel = dag.channel[e];
+        const std::uint64_t candidate = here + (channel == kNoChannel ? 0 : weights_[channel]);
+        const std::uint32_t v = dag.head[e];
+        if (candidate < distance_[v]) {
+          distance_[v] = candidate;
+          parent_[v] = static_cast<std::uint32_t>(d);
+          parent_channel_[v] = channel;
+        }
+      }
+    }
+  }
+  // The channels of the path run() built to the group's target of index
+  // `target`, from the source on.
+  void path_to(const GroupDag& dag, std::uint32_t target, std::vector<ChannelId>& channels) const {
+    channels.clear();
+    for (std::uint32_t d = dag.first_end + target; d != 0; d = parent_[d])
+      if (parent_channel_[d] != kNoChannel) channels.push_back(parent_channel_[d]);
+    std::reverse(channels.begin(), channels.end());
+  }
+
+ private:
+  const std::vector<std::uint32_t>& weights_;
+  std::vector<std::uint64_t> distance_;
+  std::vector<std::uint32_t> parent_;
+  std::vector<ChannelId> parent_channel_;
+};
 
 // ---------------------------------------------------------------------------
 
@@ -530,35 +702,93 @@ RouteTable SsspGenerator::generate(const Network& network, const std::vector<Nod
   if (n < 2) return table;
 
   const RoutingGraph graph(network);
-  const Geometry geometry(torus, nodes);
+  std::vector<Coord> coords(n);
+  for (std::size_t i = 0; i < n; ++i) coords[i] = torus.coord(nodes[i]);
+  // Stage 2's turns: the dimensions in which the pair differs, minus one.
+  const auto turns = [&](std::size_t s, std::size_t d) {
+    std::uint32_t differing = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim) differing += coords[s][dim] != coords[d][dim] ? 1 : 0;
+    return differing - 1;
+  };
   std::vector<std::uint32_t> weights(torus.channel_slots(), 0);
   std::vector<ChannelId> path;
 
-  // Stage 1: unique routes.
+  // Stage 1: unique routes, per source and so split over the node's cores;
+  // each part keeps its own weights and pending pairs, joined in order.
   std::vector<PendingPair> pending;
   {
-    RouteCounter counter(graph);
-    std::vector<unsigned char> wanted(torus.node_count(), 0);
-    for (NodeId node : nodes) wanted[node] = 1;
-    for (std::size_t s = 0; s < n; ++s) {
-      const NodeId src = nodes[s];
-      wanted[src] = 0;
-      counter.search(src, wanted, n - 1);
-      wanted[src] = 1;
-      for (std::size_t d = 0; d < n; ++d) {
-        if (d == s) continue;
-        const NodeId dst = nodes[d];
-        if (!counter.reached(dst)) continue;  // left to the checked-turn stage
-        if (counter.count(dst) == 1) {
-          counter.unique_route(dst, path);
-          table.set_route(s, d, route_along(path));
-          for (ChannelId c : path) ++weights[c];
-        } else {
-          pending.push_back({geometry.turns(src, dst), counter.length(dst),
-                             static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(d)});
+    struct Part {
+      std::vector<std::uint32_t> weights;
+      std::vector<PendingPair> pending;
+    };
+    std::vector<Part> parts(parallel_parts(n, kSourcesPerThread));
+    run_parallel(n, [&](std::size_t part, std::size_t first, std::size_t last) {
+      Part& mine = parts[part];
+      mine.weights.assign(torus.channel_slots(), 0);
+      RouteCounter counter(graph);
+      std::vector<ChannelId> unique;
+      std::vector<unsigned char> wanted(torus.node_count(), 0);
+      for (NodeId node : nodes) wanted[node] = 1;
+      std::vector<int> deadline;
+      std::vector<std::vector<NodeId>> buckets;
+      std::vector<std::pair<NodeId, std::uint32_t>> seeds;
+      for (std::size_t s = first; s < last; ++s) {
+        const NodeId src = nodes[s];
+        wanted[src] = 0;
+        // First pruned to the minimal routes (a torus distance is a lower
+        // bound of the route length, and exact without faults in the way);
+        // where a node is reached later or not at all, once more pruned to
+        // the lengths found (upper bounds), or unpruned if one is missing.
+        seeds.clear();
+        for (std::size_t d = 0; d < n; ++d)
+          if (d != s) seeds.emplace_back(nodes[d], static_cast<std::uint32_t>(torus.distance(src, nodes[d])));
+        spread_deadlines(torus, seeds, deadline, buckets);
+        counter.search(src, wanted, n - 1, &deadline);
+        bool exact = true, all_reached = true;
+        for (auto& [node, bound] : seeds) {
+          if (!counter.reached(node)) {
+            all_reached = exact = false;
+          } else if (counter.length(node) != bound) {
+            exact = false;
+            bound = counter.length(node);
+          }
+        }
+        if (!exact && all_reached) {
+          spread_deadlines(torus, seeds, deadline, buckets);
+          counter.search(src, wanted, n - 1, &deadline);
+        } else if (!exact) {
+          counter.search(src, wanted, n - 1);
+        }
+        wanted[src] = 1;
+        for (std::size_t d = 0; d < n; ++d) {
+          if (d == s) continue;
+          const NodeId dst = nodes[d];
+          if (!counter.reached(dst)) continue;  // left to the checked-turn stage
+          if (counter.count(dst) == 1) {
+            counter.unique_route(dst, unique);
+            table.set_route(s, d, route_along(unique));
+            for (ChannelId c : unique) ++mine.weights[c];
+          } else {
+            mine.pending.push_back({turns(s, d), counter.length(dst), static_cast<std::uint32_t>(s),
+                                    static_cast<std::uint32_t>(d)});
+          }
         }
       }
+    }, kSourcesPerThread);
+    for (Part& part : parts) {
+      for (std::size_t c = 0; c < weights.size(); ++c) weights[c] += part.weights[c];
+      pending.insert(pending.end(), part.pending.begin(), part.pending.end());
+      part = Part{};
     }
+  }
+
+  // Stage 3's per-source searches (weight-independent), before the sort
+  // while `pending` is still in source order.
+  std::unique_ptr<SourceBalls> balls;
+  {
+    std::vector<std::vector<std::pair<NodeId, std::uint32_t>>> by_source(n);
+    for (const PendingPair& pair : pending) by_source[pair.source].emplace_back(nodes[pair.destination], pair.length);
+    balls = std::make_unique<SourceBalls>(graph, nodes, by_source);
   }
 
   // Stage 2: sort and group.
@@ -569,44 +799,86 @@ RouteTable SsspGenerator::generate(const Network& network, const std::vector<Nod
     return a.destination < b.destination;
   });
 
-  // Stage 3: BUILD_SSSP rounds per group.
-  GroupSearch search(graph, geometry, weights);
-  std::vector<unsigned char> taken(torus.channel_slots(), 0);  // channels of this round's applied paths
-  std::vector<ChannelId> round_channels;  // the channels to weigh after the round
-  std::vector<std::uint32_t> targets, rest;  // allocation indices
+  // Stage 3: BUILD_SSSP rounds per group.  The groups' DAGs do not depend
+  // on the weights, so with a second core they are built a batch ahead by
+  // a worker while this thread runs the rounds of the current batch; the
+  // rounds themselves stay in the paper's order.
+  struct Group {
+    std::size_t first, last;  // in pending
+  };
+  std::vector<Group> groups;
   for (std::size_t first = 0; first < pending.size();) {
     std::size_t last = first;
     while (last < pending.size() && pending[last].turns == pending[first].turns &&
            pending[last].length == pending[first].length && pending[last].source == pending[first].source)
       ++last;
-    const std::uint32_t s = pending[first].source;
-    const NodeId src = nodes[s];
-    targets.clear();
-    for (std::size_t i = first; i < last; ++i) targets.push_back(pending[i].destination);
-    search.start_group(src, targets, pending[first].length);
-    while (!targets.empty()) {
-      search.run();
-      rest.clear();
-      round_channels.clear();
-      for (std::uint32_t d : targets) {
-        search.path_to(nodes[d], path);
-        const bool crosses = std::any_of(path.begin(), path.end(), [&](ChannelId c) { return taken[c] != 0; });
-        if (crosses) {
-          rest.push_back(d);
-          if (reading == WeightReading::all) round_channels.insert(round_channels.end(), path.begin(), path.end());
-          continue;
-        }
-        for (ChannelId c : path) taken[c] = 1;
-        round_channels.insert(round_channels.end(), path.begin(), path.end());
-        table.set_route(s, d, route_along(path));
-      }
-      for (ChannelId c : round_channels) {
-        ++weights[c];
-        taken[c] = 0;
-      }
-      targets.swap(rest);
-    }
+    groups.push_back({first, last});
     first = last;
+  }
+  const ReverseEdges reverse(graph);
+  constexpr std::size_t kBatch = 128;
+  const auto build_batch = [&](DagBuilder& builder, std::size_t batch, std::vector<GroupDag>& dags) {
+    std::vector<NodeId> target_nodes;
+    const std::size_t begin = batch * kBatch, end = std::min(groups.size(), begin + kBatch);
+    for (std::size_t g = begin; g < end; ++g) {
+      const PendingPair& head = pending[groups[g].first];
+      target_nodes.clear();
+      for (std::size_t i = groups[g].first; i < groups[g].last; ++i) target_nodes.push_back(nodes[pending[i].destination]);
+      builder.build(head.source, nodes[head.source], target_nodes, head.length, dags[g - begin]);
+    }
+  };
+  DagBuilder builder(graph, *balls, reverse);
+  std::unique_ptr<DagBuilder> ahead_builder;
+  const bool overlap = worker_count() > 1 && groups.size() > kBatch;
+  if (overlap) ahead_builder = std::make_unique<DagBuilder>(graph, *balls, reverse);
+  std::vector<GroupDag> current(kBatch), next(kBatch);
+  const std::size_t batches = (groups.size() + kBatch - 1) / kBatch;
+  if (batches > 0) build_batch(builder, 0, current);
+
+  Relaxation relaxation(weights);
+  std::vector<unsigned char> taken(torus.channel_slots(), 0);  // channels of this round's applied paths
+  std::vector<ChannelId> round_channels;  // the channels to weigh after the round
+  std::vector<std::uint32_t> open, rest;   // indices into the group's targets
+  for (std::size_t batch = 0; batch < batches; ++batch) {
+    std::future<void> built;
+    if (overlap && batch + 1 < batches)
+      built = std::async(std::launch::async, [&, batch] { build_batch(*ahead_builder, batch + 1, next); });
+    const std::size_t begin = batch * kBatch, end = std::min(groups.size(), begin + kBatch);
+    for (std::size_t g = begin; g < end; ++g) {
+      const GroupDag& dag = current[g - begin];
+      const std::size_t first = groups[g].first;
+      const std::uint32_t s = pending[first].source;
+      open.resize(groups[g].last - first);
+      for (std::uint32_t i = 0; i < open.size(); ++i) open[i] = i;
+      while (!open.empty()) {
+        relaxation.run(dag);
+        rest.clear();
+        round_channels.clear();
+        for (std::uint32_t i : open) {
+          relaxation.path_to(dag, i, path);
+          const bool crosses = std::any_of(path.begin(), path.end(), [&](ChannelId c) { return taken[c] != 0; });
+          if (crosses) {
+            rest.push_back(i);
+            if (reading == WeightReading::all) round_channels.insert(round_channels.end(), path.begin(), path.end());
+            continue;
+          }
+          for (ChannelId c : path) taken[c] = 1;
+          round_channels.insert(round_channels.end(), path.begin(), path.end());
+          table.set_route(s, pending[first + i].destination, route_along(path));
+        }
+        for (ChannelId c : round_channels) {
+          ++weights[c];
+          taken[c] = 0;
+        }
+        open.swap(rest);
+      }
+    }
+    if (built.valid()) {
+      built.get();
+    } else if (batch + 1 < batches) {
+      build_batch(builder, batch + 1, next);
+    }
+    current.swap(next);
   }
   complete_with_checked_turns(name(), network, table, options);
   return table;
