@@ -43,7 +43,11 @@ PairCost generator_pair_cost(const std::string& name, const GeneratorOptions& op
   // every pair's path, and around failures several alternatives of it.
   if (name == "balanced") return whole_intact_torus ? PairCost{0.25, 0} : PairCost{40, 10};
   if (name == "dfsssp" || name == "lash") return faults ? PairCost{240, 40} : PairCost{60, 10};
-  if (name == "bfs" || name == "sssp") return whole_intact_torus ? PairCost{4, 1} : PairCost{16, 4};
+  if (name == "bfs") return whole_intact_torus ? PairCost{4, 1} : PairCost{16, 4};
+  // sssp keeps each source's pruned search for stage 3 (about three
+  // routing-graph vertices a node, 8 bytes each, and a node offset) and
+  // the pairs left to it.
+  if (name == "sssp") return whole_intact_torus ? PairCost{48, 1} : PairCost{56, 4};
   static const std::map<std::string, PairCost> costs = {{"nue", {40, 10}}};
   if (name == "genetic") {
     // Candidate routes (up to `variants` per pair, channels of 4 bytes) and

@@ -345,23 +345,21 @@ class SourceBalls {
     const std::size_t row = source * (node_count_ + 1);
     const NodeId node = v / per_node_;
     const std::uint32_t local = v % per_node_;
-    for (std::uint32_t i = begin_[source] + offsets_[row + node]; i < begin_[source] + offsets_[row + node + 1]; ++i)
-      if (entries_[i].local == local) return &entries_[i];
+    const Entry* entries = balls_[source].data();
+    for (std::uint32_t i = offsets_[row + node]; i < offsets_[row + node + 1]; ++i)
+      if (entries[i].local == local) return &entries[i];
     return nullptr;
   }
   // The entries of source s at `node`, in discovery order.
   const Entry* at_begin(std::size_t source, NodeId node) const {
-    return entries_.data() + begin_[source] + offsets_[source * (node_count_ + 1) + node];
+    return balls_[source].data() + offsets_[source * (node_count_ + 1) + node];
   }
   const Entry* at_end(std::size_t source, NodeId node) const {
-    return entries_.data() + begin_[source] + offsets_[source * (node_count_ + 1) + node + 1];
-  }
-  std::size_t bytes() const {
-    return entries_.size() * sizeof(Entry) + offsets_.size() * sizeof(std::uint32_t) + begin_.size() * sizeof(std::uint64_t);
+    return balls_[source].data() + offsets_[source * (node_count_ + 1) + node + 1];
   }
 
  private:
-  // Builds the ball of one source into `out` (entries grouped by node) and
+  // Builds the ball of one source into the empty `out` (entries grouped by node) and
   // `offsets` (node_count + 1 of them, relative).
   void build(NodeId source, const std::vector<std::pair<NodeId, std::uint32_t>>& pending, std::vector<Entry>& out,
              std::uint32_t* offsets, std::vector<int>& deadline, std::vector<std::uint32_t>& seen,
@@ -371,9 +369,8 @@ class SourceBalls {
   const RoutingGraph& graph_;
   std::uint32_t per_node_;
   std::size_t node_count_;
-  std::vector<Entry> entries_;
-  std::vector<std::uint32_t> offsets_;  // per source: node_count + 1, relative to begin_
-  std::vector<std::uint64_t> begin_;    // per source: first entry
+  std::vector<std::vector<Entry>> balls_;  // per source, each allocated once at its size
+  std::vector<std::uint32_t> offsets_;     // per source: node_count + 1 entry offsets
 };
 
 SourceBalls::SourceBalls(const RoutingGraph& graph, const std::vector<NodeId>& sources,
@@ -381,30 +378,20 @@ SourceBalls::SourceBalls(const RoutingGraph& graph, const std::vector<NodeId>& s
     : graph_(graph),
       per_node_(graph.vertices_per_node()),
       node_count_(graph.torus().node_count()),
-      offsets_(sources.size() * (node_count_ + 1), 0),
-      begin_(sources.size() + 1, 0) {
-  // Per source independent: parts build in order and are joined in order.
-  std::vector<std::vector<Entry>> parts(parallel_parts(sources.size(), kSourcesPerThread));
-  run_parallel(sources.size(), [&](std::size_t part, std::size_t first, std::size_t last) {
+      balls_(sources.size()),
+      offsets_(sources.size() * (node_count_ + 1), 0) {
+  // Per source independent, so split over the node's cores.
+  run_parallel(sources.size(), [&](std::size_t, std::size_t first, std::size_t last) {
     std::vector<int> deadline;
     std::vector<std::uint32_t> seen(graph_.vertex_count(), 0);
     std::uint32_t stamp = 0;
     std::vector<VertexId> order;
     std::vector<std::uint16_t> levels;
     std::vector<std::vector<NodeId>> buckets;
-    for (std::size_t s = first; s < last; ++s) {
-      const std::size_t before = parts[part].size();
-      build(sources[s], pending[s], parts[part], &offsets_[s * (node_count_ + 1)], deadline, seen, stamp, order, levels,
+    for (std::size_t s = first; s < last; ++s)
+      build(sources[s], pending[s], balls_[s], &offsets_[s * (node_count_ + 1)], deadline, seen, stamp, order, levels,
             buckets);
-      begin_[s + 1] = parts[part].size() - before;  // a count for now
-    }
   }, kSourcesPerThread);
-  for (std::size_t s = 0; s < sources.size(); ++s) begin_[s + 1] += begin_[s];
-  entries_.reserve(begin_.back());
-  for (auto& part : parts) {
-    entries_.insert(entries_.end(), part.begin(), part.end());
-    std::vector<Entry>().swap(part);
-  }
 }
 
 void SourceBalls::build(NodeId source, const std::vector<std::pair<NodeId, std::uint32_t>>& pending,
