@@ -96,9 +96,24 @@ std::uint32_t saturating_add(std::uint32_t a, std::uint32_t b) { return a > UINT
 // result is 1-Lipschitz in the torus distance, so a search pruned with it
 // never discovers a kept vertex from a pruned one, and keeps the levels and
 // discovery order of the unpruned search on the vertices it keeps.
-void spread_deadlines(const Torus& torus, const std::vector<std::pair<NodeId, std::uint32_t>>& seeds,
+// The torus neighbours of every node, over the present directions.
+struct TorusNeighbors {
+  explicit TorusNeighbors(const Torus& torus) : node_count(torus.node_count()), per_node(0) {
+    for (int rank = 0; rank < kDirectionCount; ++rank)
+      if (torus.direction_present(Direction(rank))) ++per_node;
+    next.reserve(static_cast<std::size_t>(torus.node_count()) * per_node);
+    for (NodeId node = 0; node < torus.node_count(); ++node)
+      for (int rank = 0; rank < kDirectionCount; ++rank)
+        if (torus.direction_present(Direction(rank))) next.push_back(torus.neighbor(node, Direction(rank)));
+  }
+  std::size_t node_count, per_node;
+  std::vector<NodeId> next;  // node * per_node + i
+};
+
+void spread_deadlines(const TorusNeighbors& neighbors, const std::vector<std::pair<NodeId, std::uint32_t>>& seeds,
                       std::vector<int>& deadline, std::vector<std::vector<NodeId>>& buckets) {
-  deadline.assign(torus.node_count(), -1);
+  const std::size_t node_count = neighbors.node_count;
+  deadline.assign(node_count, -1);
   int top = 0;
   for (const auto& [node, value] : seeds) {
     deadline[node] = std::max(deadline[node], static_cast<int>(value));
@@ -106,17 +121,15 @@ void spread_deadlines(const Torus& torus, const std::vector<std::pair<NodeId, st
   }
   if (buckets.size() < static_cast<std::size_t>(top) + 1) buckets.resize(static_cast<std::size_t>(top) + 1);
   for (auto& bucket : buckets) bucket.clear();
-  for (NodeId node = 0; node < torus.node_count(); ++node)
+  for (NodeId node = 0; node < node_count; ++node)
     if (deadline[node] > 0) buckets[static_cast<std::size_t>(deadline[node])].push_back(node);
   for (int value = top; value > 0; --value) {
     std::vector<NodeId>& bucket = buckets[static_cast<std::size_t>(value)];
     for (std::size_t i = 0; i < bucket.size(); ++i) {
       const NodeId node = bucket[i];
       if (deadline[node] != value) continue;  // raised since
-      for (int rank = 0; rank < kDirectionCount; ++rank) {
-        const Direction d{rank};
-        if (!torus.direction_present(d)) continue;
-        const NodeId next = torus.neighbor(node, d);
+      for (std::size_t i = node * neighbors.per_node; i < (node + 1) * neighbors.per_node; ++i) {
+        const NodeId next = neighbors.next[i];
         if (deadline[next] < value - 1) {
           deadline[next] = value - 1;
           if (value > 1) buckets[static_cast<std::size_t>(value - 1)].push_back(next);
@@ -337,7 +350,7 @@ class SourceBalls {
 
   // `pending[s]` = (destination node, shortest length) of source s's pairs
   // left to stage 3.
-  SourceBalls(const RoutingGraph& graph, const std::vector<NodeId>& sources,
+  SourceBalls(const RoutingGraph& graph, const TorusNeighbors& neighbors, const std::vector<NodeId>& sources,
               const std::vector<std::vector<std::pair<NodeId, std::uint32_t>>>& pending);
 
   // The entry of vertex v in source s's ball, or nullptr.
@@ -367,15 +380,17 @@ class SourceBalls {
              std::vector<std::vector<NodeId>>& buckets) const;
 
   const RoutingGraph& graph_;
+  const TorusNeighbors& neighbors_;
   std::uint32_t per_node_;
   std::size_t node_count_;
   std::vector<std::vector<Entry>> balls_;  // per source, each allocated once at its size
   std::vector<std::uint32_t> offsets_;     // per source: node_count + 1 entry offsets
 };
 
-SourceBalls::SourceBalls(const RoutingGraph& graph, const std::vector<NodeId>& sources,
+SourceBalls::SourceBalls(const RoutingGraph& graph, const TorusNeighbors& neighbors, const std::vector<NodeId>& sources,
                          const std::vector<std::vector<std::pair<NodeId, std::uint32_t>>>& pending)
     : graph_(graph),
+      neighbors_(neighbors),
       per_node_(graph.vertices_per_node()),
       node_count_(graph.torus().node_count()),
       balls_(sources.size()),
@@ -398,11 +413,10 @@ void SourceBalls::build(NodeId source, const std::vector<std::pair<NodeId, std::
                         std::vector<Entry>& out, std::uint32_t* offsets, std::vector<int>& deadline,
                         std::vector<std::uint32_t>& seen, std::uint32_t& stamp, std::vector<VertexId>& order,
                         std::vector<std::uint16_t>& levels, std::vector<std::vector<NodeId>>& buckets) const {
-  const Torus& torus = graph_.torus();
   std::fill(offsets, offsets + node_count_ + 1, 0u);
   if (pending.empty()) return;
   // Vertices that may still reach a pending destination in time.
-  spread_deadlines(torus, pending, deadline, buckets);
+  spread_deadlines(neighbors_, pending, deadline, buckets);
   int top = 0;
   for (const auto& entry : pending) top = std::max(top, static_cast<int>(entry.second));
 
@@ -504,10 +518,6 @@ class DagBuilder {
              GroupDag& dag);
 
  private:
-  struct Found {
-    VertexId vertex;
-    std::uint32_t position;  // in the source's search
-  };
   struct Edge {
     VertexId tail;
     std::uint32_t head;  // DAG position
@@ -516,7 +526,13 @@ class DagBuilder {
   void mark(VertexId v, std::uint32_t level, std::uint32_t position) {
     marked_[v] = group_;
     level_of_[v] = static_cast<std::uint16_t>(level);
-    by_level_[level].push_back({v, position});
+    by_level_[level].push_back(v);
+    if (position / 64 >= in_ball_.size()) {
+      in_ball_.resize(position / 64 + 1, 0);
+      vertex_at_.resize(in_ball_.size() * 64);
+    }
+    in_ball_[position / 64] |= std::uint64_t{1} << (position % 64);
+    vertex_at_[position] = v;
   }
 
   const RoutingGraph& graph_;
@@ -526,7 +542,11 @@ class DagBuilder {
   std::vector<std::uint32_t> position_;  // vertex -> DAG position once assigned
   std::vector<std::uint16_t> level_of_;  // vertex -> level, valid when marked
   std::uint32_t group_ = 0;
-  std::vector<std::vector<Found>> by_level_;
+  std::vector<std::vector<VertexId>> by_level_;
+  // The DAG's vertices as bits by their position in the source's search,
+  // which is level order: read in order, they are the discovery order.
+  std::vector<std::uint64_t> in_ball_;
+  std::vector<VertexId> vertex_at_;
   std::vector<Edge> edges_;
   std::vector<std::uint32_t> fill_;
 };
@@ -565,7 +585,7 @@ void DagBuilder::build(std::size_t source, NodeId source_node, const std::vector
   // between consecutive levels of the DAG.
   for (std::uint32_t level = length; level > 0; --level)
     for (std::size_t i = 0; i < by_level_[level].size(); ++i) {
-      const VertexId v = by_level_[level][i].vertex;
+      const VertexId v = by_level_[level][i];
       for (EdgeId r = reverse_.offsets[v]; r < reverse_.offsets[v + 1]; ++r) {
         const VertexId u = reverse_.tails[r];
         if (marked_[u] != group_) {
@@ -578,16 +598,15 @@ void DagBuilder::build(std::size_t source, NodeId source_node, const std::vector
         edges_.push_back({u, v, reverse_.channel[r]});  // head as a vertex for now
       }
     }
-  if (by_level_[0].size() != 1 || by_level_[0][0].vertex != graph_.begin_vertex(source_node))
+  if (by_level_[0].size() != 1 || by_level_[0][0] != graph_.begin_vertex(source_node))
     throw std::logic_error("sssp: BUILD_SSSP's DAG does not start at the source");
 
-  // Positions: level by level, by discovery position within a level.
+  // DAG positions in discovery order; the bits are cleared as they are read.
   std::uint32_t count = 0;
-  for (std::uint32_t level = 0; level <= length; ++level) {
-    auto& found = by_level_[level];
-    std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.position < b.position; });
-    for (const Found& f : found) position_[f.vertex] = count++;
-  }
+  for (std::size_t word = 0; word < in_ball_.size(); ++word)
+    for (std::uint64_t bits = in_ball_[word]; bits != 0; bits &= bits - 1)
+      position_[vertex_at_[word * 64 + static_cast<std::size_t>(__builtin_ctzll(bits))]] = count++;
+  std::fill(in_ball_.begin(), in_ball_.end(), 0);
   dag.first_end = count;
   const std::uint32_t total = count + static_cast<std::uint32_t>(targets.size());
   // CSR by tail position (a counting sort).
@@ -689,6 +708,7 @@ RouteTable SsspGenerator::generate(const Network& network, const std::vector<Nod
   if (n < 2) return table;
 
   const RoutingGraph graph(network);
+  const TorusNeighbors neighbors(torus);
   std::vector<Coord> coords(n);
   for (std::size_t i = 0; i < n; ++i) coords[i] = torus.coord(nodes[i]);
   // Stage 2's turns: the dimensions in which the pair differs, minus one.
@@ -729,7 +749,7 @@ RouteTable SsspGenerator::generate(const Network& network, const std::vector<Nod
         seeds.clear();
         for (std::size_t d = 0; d < n; ++d)
           if (d != s) seeds.emplace_back(nodes[d], static_cast<std::uint32_t>(torus.distance(src, nodes[d])));
-        spread_deadlines(torus, seeds, deadline, buckets);
+        spread_deadlines(neighbors, seeds, deadline, buckets);
         counter.search(src, wanted, n - 1, &deadline);
         bool exact = true, all_reached = true;
         for (auto& [node, bound] : seeds) {
@@ -741,7 +761,7 @@ RouteTable SsspGenerator::generate(const Network& network, const std::vector<Nod
           }
         }
         if (!exact && all_reached) {
-          spread_deadlines(torus, seeds, deadline, buckets);
+          spread_deadlines(neighbors, seeds, deadline, buckets);
           counter.search(src, wanted, n - 1, &deadline);
         } else if (!exact) {
           counter.search(src, wanted, n - 1);
@@ -775,7 +795,7 @@ RouteTable SsspGenerator::generate(const Network& network, const std::vector<Nod
   {
     std::vector<std::vector<std::pair<NodeId, std::uint32_t>>> by_source(n);
     for (const PendingPair& pair : pending) by_source[pair.source].emplace_back(nodes[pair.destination], pair.length);
-    balls = std::make_unique<SourceBalls>(graph, nodes, by_source);
+    balls = std::make_unique<SourceBalls>(graph, neighbors, nodes, by_source);
   }
 
   // Stage 2: sort and group.
