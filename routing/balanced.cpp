@@ -409,6 +409,7 @@ class Balancer {
  public:
   Balancer(const CandidateSet& set, std::size_t channel_slots)
       : set_(set),
+        used_(set.used_channels()),
         choice_(set.pair_count(), 0),
         loads_(channel_slots, 0),
         delta_(channel_slots, 0),
@@ -533,7 +534,7 @@ class Balancer {
         for (ChannelId c : set_.channels(p, best)) ++loads_[c];
       }
       bool over = false;
-      for (ChannelId c = 0; c < loads_.size(); ++c)
+      for (ChannelId c : used_)
         if (loads_[c] > target) {
           over = true;
           history[c] += 0.2 * (loads_[c] - target);
@@ -559,7 +560,7 @@ class Balancer {
  private:
   // Per-channel lists of the pairs crossing it, and the max-load counters.
   void index() {
-    for (auto& list : crossing_) list.clear();
+    for (ChannelId c : used_) crossing_[c].clear();
     for (std::size_t p = 0; p < set_.pair_count(); ++p)
       if (set_.variants(p) > 0)
         for (ChannelId c : set_.channels(p, choice_[p])) crossing_[c].push_back(static_cast<std::uint32_t>(p));
@@ -570,7 +571,8 @@ class Balancer {
     max_load_ = 0;
     at_max_ = 0;
     spread_ = 0;
-    for (std::uint32_t load : loads_) {
+    for (ChannelId c : used_) {
+      const std::uint32_t load = loads_[c];
       spread_ += static_cast<std::uint64_t>(spread_of(load));
       if (load > max_load_) {
         max_load_ = load;
@@ -656,7 +658,7 @@ class Balancer {
   bool relieve_max_channels() {
     bool moved = false;
     std::vector<ChannelId> hottest;
-    for (ChannelId c = 0; c < loads_.size(); ++c)
+    for (ChannelId c : used_)
       if (loads_[c] == max_load_) hottest.push_back(c);
     const std::uint32_t level = max_load_;
     std::vector<std::uint32_t> pairs;
@@ -688,6 +690,10 @@ class Balancer {
   }
 
   const CandidateSet& set_;
+  // The channels any candidate uses, ascending: the only ones that ever
+  // carry load, so the scans below are sized by the allocation, not by the
+  // machine.
+  std::vector<ChannelId> used_;
   DeadlockGuard* guard_ = nullptr;
   std::vector<std::pair<MoveDelta, std::uint32_t>> moves_;  // scratch of best_move() under the guard
   std::vector<std::pair<double, std::uint32_t>> ranked_;    // scratch of negotiate() under the guard

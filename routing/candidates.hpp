@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,27 +42,39 @@ namespace angara {
 class TurnRules {
  public:
   enum class Mode { augmented, all_turns };
-  explicit TurnRules(const Network& network, Mode mode = Mode::augmented)
-      : dependencies_(network), all_turns_(mode == Mode::all_turns) {}
+  // The augmentation walks the whole machine, so it is built only where it
+  // can admit a turn: under all_turns it is not consulted, and on a network
+  // whose every port is cabled and live it admits none (from any channel a
+  // DOR move reaches every higher direction at the next node, so Theorem 2
+  // refuses every turn).  That keeps routing a small allocation of a large
+  // healthy machine proportional to the allocation.
+  explicit TurnRules(const Network& network, Mode mode = Mode::augmented) : all_turns_(mode == Mode::all_turns) {
+    const Torus& torus = network.torus();
+    const std::size_t every_port = 2u * static_cast<std::size_t>(torus.present_dims()) * torus.node_count();
+    if (!all_turns_ && network.live_channel_count() != every_port) dependencies_.emplace(network);
+  }
 
   bool step_allowed(ChannelId from, Direction next) const {
     const Direction current = Torus::channel_direction(from);
     if (next == current) return true;
     if (next == current.opposite()) return false;
     if (current < next || all_turns_) return true;
-    return dependencies_.turn_allowed(from, next);
+    return turn_allowed(from, next);
+  }
+  // Whether the augmentation added the turn from -> next.
+  bool turn_allowed(ChannelId from, Direction next) const {
+    return dependencies_ && dependencies_->turn_allowed(from, next);
   }
   // Number of turns the augmentation added (0 on a fault-free torus).
   std::size_t turn_count() const {
-    return dependencies_.first_step_turns() + dependencies_.last_step_turns();
+    return dependencies_ ? dependencies_->first_step_turns() + dependencies_->last_step_turns() : 0;
   }
   // Whether any route may take a First/Last Step turn.
   bool turns_possible() const { return all_turns_ || turn_count() > 0; }
   bool all_turns() const { return all_turns_; }
-  const ChannelDependencies& dependencies() const { return dependencies_; }
 
  private:
-  ChannelDependencies dependencies_;
+  std::optional<ChannelDependencies> dependencies_;
   bool all_turns_ = false;
 };
 

@@ -51,7 +51,8 @@ IncrementalDependencyGraph::IncrementalDependencyGraph(const Torus& torus, FlowC
       head_(torus.channel_slots(), kNoNode),
       successors_(torus.channel_slots(), 0),
       counts_(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0),
-      order_(torus.channel_slots(), 0) {
+      order_(torus.channel_slots(), 0),
+      listed_(torus.channel_slots(), 0) {
   for (NodeId node = 0; node < torus.node_count(); ++node)
     for (int rank = 0; rank < kDirectionCount; ++rank) {
       const Direction d(rank);
@@ -116,6 +117,10 @@ bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) cons
 void IncrementalDependencyGraph::increment(ChannelId from, ChannelId to) {
   const std::size_t s = slot(from, to);
   if (counts_[s]++ == 0) {
+    if (!listed_[from]) {
+      listed_[from] = 1;
+      active_.push_back(from);
+    }
     successors_[from] |= static_cast<std::uint8_t>(1u << Torus::channel_direction(to).rank());
     if (order_[from] > order_[to]) order_stale_ = true;
   }
@@ -123,20 +128,30 @@ void IncrementalDependencyGraph::increment(ChannelId from, ChannelId to) {
 
 // Tarjan's strongly connected components, iteratively.  Components come out
 // sinks first; positions count down, so every edge goes to an equal or a
-// later position.
+// later position.  Only channels that have had a successor are roots (and
+// what they reach is visited): every other channel has no edge at all, so
+// its position does not matter.  The work and the scratch it resets are
+// thus sized by the routes added, not by the machine (a 32-node allocation
+// of a 4096-node torus touches a few hundred of its 32768 channels).
 void IncrementalDependencyGraph::refresh_order() const {
-  const std::size_t slots = head_.size();
   constexpr std::uint32_t kUnvisited = 0xFFFFFFFFu;
-  std::vector<std::uint32_t> index(slots, kUnvisited), low(slots, 0);
-  std::vector<unsigned char> on_stack(slots, 0);
-  std::vector<ChannelId> stack;
+  if (tarjan_index_.empty()) {
+    tarjan_index_.assign(head_.size(), kUnvisited);
+    tarjan_low_.assign(head_.size(), 0);
+    tarjan_on_stack_.assign(head_.size(), 0);
+  }
+  std::vector<std::uint32_t>& index = tarjan_index_;
+  std::vector<std::uint32_t>& low = tarjan_low_;
+  std::vector<unsigned char>& on_stack = tarjan_on_stack_;
+  std::vector<ChannelId> stack, visited;
   std::vector<std::pair<ChannelId, int>> calls;  // (channel, next successor rank to look at)
   std::uint32_t counter = 0;
-  std::uint32_t position = static_cast<std::uint32_t>(slots);
-  for (ChannelId root = 0; root < slots; ++root) {
+  std::uint32_t position = static_cast<std::uint32_t>(head_.size());
+  for (const ChannelId root : active_) {
     if (index[root] != kUnvisited) continue;
     calls.emplace_back(root, 0);
     index[root] = low[root] = counter++;
+    visited.push_back(root);
     stack.push_back(root);
     on_stack[root] = 1;
     while (!calls.empty()) {
@@ -149,6 +164,7 @@ void IncrementalDependencyGraph::refresh_order() const {
         const ChannelId next = target(c, r);
         if (index[next] == kUnvisited) {
           index[next] = low[next] = counter++;
+          visited.push_back(next);
           stack.push_back(next);
           on_stack[next] = 1;
           calls.emplace_back(next, 0);
@@ -172,6 +188,7 @@ void IncrementalDependencyGraph::refresh_order() const {
       } while (member != done);
     }
   }
+  for (const ChannelId c : visited) index[c] = kUnvisited;  // ready for the next refresh
   order_stale_ = false;
 }
 

@@ -81,6 +81,11 @@ class IncrementalDependencyGraph {
   std::vector<std::uint8_t> successors_; // channel slot -> successor direction mask
   std::vector<std::uint32_t> counts_;    // channel slot * 8 + rank -> routes using the edge
   mutable std::vector<std::uint32_t> order_;  // channel slot -> position of its component
+  std::vector<ChannelId> active_;             // channels that have had a successor, in that order
+  std::vector<unsigned char> listed_;         // channel slot -> in active_
+  // Scratch of refresh_order(), kept between refreshes (reset where used).
+  mutable std::vector<std::uint32_t> tarjan_index_, tarjan_low_;
+  mutable std::vector<unsigned char> tarjan_on_stack_;
   mutable bool order_stale_ = true;
   std::unique_ptr<std::mutex> order_mutex_ = std::make_unique<std::mutex>();
 };
