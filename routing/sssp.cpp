@@ -51,10 +51,12 @@
 // count first and by summed channel weight second (the |N|^2 term is the
 // same for every path of one level, so only the weight sums are stored).
 // A level is settled when it has been processed, and the search stops after
-// the level on which the last destination of N_dst was reached.  Vertices
-// whose node is too far from every destination to still reach one within
-// the group's length (by torus distance, a lower bound that holds with
-// faults too) are not expanded: they cannot be on any path being sought.
+// the level on which the last destination of N_dst was reached.  The search
+// runs only over the vertices that can lie on a shortest route from src to
+// one of its pending destinations: one pruned search per source (a vertex is
+// kept when its torus distance to some pending destination still fits that
+// destination's route length; torus distance is a lower bound with faults
+// too), and per group a backward pass from N_dst over it (stage 3 below).
 //
 // Ties: strict improvement only, so the first relaxation in frontier order
 // (discovery order, edges in RG order) wins.  Deterministic.
@@ -419,6 +421,8 @@ void SourceBalls::build(NodeId source, const std::vector<std::pair<NodeId, std::
   spread_deadlines(neighbors_, pending, deadline, buckets);
   int top = 0;
   for (const auto& entry : pending) top = std::max(top, static_cast<int>(entry.second));
+  // Levels are stored in 16 bits: refuse before searching, not after.
+  if (top > UINT16_MAX) throw std::length_error("sssp: routes longer than 65535 hops");
 
   // The pruned breadth-first search over the RG, ends left out.
   if (stamp == UINT32_MAX) {
@@ -450,7 +454,6 @@ void SourceBalls::build(NodeId source, const std::vector<std::pair<NodeId, std::
     if (level_end == order.size()) break;
     level_begin = level_end;
   }
-  if (top > UINT16_MAX) throw std::length_error("sssp: routes longer than 65535 hops");
 
   // Group by node (a counting sort keeps discovery order within a node).
   for (VertexId v : order) ++offsets[v / per_node_ + 1];
