@@ -66,6 +66,11 @@ bool parse_timeout(const char* text, int& seconds) {
   return true;
 }
 
+std::string memory_limit_error(const char* value) {
+  return "--memory-limit expects a size (4G, 512M, bytes; at least 1M), a percentage of the node's "
+         "memory (50%) or 'none', got '" + std::string(value) + "'";
+}
+
 Config load_config_announced(const std::string& path) {
   Config config = find_config(path);
   if (config.source == desmos_default_config().source)

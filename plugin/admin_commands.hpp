@@ -31,6 +31,9 @@ Config load_config_announced(const std::string& path);
 // "1" to "3600" seconds.
 bool parse_timeout(const char* text, int& seconds);
 
+// The usage error for a --memory-limit value parse_memory_limit() refused.
+std::string memory_limit_error(const char* value);
+
 // ["a","b"]: a JSON array of strings.
 std::string json_string_list(const std::vector<std::string>& items);
 

@@ -53,11 +53,6 @@ std::string lp_time_error(const std::string& command, const char* value) {
   return command + ": --lp-time expects seconds from 0 to 3600 (0: no LP bound), got '" + value + "'";
 }
 
-std::string memory_limit_error(const std::string& command, const char* value) {
-  return command + ": --memory-limit expects a size (4G, 512M, bytes; at least 1M), a percentage of the node's "
-         "memory (50%) or 'none', got '" + std::string(value) + "'";
-}
-
 // --rules / --flow-control: override routing.rules / routing.flow_control.
 struct RulesOptions {
   std::optional<RuleSet> rules;
@@ -181,7 +176,7 @@ int cmd_generate(int argc, char** argv) {
         break;
       case 'M':
         memory_limit = parse_memory_limit(optarg);
-        if (!memory_limit) return usage_error(memory_limit_error("generate", optarg));
+        if (!memory_limit) return usage_error("generate: " + memory_limit_error(optarg));
         break;
       default: return usage_error("generate: unknown option");
     }

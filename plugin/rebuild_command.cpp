@@ -13,6 +13,7 @@
 #include <ctime>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -42,6 +43,7 @@ const char* const kUsage =
     "         [--config F] [--tables DIR] [--cache DIR] [--algorithm NAME]\n"
     "         [--failed down|down,drained|none] [--down HOSTLIST] [--timeout S] [--dry-run]\n"
     "         [--json] [--log FILE] [--quiesced] [--step-wait S]\n"
+    "         [--memory-limit SIZE|PERCENT%|none]\n"
     "         [DOWN-HOSTLIST...]   (as strigger --node --down passes them)\n";
 
 struct Options {
@@ -60,6 +62,7 @@ struct Options {
   bool json = false;
   std::string log_file = LOCALSTATEDIR "/log/angara-route.log";
   SwitchOptions live_switch;
+  std::optional<MemoryLimit> memory_limit;  // overrides limits.memory
 };
 
 // Every rebuild run leaves a record (angara-route(8), FILES): each line goes
@@ -151,7 +154,7 @@ int rebuild_command(int argc, char** argv) {
       {"timeout", required_argument, nullptr, 'T'},  {"dry-run", no_argument, nullptr, 'd'},
       {"json", no_argument, nullptr, 'j'},           {"log", required_argument, nullptr, 'L'},
       {"quiesced", no_argument, nullptr, 'Q'},       {"step-wait", required_argument, nullptr, 'W'},
-      {"help", no_argument, nullptr, 'h'},           {nullptr, 0, nullptr, 0}};
+      {"memory-limit", required_argument, nullptr, 'M'}, {"help", no_argument, nullptr, 'h'},           {nullptr, 0, nullptr, 0}};
   optind = 1;
   int opt;
   while ((opt = getopt_long(argc, argv, "J:c:t:a:dh", long_options, nullptr)) != -1) {
@@ -200,6 +203,10 @@ int rebuild_command(int argc, char** argv) {
         options.live_switch.step_wait = seconds;
         break;
       }
+      case 'M':
+        options.memory_limit = parse_memory_limit(optarg);
+        if (!options.memory_limit) return usage(memory_limit_error(optarg));
+        break;
       case 'h': std::cout << kUsage; return kExitOk;
       default: return usage("unknown option");
     }
@@ -230,6 +237,7 @@ int rebuild_command(int argc, char** argv) {
   Config config;
   try {
     config = find_config(options.config_path);
+    if (options.memory_limit) config.memory_limit = *options.memory_limit;
   } catch (...) {
     return fail(exit_status_of(std::current_exception()), message_of(std::current_exception()));
   }

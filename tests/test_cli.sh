@@ -438,6 +438,9 @@ expect "rebuild: --job and --all-running exclude each other, in JSON" 2 "$tool" 
 contains "rebuild usage error in JSON" "$work/out" \
   '{"error":{"exit_status":2,"message":"rebuild: give exactly one of --job JOBID and --all-running"}}'
 expect "rebuild: bad timeout" 2 "$tool" rebuild --job 1 --timeout 0
+expect "rebuild: bad --memory-limit" 2 "$tool" rebuild --job 1 --memory-limit 4X
+contains "rebuild: bad --memory-limit says what is expected" "$work/err" \
+  "rebuild: --memory-limit expects a size (4G, 512M, bytes; at least 1M), a percentage of the node's memory (50%) or 'none', got '4X'"
 # A rebuild reruns the chain the job's prologue asked for, not only the member
 # that won: the rebuild logic of `angara-route rebuild` (plugin/job_tables.hpp)
 # through the test driver, which needs no Slurm.  On the fault-free 6x6

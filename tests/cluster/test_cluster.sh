@@ -321,6 +321,15 @@ if "$tool" rebuild --log "$rebuild_log" --job "$job" --config "$config" --dry-ru
 else
   not_ok "rebuild names its config and table directory and keeps sssp" "$(cat "$out/rebuild.txt")"
 fi
+# --memory-limit overrides limits.memory: under 1M the job's computation is refused (exit 9).
+"$tool" rebuild --log "$rebuild_log" --job "$job" --config "$config" --dry-run --memory-limit 1M \
+  >"$out/memlimit.out" 2>&1
+status=$?
+if [ $status = 9 ] && grep -q "more than the memory limit of 1.0 MiB" "$out/memlimit.out"; then
+  ok "rebuild --memory-limit 1M refuses the job's computation (exit 9)"
+else
+  not_ok "rebuild --memory-limit 1M refuses the job's computation" "exit $status: $(cat "$out/memlimit.out")"
+fi
 if [ ! -e /usr/local/etc/angara/angara.yaml ] && [ ! -e /etc/angara/angara.yaml ]; then
   env -u ANGARA_CONFIG "$tool" rebuild --log "$rebuild_log" --job "$job" >"$out/noconf.out" 2>"$out/noconf.err"
   status=$?
