@@ -85,6 +85,25 @@ std::uint32_t candidate_space_bound(const CandidateSet& set) {
 // D coordinate is even.  Its d/2-hop arcs then cover every channel d/4 times
 // (d = 4, 8), or once or twice (d = 6), which is the ceiling of the bound.
 // Returns false when some pair lacks the chosen route.
+//
+// The sign of a tied dimension `dim` (delta_D = d/2), as described above:
+// +D iff the displacement's other components m are even; `split` marks the
+// pure displacement (m = 0) of an odd number of them, split by source.
+struct TiedSign {
+  bool positive;
+  bool split;
+};
+TiedSign tied_sign(const Torus& torus, const std::array<bool, kMaxDims>& spanned,
+                   const std::array<int, kMaxDims>& delta, int dim) {
+  std::size_t m = 0, classes = 1;
+  for (int other = 0; other < kMaxDims; ++other) {
+    if (other == dim || !spanned[other]) continue;
+    m = m * static_cast<std::size_t>(torus.size(other)) + static_cast<std::size_t>(delta[other]);
+    classes *= static_cast<std::size_t>(torus.size(other));
+  }
+  return {m % 2 == 0, m == 0 && classes % 2 == 1 && torus.size(dim) >= 4};
+}
+
 bool sub_torus_choice(const Network& network, const CandidateSet& set, std::vector<std::uint32_t>* choice) {
   const Torus& torus = network.torus();
   const std::vector<NodeId>& nodes = set.nodes();
@@ -124,14 +143,8 @@ bool sub_torus_choice(const Network& network, const CandidateSet& set, std::vect
         if (torus.single_cabled(dim)) {
           positive = from[dim] == 0;  // the only cabled port of the pair
         } else if (forward == size - forward) {
-          std::size_t m = 0, classes = 1;
-          for (int other = 0; other < kMaxDims; ++other) {
-            if (other == dim || !spanned[other]) continue;
-            m = m * static_cast<std::size_t>(torus.size(other)) + static_cast<std::size_t>(delta[other]);
-            classes *= static_cast<std::size_t>(torus.size(other));
-          }
-          positive = m % 2 == 0;
-          if (m == 0 && classes % 2 == 1 && size >= 4) positive = from[dim] % 2 == 0;
+          const TiedSign tied = tied_sign(torus, spanned, delta, dim);
+          positive = tied.split ? from[dim] % 2 == 0 : tied.positive;
         }
         counts[Direction::make(dim, !positive).rank()] = positive ? forward : size - forward;
       }
@@ -208,14 +221,9 @@ std::optional<RouteTable> sub_torus_table(const Network& network, RouteTable tab
       bool positive = forward < size - forward;
       bool split = false;
       if (forward == size - forward) {
-        std::size_t m = 0, classes = 1;
-        for (int other = 0; other < kMaxDims; ++other) {
-          if (other == dim || !spanned[other]) continue;
-          m = m * static_cast<std::size_t>(torus.size(other)) + static_cast<std::size_t>(delta[other]);
-          classes *= static_cast<std::size_t>(torus.size(other));
-        }
-        positive = m % 2 == 0;
-        split = m == 0 && classes % 2 == 1 && size >= 4;
+        const TiedSign tied = tied_sign(torus, spanned, delta, dim);
+        positive = tied.positive;
+        split = tied.split;
       }
       if (split) {
         split_dim[index] = dim;
