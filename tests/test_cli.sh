@@ -3,29 +3,8 @@
 # independent Python checker, written tables re-verified, torn tables and bad
 # input rejected with their exit codes.
 set -u
-tool="$TOP_BUILDDIR/plugin/angara-route"
-data="$TEST_DATA_DIR"
+. "$(dirname "$0")/tap_lib.sh"
 checker="$TEST_DATA_DIR/../tools/check_dump.py"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $1"; }
-expect() {  # expect NAME EXIT_CODE command...
-  local name="$1" want="$2"
-  shift 2
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" -eq "$want" ]; then ok "$name"; else
-    not_ok "$name (exit $got, wanted $want)"
-    sed 's/^/    /' "$work/out" "$work/err" | head -20
-  fi
-}
-contains() {  # contains NAME FILE TEXT
-  if grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1: '$3' not in output"; sed 's/^/    /' "$2" | head -20; fi
-}
 
 # The built-in Desmos default: report, dump, independent check.
 expect "default dry run" 0 "$tool" generate --dry-run --dump-routes "$work/desmos.dump"
@@ -535,5 +514,4 @@ printf 'limits:\n  memory: lots\n' | cat "$data/torus_4x4x4.yaml" - >"$work/bad-
 expect "bad limits.memory" 3 "$tool" generate --config "$work/bad-limit.yaml" --dry-run
 contains "bad limits.memory names the line" "$work/err" "limits.memory: expected a size"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_summary

@@ -3,28 +3,8 @@
 # the wrong type or size are refused, nothing is written before all input is
 # checked, concurrent writers and readers of one directory never see a mix.
 set -u
-tool="$TOP_BUILDDIR/plugin/angara-route"
-data="$TEST_DATA_DIR"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $1"; }
-expect() {  # expect NAME EXIT_CODE command...
-  local name="$1" want="$2"
-  shift 2
-  timeout 60 "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" -eq "$want" ]; then ok "$name"; else
-    not_ok "$name (exit $got, wanted $want)"
-    sed 's/^/    /' "$work/out" "$work/err" | head -20
-  fi
-}
-contains() {  # contains NAME FILE TEXT
-  if grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1: '$3' not in output"; sed 's/^/    /' "$2" | head -20; fi
-}
+expect_timeout=60
+. "$(dirname "$0")/tap_lib.sh"
 check() {  # check NAME command...
   local name="$1"
   shift
@@ -264,5 +244,4 @@ expect "the new set verifies" 0 "$tool" verify --config "$torus" --tables "$work
 expect "--step-wait takes seconds" 2 "$tool" rebuild --job 7 --step-wait soon
 contains "it says what it expected" "$work/err" "angara-route: rebuild: --step-wait soon: expected seconds from 0 to 600"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_summary

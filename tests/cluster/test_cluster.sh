@@ -8,43 +8,14 @@
 # ANGARA_CLUSTER_KEEP=1 keeps the cluster's directory (logs) afterwards.
 set -u
 
-# make distcheck re-runs the suite on the packed tree; the README's test
-# command has already run this test once against the same build.
-if [ "${ANGARA_CLUSTER_TEST:-}" = skip ]; then
-  echo "SKIP: ANGARA_CLUSTER_TEST=skip (the cluster test already ran in this build)"
-  exit 77
-fi
-
-if [ "$(id -u)" != 0 ]; then
-  echo "SKIP: the test cluster needs root (slurmd runs as root)"
-  exit 77
-fi
-
 here=$(cd "$(dirname "$0")" && pwd)
-top_builddir=${TOP_BUILDDIR:-$(pwd)/..}
-tool=$top_builddir/plugin/angara-route
+. "$here/common.sh"
 plugin=$top_builddir/plugin/.libs/spank-angara.so
-if [ ! -x "$tool" ] || [ ! -f "$plugin" ]; then
-  echo "ERROR: build first: $tool or $plugin is missing" >&2
+if [ ! -f "$plugin" ]; then
+  echo "ERROR: build first: $plugin is missing" >&2
   exit 99
 fi
-
-# One live cluster at a time on this host: 32 slurmd on 2 cores are slow
-# enough, and parallel builds (several work trees) would fight over them.
-lock=${ANGARA_CLUSTER_LOCK:-${TMPDIR:-/tmp}/angara-cluster.lock}
-exec 9>"$lock"
-if ! flock -w 1800 9; then
-  echo "ERROR: another cluster test holds $lock for 30 minutes; processes with it open:" >&2
-  # A daemon left behind by a killed test (before cluster.sh closed the lock
-  # for its daemons) holds it forever: name it so that its owner can stop it.
-  for fd in /proc/[0-9]*/fd/*; do
-    [ "$(readlink "$fd" 2>/dev/null)" = "$lock" ] || continue
-    pid=${fd#/proc/}
-    pid=${pid%%/*}
-    [ "$pid" = $$ ] || echo "  pid $pid: $(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null | cut -c1-160)" >&2
-  done
-  exit 99
-fi
+take_cluster_lock
 
 state=$(mktemp -d "${TMPDIR:-/tmp}/angara-cluster.XXXXXX") || exit 99
 tables=$state/tables
@@ -53,24 +24,6 @@ config=$state/angara.yaml
 rebuild_log=$state/rebuild.log  # not the installed default under LOCALSTATEDIR
 mkdir -p "$work"
 export SLURM_CONF=$state/etc/slurm.conf
-
-passed=0
-failed=0
-ok() {
-  passed=$((passed + 1))
-  echo "PASS: $1"
-}
-not_ok() {
-  failed=$((failed + 1))
-  echo "FAIL: $1"
-  [ $# -gt 1 ] && printf '      %s\n' "${@:2}"
-}
-# check DESCRIPTION COMMAND...: passes when the command succeeds.
-check() {
-  local what=$1
-  shift
-  if "$@"; then ok "$what"; else not_ok "$what" "command: $*"; fi
-}
 
 cleanup() {
   strigger --clear --user=root >/dev/null 2>&1
@@ -100,7 +53,6 @@ plugstack() { "$here/cluster.sh" plugstack "$state" "$@"; }
 
 slurmd_log() { cat "$state/log/slurmd-$1.log"; }
 
-job_field() { scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 # The job's AdminComment, spaces kept (scontrol prints it on a line of its own).
 admin_comment() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*[^ ]\) *$/\1/p'; }
 

@@ -14,51 +14,19 @@
 # Needs root; skips (exit 77) otherwise.  ANGARA_CLUSTER_TEST=skip skips.
 set -u
 
-if [ "${ANGARA_CLUSTER_TEST:-}" = skip ]; then
-  echo "SKIP: ANGARA_CLUSTER_TEST=skip"
-  exit 77
-fi
-if [ "$(id -u)" != 0 ]; then
-  echo "SKIP: the test cluster needs root (slurmd runs as root)"
-  exit 77
-fi
-
 here=$(cd "$(dirname "$0")" && pwd)
-top_srcdir=$(cd "$here/../.." && pwd)
-top_builddir=${TOP_BUILDDIR:-$(pwd)/..}
-tool=$top_builddir/plugin/angara-route
-if [ ! -x "$tool" ]; then
-  echo "ERROR: build first: $tool is missing" >&2
-  exit 99
-fi
+. "$here/common.sh"
 if [ ! -f /usr/lib/x86_64-linux-gnu/slurm-wlm/job_submit_lua.so ] && ! ls /usr/lib/*/slurm*/job_submit_lua.so >/dev/null 2>&1; then
   echo "SKIP: Slurm's job_submit_lua.so is not installed"
   exit 77
 fi
 
-lock=${ANGARA_CLUSTER_LOCK:-${TMPDIR:-/tmp}/angara-cluster.lock}
-exec 9>"$lock"
-if ! flock -w 1800 9; then
-  echo "ERROR: another cluster test holds $lock for 30 minutes" >&2
-  exit 99
-fi
+take_cluster_lock
 
 state=$(mktemp -d "${TMPDIR:-/tmp}/angara-place.XXXXXX") || exit 99
 config=$state/angara.yaml
 export SLURM_CONF=$state/etc/slurm.conf
 export ANGARA_CONFIG=$config
-
-passed=0
-failed=0
-ok() {
-  passed=$((passed + 1))
-  echo "PASS: $1"
-}
-not_ok() {
-  failed=$((failed + 1))
-  echo "FAIL: $1"
-  [ $# -gt 1 ] && printf '      %s\n' "${@:2}"
-}
 
 cleanup() { "$here/cluster.sh" stop "$state" >/dev/null; }
 trap cleanup EXIT
@@ -93,7 +61,6 @@ EOF
 chmod +x "$hook"
 ANGARA_CLUSTER_HOOK=$hook "$here/cluster.sh" start "$state" || exit 99
 
-job_field() { scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 wait_running() {
   local job=$1 deadline=$((SECONDS + 60))
   while [ $SECONDS -lt $deadline ]; do
