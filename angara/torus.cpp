@@ -69,30 +69,10 @@ Torus Torus::parse(std::string_view text) {
   return Torus(sizes, dims);
 }
 
-NodeId Torus::id(const Coord& c) const {
-  NodeId node = 0;
-  for (int dim = 0; dim < kMaxDims; ++dim) node += static_cast<NodeId>(c[dim]) * stride_[dim];
-  return node;
-}
-
-Coord Torus::coord(NodeId node) const {
-  Coord c{};
-  for (int dim = 0; dim < kMaxDims; ++dim) c[dim] = static_cast<int>((node / stride_[dim]) % sizes_[dim]);
-  return c;
-}
-
 bool Torus::valid(const Coord& c) const {
   for (int dim = 0; dim < kMaxDims; ++dim)
     if (c[dim] < 0 || c[dim] >= sizes_[dim]) return false;
   return true;
-}
-
-NodeId Torus::neighbor(NodeId node, Direction d) const {
-  const int dim = d.dim();
-  const int size = sizes_[dim];
-  const int here = static_cast<int>((node / stride_[dim]) % size);
-  const int there = (here + d.step() + size) % size;
-  return node + static_cast<NodeId>(there - here) * stride_[dim];
 }
 
 ChannelId Torus::reverse_channel(ChannelId c) const {

@@ -113,10 +113,26 @@ class Torus {
   std::size_t first_uncabled_hop(NodeId node, const std::vector<Direction>& hops, NodeId* at = nullptr) const;
 
   NodeId node_count() const { return node_count_; }
-  NodeId id(const Coord& c) const;
-  Coord coord(NodeId node) const;
+  // id, coord and neighbor are in the header: hot loops of every generator
+  // and of select call them per channel.
+  NodeId id(const Coord& c) const {
+    NodeId node = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim) node += static_cast<NodeId>(c[dim]) * stride_[dim];
+    return node;
+  }
+  Coord coord(NodeId node) const {
+    Coord c{};
+    for (int dim = 0; dim < kMaxDims; ++dim) c[dim] = static_cast<int>((node / stride_[dim]) % sizes_[dim]);
+    return c;
+  }
   bool valid(const Coord& c) const;
-  NodeId neighbor(NodeId node, Direction d) const;
+  NodeId neighbor(NodeId node, Direction d) const {
+    const int dim = d.dim();
+    const int size = sizes_[dim];
+    const int here = static_cast<int>((node / stride_[dim]) % size);
+    const int there = (here + d.step() + size) % size;
+    return node + static_cast<NodeId>(there - here) * stride_[dim];
+  }
 
   // Every (node, direction) slot has an id; slots of absent dimensions exist
   // but are never live.  ChannelId = node * 8 + direction rank.

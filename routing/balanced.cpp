@@ -341,7 +341,10 @@ class DeadlockGuard {
 
   // The graph of `choice` (routes known to be deadlock-free together).
   void reset(const std::vector<std::uint32_t>& choice) {
-    graph_.emplace(torus_, rule_);
+    if (graph_)
+      graph_->clear();
+    else
+      graph_.emplace(torus_, rule_);
     for (std::size_t p = 0; p < set_.pair_count(); ++p)
       if (set_.variants(p) > 0) graph_->add_path(copy(p, choice[p], &old_));
     forget();

@@ -3,6 +3,7 @@
 #include "routing/dependency_graph.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -45,23 +46,55 @@ SearchScratch& scratch() {
 
 }  // namespace
 
-IncrementalDependencyGraph::IncrementalDependencyGraph(const Torus& torus, FlowControl rule)
-    : torus_(torus),
-      rule_(rule),
-      head_(torus.channel_slots(), kNoNode),
-      successors_(torus.channel_slots(), 0),
-      counts_(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0),
-      order_(torus.channel_slots(), 0),
-      listed_(torus.channel_slots(), 0) {
+namespace {
+
+// The node every channel slot enters (kNoNode for absent directions), shared
+// by the graphs of one torus shape: a graph is built per allocation, often
+// many times over on one machine, and this table is sized by the machine.
+// The last shape's table is kept.
+std::shared_ptr<const std::vector<NodeId>> channel_heads(const Torus& torus) {
+  static std::mutex mutex;
+  static std::array<int, kMaxDims> last_sizes{};
+  static std::shared_ptr<const std::vector<NodeId>> last;
+  std::array<int, kMaxDims> sizes{};
+  for (int dim = 0; dim < kMaxDims; ++dim) sizes[dim] = torus.size(dim);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (last && last_sizes == sizes) return last;
+  auto heads = std::make_shared<std::vector<NodeId>>(torus.channel_slots(), kNoNode);
   for (NodeId node = 0; node < torus.node_count(); ++node)
     for (int rank = 0; rank < kDirectionCount; ++rank) {
       const Direction d(rank);
-      if (torus.direction_present(d)) head_[Torus::channel(node, d)] = torus.neighbor(node, d);
+      if (torus.direction_present(d)) (*heads)[Torus::channel(node, d)] = torus.neighbor(node, d);
     }
+  last = std::move(heads);
+  last_sizes = sizes;
+  return last;
+}
+
+}  // namespace
+
+IncrementalDependencyGraph::IncrementalDependencyGraph(const Torus& torus, FlowControl rule)
+    : torus_(torus),
+      rule_(rule),
+      heads_(channel_heads(torus)),
+      head_(heads_->data()),
+      slots_(heads_->size()),
+      successors_(torus.channel_slots(), 0),
+      counts_(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0),
+      order_(torus.channel_slots(), 0),
+      listed_(torus.channel_slots(), 0) {}
+
+void IncrementalDependencyGraph::clear() {
+  for (const ChannelId c : active_) {
+    std::fill_n(counts_.begin() + static_cast<std::ptrdiff_t>(c) * kDirectionCount, kDirectionCount, 0u);
+    successors_[c] = 0;
+    listed_[c] = 0;
+  }
+  active_.clear();
 }
 
 std::size_t IncrementalDependencyGraph::slot(ChannelId from, ChannelId to) const {
-  if (from >= head_.size() || to >= head_.size() || head_[from] == kNoNode || head_[to] == kNoNode ||
+  if (from >= slots_ || to >= slots_ || head_[from] == kNoNode || head_[to] == kNoNode ||
       Torus::channel_node(to) != head_[from])
     throw std::invalid_argument("channel dependency " + std::to_string(from) + " -> " + std::to_string(to) +
                                 ": the second channel does not leave the node the first one enters");
@@ -93,7 +126,7 @@ bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) cons
   if (order_[to] > limit) return false;  // every walk from `to` stays after `from`
 
   SearchScratch& search = scratch();
-  search.start(2 * head_.size());
+  search.start(2 * slots_);
   search.visit(to, !need_turn);
   search.stack.emplace_back(to, !need_turn);
   while (!search.stack.empty()) {
@@ -136,9 +169,9 @@ void IncrementalDependencyGraph::increment(ChannelId from, ChannelId to) {
 void IncrementalDependencyGraph::refresh_order() const {
   constexpr std::uint32_t kUnvisited = 0xFFFFFFFFu;
   if (tarjan_index_.empty()) {
-    tarjan_index_.assign(head_.size(), kUnvisited);
-    tarjan_low_.assign(head_.size(), 0);
-    tarjan_on_stack_.assign(head_.size(), 0);
+    tarjan_index_.assign(slots_, kUnvisited);
+    tarjan_low_.assign(slots_, 0);
+    tarjan_on_stack_.assign(slots_, 0);
   }
   std::vector<std::uint32_t>& index = tarjan_index_;
   std::vector<std::uint32_t>& low = tarjan_low_;
@@ -146,7 +179,7 @@ void IncrementalDependencyGraph::refresh_order() const {
   std::vector<ChannelId> stack, visited;
   std::vector<std::pair<ChannelId, int>> calls;  // (channel, next successor rank to look at)
   std::uint32_t counter = 0;
-  std::uint32_t position = static_cast<std::uint32_t>(head_.size());
+  std::uint32_t position = static_cast<std::uint32_t>(slots_);
   for (const ChannelId root : active_) {
     if (index[root] != kUnvisited) continue;
     calls.emplace_back(root, 0);

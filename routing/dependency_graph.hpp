@@ -48,6 +48,9 @@ class IncrementalDependencyGraph {
   void add_path(const std::vector<ChannelId>& channels);     // unconditionally
   void remove_path(const std::vector<ChannelId>& channels);  // ref-counted removal
   bool has_edge(ChannelId from, ChannelId to) const;
+  // Removes every edge, in time proportional to the channels that had one
+  // (cheaper than a new graph on a large machine).
+  void clear();
 
   // How many routes added so far use the dependency from->to.
   std::uint32_t edge_count(ChannelId from, ChannelId to) const;
@@ -77,7 +80,9 @@ class IncrementalDependencyGraph {
 
   Torus torus_;
   FlowControl rule_;
-  std::vector<NodeId> head_;             // channel slot -> the node it enters
+  std::shared_ptr<const std::vector<NodeId>> heads_;  // channel slot -> the node it enters
+  const NodeId* head_;                                 // heads_'s data
+  std::size_t slots_;
   std::vector<std::uint8_t> successors_; // channel slot -> successor direction mask
   std::vector<std::uint32_t> counts_;    // channel slot * 8 + rank -> routes using the edge
   mutable std::vector<std::uint32_t> order_;  // channel slot -> position of its component

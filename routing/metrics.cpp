@@ -232,9 +232,27 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
       std::stable_sort(list.begin(), list.end(),
                        [](const PairPattern& x, const PairPattern& y) { return x.coverage > y.coverage; });
 
+    // The union of the patterns per dimension: a channel outside it lies on
+    // no pattern, and most channels of a large machine around a compact
+    // allocation are, so they skip the scan.
+    std::array<std::array<std::vector<std::uint64_t>, kMaxDims>, 2> reach;  // [negative][dimension]
+    for (int negative = 0; negative <= 1; ++negative)
+      for (int j : present) {
+        std::vector<std::uint64_t>& bits = reach[negative][j];
+        bits.assign(static_cast<std::size_t>(masks[j].words()), 0);
+        for (const PairPattern& pattern : patterns[negative]) {
+          const std::uint64_t* mask = j == dim ? pattern.hop : pattern.arc[j];
+          for (std::size_t w = 0; w < bits.size(); ++w) bits[w] |= mask[w];
+        }
+      }
     for (ChannelId c : undecided) {
       const Coord u = torus.coord(Torus::channel_node(c));
-      for (const PairPattern& pattern : patterns[Torus::channel_direction(c).negative()]) {
+      const bool negative = Torus::channel_direction(c).negative();
+      bool reachable = true;
+      for (std::size_t k = 0; reachable && k < present.size(); ++k)
+        reachable = RingMasks::test(reach[negative][present[k]].data(), u[present[k]]);
+      if (!reachable) continue;
+      for (const PairPattern& pattern : patterns[negative]) {
         bool on_path = RingMasks::test(pattern.hop, u[dim]);
         for (std::size_t k = 0; on_path && k < present.size(); ++k) {
           const int j = present[k];

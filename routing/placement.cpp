@@ -146,20 +146,36 @@ IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes) {
   return {integer_lower_bound(terms), mean_distance(terms, nodes.size())};
 }
 
-// Sums of a per-node value over the cyclic box of `shape` at every origin
+// Sums of a per-node value over the cyclic box of a shape at every origin
 // (indexed by the origin's NodeId), as one sliding window per dimension the
 // box spans: O(dims * nodes) for all origins together, where a box query of
 // prefix sums would cost O(2^dims) per origin.  A box that spans a whole
-// ring has the same sum at every origin along it.
-std::vector<std::int64_t> box_sums(const Torus& torus, std::vector<std::int64_t> values, const Shape& shape) {
-  const NodeId n = torus.node_count();
-  std::vector<std::int64_t> next(n);
-  for (int dim = 0; dim < kMaxDims; ++dim) {
-    const int size = torus.size(dim), width = shape[dim];
-    if (width <= 1) continue;
+// ring has the same sum at every origin along it.  The sums of a box are
+// those of the box one dimension shorter, slid along that dimension, and
+// every box is kept: the shapes of one volume and their faces share most
+// of their shorter boxes, so each distinct box costs one pass.
+class BoxSums {
+ public:
+  BoxSums(const Torus& torus, std::vector<std::int64_t> values) : torus_(torus) {
+    Shape unit;
+    unit.fill(1);
+    sums_.emplace(unit, std::move(values));
+  }
+
+  const std::vector<std::int64_t>& of(const Shape& shape) {
+    const auto found = sums_.find(shape);
+    if (found != sums_.end()) return found->second;
+    int dim = kMaxDims - 1;
+    while (shape[dim] <= 1) --dim;  // the unit shape is always there
+    Shape shorter = shape;
+    shorter[dim] = 1;
+    const std::vector<std::int64_t>& values = of(shorter);  // std::map: stays valid
+    const NodeId n = torus_.node_count();
+    const int size = torus_.size(dim), width = shape[dim];
     Coord unit{};
     unit[dim] = 1;
-    const NodeId stride = torus.id(unit), period = stride * static_cast<NodeId>(size);
+    const NodeId stride = torus_.id(unit), period = stride * static_cast<NodeId>(size);
+    std::vector<std::int64_t> next(n);
     std::vector<std::int64_t> line(static_cast<std::size_t>(size + width));
     for (NodeId outer = 0; outer < n; outer += period)
       for (NodeId base = outer; base < outer + stride; ++base) {
@@ -172,10 +188,13 @@ std::vector<std::int64_t> box_sums(const Torus& torus, std::vector<std::int64_t>
           sum += line[origin + width] - line[origin];
         }
       }
-    values.swap(next);
+    return sums_.emplace(shape, std::move(next)).first->second;
   }
-  return values;
-}
+
+ private:
+  const Torus& torus_;
+  std::map<Shape, std::vector<std::int64_t>> sums_;
+};
 
 class Selector {
  public:
@@ -204,8 +223,8 @@ class Selector {
   std::vector<std::uint32_t> busy_ports_;  // per node: channels leaving it that running jobs use
   bool any_busy_ = false;
   std::size_t count_ = 0;
-  std::vector<std::int64_t> taken_;       // 1 per node that is not free (taken or failed)
-  std::vector<std::int64_t> busy_values_;  // busy_ports_
+  BoxSums taken_;            // of 1 per node that is not free (taken or failed)
+  BoxSums busy_;             // of busy_ports_
   std::size_t considered_ = 0;
   bool has_failures_ = false;
 };
@@ -245,8 +264,8 @@ Selector::Selector(const Network& network, const PlacementRequest& request)
       torus_(network.torus()),
       request_(request),
       busy_ports_(busy_port_values(torus_, request)),
-      taken_(taken_values(network, request)),
-      busy_values_(busy_ports_.begin(), busy_ports_.end()) {
+      taken_(torus_, taken_values(network, request)),
+      busy_(torus_, std::vector<std::int64_t>(busy_ports_.begin(), busy_ports_.end())) {
   if (!request.free.empty() && request.free.size() != torus_.node_count())
     throw std::invalid_argument("placement: free-node mask has the wrong size");
   if (!request.busy.empty() && request.busy.size() != torus_.channel_slots())
@@ -271,30 +290,37 @@ std::vector<Candidate> Selector::free_blocks(const std::vector<Shape>& shapes) {
   };
   std::vector<Found> kept;  // sorted, best first
   for (const Shape& shape : shapes) {
-    const std::vector<std::int64_t> taken = box_sums(torus_, taken_, shape);
-    const std::vector<std::int64_t> busy =
-        any_busy_ ? box_sums(torus_, busy_values_, shape) : std::vector<std::int64_t>(taken.size(), 0);
+    const std::vector<std::int64_t>& taken = taken_.of(shape);
+    const std::vector<std::int64_t>* busy = any_busy_ ? &busy_.of(shape) : nullptr;
     // Taken or failed nodes in the layers right outside the block, each
     // layer counted once (on a ring of 2, or a block one short of the ring,
     // the two sides are one layer): per dimension, the sums over the block's
     // face at every origin, read one step below and one step above.
-    std::array<std::vector<std::int64_t>, kMaxDims> faces;
+    std::array<const std::vector<std::int64_t>*, kMaxDims> faces{};
     for (int dim = 0; dim < kMaxDims; ++dim) {
       if (shape[dim] >= torus_.size(dim)) continue;
       Shape face = shape;
       face[dim] = 1;
-      faces[dim] = box_sums(torus_, taken_, face);
+      faces[dim] = &taken_.of(face);
     }
-    const auto contact_of = [&](const Coord& origin) {
+    std::array<NodeId, kMaxDims> stride{};
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      Coord unit{};
+      unit[dim] = 1;
+      stride[dim] = torus_.id(unit);
+    }
+    // The layers below and above the block at `origin` (NodeId `at`), by
+    // stride arithmetic: this runs for every free origin of every shape.
+    const auto contact_of = [&](const Coord& origin, NodeId at) {
       std::int64_t contact = 0;
       for (int dim = 0; dim < kMaxDims; ++dim) {
         const int size = torus_.size(dim);
         if (shape[dim] >= size) continue;
-        Coord below = origin, above = origin;
-        below[dim] = (origin[dim] - 1 + size) % size;
-        above[dim] = (origin[dim] + shape[dim]) % size;
-        contact += faces[dim][torus_.id(below)];
-        if (above[dim] != below[dim]) contact += faces[dim][torus_.id(above)];
+        const NodeId row = at - static_cast<NodeId>(origin[dim]) * stride[dim];  // coordinate 0 of dim
+        const int below = origin[dim] == 0 ? size - 1 : origin[dim] - 1;
+        const int above = origin[dim] + shape[dim] >= size ? origin[dim] + shape[dim] - size : origin[dim] + shape[dim];
+        contact += (*faces[dim])[row + static_cast<NodeId>(below) * stride[dim]];
+        if (above != below) contact += (*faces[dim])[row + static_cast<NodeId>(above) * stride[dim]];
       }
       return static_cast<std::size_t>(contact);
     };
@@ -308,8 +334,9 @@ std::vector<Candidate> Selector::free_blocks(const std::vector<Shape>& shapes) {
             const NodeId at = torus_.id(origin);
             if (taken[at] != 0) continue;
             ++considered_;
-            if (kept.size() == kBlocksKept && busy[at] > kept.back().busy) continue;
-            const Found found{busy[at], contact_of(origin), shape, origin};
+            const std::int64_t busy_here = busy ? (*busy)[at] : 0;
+            if (kept.size() == kBlocksKept && busy_here > kept.back().busy) continue;
+            const Found found{busy_here, contact_of(origin, at), shape, origin};
             if (kept.size() == kBlocksKept && !better(found, kept.back())) continue;
             kept.insert(std::upper_bound(kept.begin(), kept.end(), found, better), found);
             if (kept.size() > kBlocksKept) kept.pop_back();
