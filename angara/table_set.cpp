@@ -402,6 +402,19 @@ void publish_table_file(const std::string& directory, const TableFileData& file,
   collect_garbage(paths, true);
 }
 
+TableFilesSize measure_table_files(const std::string& directory) {
+  const std::optional<std::vector<std::string>> names = list_directory(directory);
+  if (!names) throw TableFileError("cannot read directory " + directory + ": " + std::strerror(ENOENT));
+  TableFilesSize size;
+  for (const std::string& name : *names) {
+    struct stat info {};
+    if (!is_table_name(name) || ::stat((directory + "/" + name).c_str(), &info) != 0) continue;
+    ++size.files;
+    size.bytes += static_cast<std::uint64_t>(info.st_size);
+  }
+  return size;
+}
+
 std::vector<TableFileData> read_table_files(const std::string& directory) {
   const Paths paths(directory);
   for (int attempt = 0; attempt < 200; ++attempt) {

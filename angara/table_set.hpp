@@ -73,6 +73,16 @@ void publish_table_file(const std::string& directory, const TableFileData& file,
 // most kMaxTableFileBytes each.  Throws TableFileError.
 std::vector<TableFileData> read_table_files(const std::string& directory);
 
+// How many visible *.rt files `directory` holds and their summed size (links
+// followed), without reading them: what read_table_files() would load, for
+// the memory estimate taken before it.  Throws TableFileError when the
+// directory cannot be read.
+struct TableFilesSize {
+  std::size_t files = 0;
+  std::uint64_t bytes = 0;
+};
+TableFilesSize measure_table_files(const std::string& directory);
+
 // Takes the lock and removes what killed writers left (what every writer
 // does first); the visible tables do not change.
 void tidy_table_directory(const std::string& directory, const TableSetOptions& options = {});

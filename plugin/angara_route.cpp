@@ -283,8 +283,10 @@ int cmd_verify(int argc, char** argv) {
                                         {"timeout", required_argument, nullptr, 'T'},
                                         {"json", no_argument, nullptr, 'j'},
                                         {"lp-time", required_argument, nullptr, 'L'},
+                                        {"memory-limit", required_argument, nullptr, 'M'},
                                         {nullptr, 0, nullptr, 0}};
   std::optional<double> lp_time;
+  std::optional<MemoryLimit> memory_limit;
   int opt;
   while ((opt = getopt_long(argc, argv, "c:t:j", long_options, nullptr)) != -1) {
     switch (opt) {
@@ -310,6 +312,10 @@ int cmd_verify(int argc, char** argv) {
         lp_time = parse_seconds(optarg);
         if (!lp_time) return usage_error(lp_time_error("verify", optarg));
         break;
+      case 'M':
+        memory_limit = parse_memory_limit(optarg);
+        if (!memory_limit) return usage_error("verify: " + memory_limit_error(optarg));
+        break;
       default: return usage_error("verify: unknown option");
     }
   }
@@ -317,6 +323,7 @@ int cmd_verify(int argc, char** argv) {
   if (tables.empty() && job_id.empty()) return usage_error("verify: give --tables DIR, --job JOBID or both");
   Config config = load_config_announced(common.config_path);
   if (lp_time) config.lp_bound_time = *lp_time;
+  if (memory_limit) config.memory_limit = *memory_limit;
   // A live table directory holds every running job's tables and the idle
   // nodes' default ones: --job picks one job's out of it.
   if (!job_id.empty())
@@ -341,8 +348,10 @@ int cmd_analyze(int argc, char** argv) {
                                         {"json", no_argument, nullptr, 'j'},
                                         {"rules", required_argument, nullptr, 'R'},
                                         {"flow-control", required_argument, nullptr, 'F'},
+                                        {"memory-limit", required_argument, nullptr, 'M'},
                                         {nullptr, 0, nullptr, 0}};
   RulesOptions rules;
+  std::optional<MemoryLimit> memory_limit;
   int opt;
   while ((opt = getopt_long(argc, argv, "c:t:D:j", long_options, nullptr)) != -1) {
     switch (opt) {
@@ -357,12 +366,18 @@ int cmd_analyze(int argc, char** argv) {
       case 'F':
         if (const std::string error = rules.take("analyze", opt, optarg); !error.empty()) return usage_error(error);
         break;
+      case 'M':
+        memory_limit = parse_memory_limit(optarg);
+        if (!memory_limit) return usage_error("analyze: " + memory_limit_error(optarg));
+        break;
       default: return usage_error("analyze: unknown option");
     }
   }
   if (optind != argc) return usage_error(std::string("analyze: unexpected argument '") + argv[optind] + "'");
   if (tables.empty() == dump.empty()) return usage_error("analyze: give exactly one of --tables DIR or --dump FILE");
-  const Config config = load_config_announced(common.config_path);
+  Config config = load_config_announced(common.config_path);
+  if (memory_limit) config.memory_limit = *memory_limit;
+  config.lp_bound_time = 0;  // no LP bound here: the memory estimate leaves it out
   RouteTable table;
   std::string source;
   if (!tables.empty()) {
@@ -435,7 +450,7 @@ const Subcommand kSubcommands[] = {
      "Slurm job (--job), prints the report and, unless --dry-run, writes the tables.",
      &cmd_generate},
     {"verify",
-     "verify --tables DIR [--config F] [--json] [--lp-time S]\n"
+     "verify --tables DIR [--config F] [--json] [--lp-time S] [--memory-limit SIZE]\n"
      "         verify --job JOBID [--tables DIR] [--failed STATES] [--timeout S] [--config F] [--json]",
      "Re-reads one job's table files and verifies them as a whole: all of DIR, or the files\n"
      "of a running job's live nodes in its (shared) table directory.",
@@ -455,7 +470,7 @@ const Subcommand kSubcommands[] = {
      "a running job's switch is checked deadlock-free (angara-route(8), LIVE SWITCHES).",
      &angara::rebuild_command},
     {"analyze",
-     "analyze --tables DIR | --dump FILE [--config F] [--json]\n"
+     "analyze --tables DIR | --dump FILE [--config F] [--json] [--memory-limit SIZE]\n"
      "                    [--rules angara|general] [--flow-control bubble|none]",
      "Congestion of the transpose, neighbor, tornado and alltoall patterns under a routing.", &cmd_analyze},
     {"select",

@@ -64,6 +64,21 @@ PairCost generator_pair_cost(const std::string& name, const GeneratorOptions& op
   return it != costs.end() ? it->second : PairCost{240, 40};
 }
 
+// GLPK's problem and the candidate routes of every pair (routing/lp_bound.hpp
+// skips allocations above 512 nodes, and solves a whole fault-free
+// double-cabled torus by symmetry, without the LP).  Measured over the program's 8 MiB:
+// 1.5 KiB a pair at 3 mean hops (40 nodes of a faulty 4x4x4), 1.5-2.3 KiB
+// at 4.5 (128 and 200 nodes of 6x6x6), 1.3-1.9 KiB at 6 (256 and 299 nodes
+// of 8x8x8).
+double lp_bound_bytes(const Network& network, std::size_t allocation_size) {
+  const Torus& torus = network.torus();
+  const bool by_symmetry = allocation_size == static_cast<std::size_t>(torus.node_count()) &&
+                           torus.single_cable_mask() == 0 && network.failed_nodes().empty() &&
+                           network.failed_links().empty();
+  const double pairs = static_cast<double>(allocation_size) * static_cast<double>(allocation_size);
+  return allocation_size <= 512 && !by_symmetry ? pairs * (1024 + 400 * mean_hops(torus)) : 0;
+}
+
 std::uint64_t saturated(double bytes) {
   return bytes >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(bytes);
 }
@@ -116,10 +131,37 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
   // Text lines of "X,Y,Z X,Y,Z LAYER +X +Y ...", built in a string stream
   // (its growth and the copy taken of it: three times the text).
   if (work.route_dump) phase("route dump", 3 * pairs * (2 * 3 * torus.present_dims() + 3 + 3 * hops));
-  // GLPK's problem and the candidate routes of every pair (routing/lp_bound.hpp
-  // skips allocations above 512 nodes).
-  if (work.lp_bound && allocation_size <= 512) phase("LP bound", pairs * (64 + 16 * hops));
+  if (work.lp_bound) phase("LP bound", lp_bound_bytes(network, allocation_size));
   add(peak_what, peak);
+  return estimate;
+}
+
+MemoryEstimate estimate_table_read_memory(const Network& network, std::size_t files, std::uint64_t file_bytes,
+                                          const MemoryWork& work) {
+  const Torus& torus = network.torus();
+  const double nodes = static_cast<double>(files);
+  const double routes = nodes * std::max(0.0, nodes - 1);
+  MemoryEstimate estimate;
+  const auto add = [&estimate](const std::string& what, double bytes) {
+    const std::uint64_t value = saturated(bytes);
+    estimate.parts.push_back({what, value});
+    estimate.total = value > ~std::uint64_t{0} - estimate.total ? ~std::uint64_t{0} : estimate.total + value;
+  };
+  add("program and machine", 8.0 * kMiB + 128.0 * torus.node_count());
+  // Every file's text is read before any is parsed (one consistent snapshot,
+  // angara/table_set.hpp); a parsed route is a destination and a hop vector
+  // (32 bytes and a heap block).  Measured: 8x8x8, 17 MiB of files, peak
+  // 41 MiB (doc/benchmarks.md, "Memory estimate").
+  add("table files", static_cast<double>(file_bytes));
+  add("parsed tables", 72 * routes);
+  add("route table", 4 * nodes * nodes + 16 * nodes);
+  // The verifier, then the report's LP bound, one after the other.
+  const double verifier = static_cast<double>(torus.channel_slots()) * (16.0 * std::max(1, work.threads) + 64);
+  const double lp = work.lp_bound ? lp_bound_bytes(network, files) : 0;
+  if (lp > verifier)
+    add("LP bound", lp);
+  else
+    add("verifier", verifier);
   return estimate;
 }
 

@@ -42,6 +42,13 @@ struct MemoryWork {
 MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocation_size, const std::string& generator,
                                    const GeneratorOptions& options, const MemoryWork& work);
 
+// The estimate for reading a job's table files back and verifying them
+// (verify --tables, analyze --tables): `files` tables of `file_bytes` in all,
+// held as text and as parsed routes, then one route table, the verifier and
+// the report's LP bound (work.lp_bound).
+MemoryEstimate estimate_table_read_memory(const Network& network, std::size_t files, std::uint64_t file_bytes,
+                                          const MemoryWork& work);
+
 // The memory hwloc reports for this node (its NUMA nodes together), else
 // the kernel's physical page count; 0 when neither is known.
 std::uint64_t node_memory_bytes();

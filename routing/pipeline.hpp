@@ -110,7 +110,9 @@ void write_job_tables(const Config& config, const JobResult& result, const std::
 
 // Re-reads every table file of `directory` (one job's tables), checks they
 // belong together (same machine, job, fingerprint, node set) and verifies them
-// as a whole.  The result's report says whether they pass; throws
+// as a whole.  Before reading, the memory it needs (with the report's LP bound
+// when config.lp_bound_time > 0) is estimated from the files' sizes and held
+// to config.memory_limit (MemoryLimitError).  The result's report says whether they pass; throws
 // TableFileError for an unreadable, torn or inconsistent set.
 JobResult verify_table_directory(const Config& config, const std::string& directory);
 // The same for table files already read (one job's, from a directory that

@@ -54,6 +54,13 @@ expect "verify written tables" 0 "$tool" verify --tables "$work/tables"
 contains "verify report" "$work/out" "verdict      OK"
 expect "verify --json" 0 "$tool" verify --tables "$work/tables" --json
 contains "json ok field" "$work/out" '"ok":true'
+# Reading tables back is held to the memory limit too, estimated from the files' sizes before reading.
+expect "verify over a 1M limit refused before reading" 9 "$tool" verify --tables "$work/tables" --memory-limit 1M
+contains "the refusal counts the files and the parsed routes" "$work/err" \
+  "angara-route: memory limit: the computation needs an estimated 8.1 MiB (program and machine 8.0 MiB, table files "
+contains "... and names the parsed tables" "$work/err" ", parsed tables 3.9 KiB, route table 384 bytes, "
+expect "analyze over a 1M limit refused" 9 "$tool" analyze --tables "$work/tables" --memory-limit 1M
+expect "analyze: bad --memory-limit" 2 "$tool" analyze --tables "$work/tables" --memory-limit lots
 head -c 300 "$work/tables/desmos03.rt" > "$work/torn" && cp "$work/torn" "$work/tables/desmos03.rt"
 expect "torn table rejected" 5 "$tool" verify --tables "$work/tables"
 contains "torn table message names the file" "$work/err" "desmos03.rt"
