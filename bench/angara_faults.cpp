@@ -161,6 +161,7 @@ struct Outcome {
   double detour_sum = 0, max_detour = 0;  // hops over the fault-free torus distance
   std::size_t pairs = 0, stretched = 0;
   std::string why;  // error or first violation when !ok
+  std::shared_ptr<const RouteTable> partial;  // a refusal's partial table (RoutingError::partial())
 };
 
 // CPU seconds of the process so far, every thread counted.
@@ -170,15 +171,24 @@ double cpu_seconds() {
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
-Outcome run_generator(const std::string& name, const Scenario& s, const AllocationRoutability& oracle) {
+// `partial`: an earlier chain member's partial table, as the chain passes it
+// on (routing/chain.hpp; exact repairs it on large allocations).
+Outcome run_generator(const std::string& name, const Scenario& s, const AllocationRoutability& oracle,
+                      std::shared_ptr<const RouteTable> partial) {
   Outcome out;
   out.ran = true;
   const std::unique_ptr<Generator> generator = make_generator(name);
   GeneratorOptions options;
+  options.partial = std::move(partial);
   const double start = cpu_seconds();
   RouteTable table;
   try {
     table = generator->generate(s.network, s.allocation, options);
+  } catch (const RoutingError& e) {
+    out.seconds = cpu_seconds() - start;
+    out.why = e.what();
+    out.partial = e.partial();
+    return out;
   } catch (const std::exception& e) {
     out.seconds = cpu_seconds() - start;
     out.why = e.what();
@@ -384,11 +394,16 @@ int main(int argc, char** argv) {
     std::map<std::string, Outcome> outcomes;
     // Each generator runs at most once per scenario, when a chain or its own
     // row needs it.
+    // exact is handed balanced's partial table when balanced ran and left
+    // one (the chains put balanced first), as a chain would hand it on.
     auto outcome_of = [&](const std::string& name) -> const Outcome& {
-      if (!outcomes.count(name))
+      if (!outcomes.count(name)) {
+        std::shared_ptr<const RouteTable> partial;
+        if (name == "exact" && outcomes.count("balanced")) partial = outcomes["balanced"].partial;
         outcomes[name] = name == "genetic" && s.allocation.size() > options.genetic_max_nodes
                              ? Outcome{}
-                             : run_generator(name, s, oracle);
+                             : run_generator(name, s, oracle, partial);
+      }
       return outcomes[name];
     };
     std::map<std::string, Outcome> rows;  // what the summaries count: chains and single generators

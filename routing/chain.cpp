@@ -1,6 +1,7 @@
 #include "routing/chain.hpp"
 
 #include "routing/memory.hpp"
+#include "routing/oracle.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -70,6 +71,10 @@ ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Ne
   if (chain.empty()) throw std::invalid_argument("empty routing algorithm chain");
   ChainOutcome outcome;
   bool over_memory_limit = false;
+  // The later members see the fullest partial table of the earlier ones
+  // (exact repairs it on large machines).
+  GeneratorOptions member_options = options;
+  std::size_t partial_missing = 0;
   for (std::size_t i = 0; i < chain.size(); ++i) {
     const std::string& name = chain[i];
     const std::unique_ptr<Generator> generator = make_generator(name);
@@ -88,8 +93,15 @@ ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Ne
     const auto start = std::chrono::steady_clock::now();
     RouteTable table;
     try {
-      table = generator->generate(network, allocation, options);
+      table = generator->generate(network, allocation, member_options);
     } catch (const RoutingError& e) {
+      if (e.partial()) {
+        const std::size_t missing = unrouted_pairs(*e.partial()).size();
+        if (!member_options.partial || missing < partial_missing) {
+          member_options.partial = e.partial();
+          partial_missing = missing;
+        }
+      }
       const double seconds = seconds_since(start);
       outcome.seconds += seconds;
       if (chain.size() == 1) throw;

@@ -322,7 +322,8 @@ CheckedTurnStats complete_with_checked_turns(std::string_view generator, const N
     first.swap(next);
   }
   table = best->table();
-  if (!unrouted_pairs(table).empty()) throw RoutingError(describe_unrouted_pairs(generator, network, table));
+  if (!unrouted_pairs(table).empty())
+    throw RoutingError(describe_unrouted_pairs(generator, network, table), table);
   return best->stats();
 }
 

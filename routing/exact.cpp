@@ -43,6 +43,7 @@
 
 #include "angara/network.hpp"
 #include "routing/checked_turns.hpp"
+#include "routing/exact.hpp"
 #include "routing/dependency_graph.hpp"
 #include "routing/generator.hpp"
 #include "routing/oracle.hpp"
@@ -63,6 +64,14 @@ constexpr int kSlacks[] = {0, 2};
 // Candidates tried per pair in the improvement pass, shortest first.
 constexpr std::size_t kImprovementTries = 48;
 constexpr int kImprovementPasses = 3;
+// The repair of large allocations: questions asked at most, pairs freed at
+// most in all and (beyond the first dependency's holders) per round, and
+// each question's resource budget (about 10 s).
+constexpr int kRepairRounds = 12;
+constexpr std::size_t kRepairMaxFree = 6000;
+constexpr std::size_t kRepairFreePerRound = 400;
+constexpr unsigned kRepairResourceLimit = 40'000'000;
+constexpr std::size_t kPairsShown = 4;
 
 using Hops = std::vector<Direction>;
 
@@ -123,12 +132,6 @@ class ExactGenerator : public Generator {
                       const GeneratorOptions& options) const override;
 };
 
-// The pairs' candidates, allocation index pair p = s * n + d.
-struct Candidates {
-  std::size_t n = 0;
-  std::vector<std::vector<Hops>> routes;
-};
-
 // Which candidates a check takes: the shortest routes without First/Last
 // Step (enough on a fault-free torus, where they are the DOR routes), or those
 // up to the shortest plus `slack` hops, or all.
@@ -137,162 +140,413 @@ struct Stage {
   int slack = -1;  // -1: any length
 };
 
-// One satisfiability check with the stage's candidates: the chosen route
-// index per pair, or nothing.
-std::optional<std::vector<std::size_t>> solve(const Network& network, const Candidates& candidates, Stage stage,
-                                              FlowControl flow, const std::vector<NodeId>& nodes) {
+using Dependency = std::pair<ChannelId, ChannelId>;
+
+// One satisfiability question: some pairs (allocation index pair p = s * n +
+// d, with their candidates), and dependencies present anyway (the routes of
+// the pairs outside the question), each passed to the solver as an
+// assumption so that an unsatisfiable answer names those it needed.
+struct Question {
+  std::size_t n = 0;
+  std::vector<std::size_t> pairs;
+  std::vector<const std::vector<Hops>*> routes;  // per listed pair
+  std::vector<Dependency> fixed;
+  Stage stage;
+  unsigned resource_limit = kResourceLimit;
+};
+
+struct Answer {
+  z3::check_result result = z3::unknown;
+  std::vector<std::size_t> choice;  // per listed pair, its route's index
+  std::vector<std::size_t> core;    // unsat: indices into Question::fixed it needed
+  std::string reason;               // unknown: why
+};
+
+Answer solve(const Network& network, const Question& question, FlowControl flow, const std::vector<NodeId>& nodes) {
   const Torus& torus = network.torus();
   z3::context context;
   z3::solver solver(context);
   z3::params params(context);
-  params.set("rlimit", kResourceLimit);
+  params.set("rlimit", question.resource_limit);
   solver.set(params);
-  std::map<std::pair<ChannelId, ChannelId>, z3::expr> dependencies;
+  std::map<Dependency, z3::expr> dependencies;
   std::map<ChannelId, z3::expr> levels;
   const auto level = [&](ChannelId c) {
     auto it = levels.find(c);
     if (it == levels.end()) it = levels.emplace(c, context.int_const(("l" + std::to_string(c)).c_str())).first;
     return it->second;
   };
-  const std::size_t n = candidates.n;
-  std::vector<std::vector<z3::expr>> chosen(n * n);
+  // The variable of a dependency, with its level constraint.
+  const auto dependency = [&](ChannelId from, ChannelId to) {
+    const Dependency key{from, to};
+    auto it = dependencies.find(key);
+    if (it == dependencies.end()) {
+      const z3::expr y = context.bool_const(("y" + std::to_string(from) + "_" + std::to_string(to)).c_str());
+      const bool turn = Torus::channel_direction(from) != Torus::channel_direction(to);
+      const int climb = turn || flow == FlowControl::none ? 1 : 0;
+      solver.add(z3::implies(y, level(to) >= level(from) + climb));
+      it = dependencies.emplace(key, y).first;
+    }
+    return it->second;
+  };
+  Answer answer;
+  const std::size_t n = question.n;
+  std::vector<std::vector<z3::expr>> chosen(question.pairs.size());
   std::size_t variables = 0;
-  for (std::size_t p = 0; p < n * n; ++p) {
-    const std::vector<Hops>& routes = candidates.routes[p];
-    if (routes.empty()) continue;
+  for (std::size_t i = 0; i < question.pairs.size(); ++i) {
+    const std::size_t p = question.pairs[i];
+    const std::vector<Hops>& routes = *question.routes[i];
     z3::expr_vector any(context);
     for (const Hops& hops : routes) {
+      const Stage& stage = question.stage;
       if (stage.slack >= 0 && hops.size() > routes.front().size() + static_cast<std::size_t>(stage.slack)) break;
       if (stage.dor_only && (hops.size() > routes.front().size() || !dor_only(hops))) break;
       const z3::expr x = context.bool_const(("x" + std::to_string(variables++)).c_str());
       const std::vector<ChannelId> channels = route_channels(torus, nodes[p / n], hops);
-      for (std::size_t k = 1; k < channels.size(); ++k) {
-        const auto key = std::make_pair(channels[k - 1], channels[k]);
-        auto it = dependencies.find(key);
-        if (it == dependencies.end()) {
-          const z3::expr y = context.bool_const(
-              ("y" + std::to_string(channels[k - 1]) + "_" + std::to_string(channels[k])).c_str());
-          const bool turn = Torus::channel_direction(channels[k - 1]) != Torus::channel_direction(channels[k]);
-          const int climb = turn || flow == FlowControl::none ? 1 : 0;
-          solver.add(z3::implies(y, level(channels[k]) >= level(channels[k - 1]) + climb));
-          it = dependencies.emplace(key, y).first;
-        }
-        solver.add(z3::implies(x, it->second));
-      }
+      for (std::size_t k = 1; k < channels.size(); ++k) solver.add(z3::implies(x, dependency(channels[k - 1], channels[k])));
       any.push_back(x);
-      chosen[p].push_back(x);
+      chosen[i].push_back(x);
     }
-    if (any.empty()) return std::nullopt;  // (dor_only: the pair needs a First/Last Step)
+    if (any.empty()) {  // (dor_only: the pair needs a First/Last Step)
+      answer.result = z3::unsat;
+      return answer;
+    }
     solver.add(z3::mk_or(any));
   }
-  const z3::check_result result = solver.check();
-  if (result == z3::unsat) return std::nullopt;
-  if (result != z3::sat)
-    throw RoutingError("exact: the solver reached its resource limit without an answer for these " +
-                       std::to_string(nodes.size()) + " nodes (" + std::string(solver.reason_unknown()) + ")");
-  const z3::model model = solver.get_model();
-  std::vector<std::size_t> choice(n * n, 0);
-  for (std::size_t p = 0; p < n * n; ++p)
-    for (std::size_t k = 0; k < chosen[p].size(); ++k)
-      if (model.eval(chosen[p][k], true).is_true()) {
-        choice[p] = k;
-        break;
-      }
-  return choice;
+  z3::expr_vector assumptions(context);
+  std::map<unsigned, std::size_t> assumption_index;  // Z3 expression id -> index into fixed
+  for (std::size_t k = 0; k < question.fixed.size(); ++k) {
+    const z3::expr y = dependency(question.fixed[k].first, question.fixed[k].second);
+    assumptions.push_back(y);
+    assumption_index.emplace(y.id(), k);
+  }
+  answer.result = solver.check(assumptions);
+  if (answer.result == z3::unknown) {
+    answer.reason = solver.reason_unknown();
+  } else if (answer.result == z3::unsat) {
+    const z3::expr_vector core = solver.unsat_core();
+    for (unsigned k = 0; k < core.size(); ++k) answer.core.push_back(assumption_index.at(core[k].id()));
+    std::sort(answer.core.begin(), answer.core.end());
+  } else {
+    const z3::model model = solver.get_model();
+    answer.choice.assign(question.pairs.size(), 0);
+    for (std::size_t i = 0; i < question.pairs.size(); ++i)
+      for (std::size_t k = 0; k < chosen[i].size(); ++k)
+        if (model.eval(chosen[i][k], true).is_true()) {
+          answer.choice[i] = k;
+          break;
+        }
+  }
+  return answer;
 }
 
-// The improvement pass: each pair in turn takes its shortest, least loaded
-// candidate that closes no forbidden cycle with the other routes.
-void improve(const Network& network, const Candidates& candidates, FlowControl flow,
-             const std::vector<NodeId>& nodes, std::vector<std::size_t>& choice) {
+// The improvement pass: each listed pair in turn takes its shortest, least
+// loaded candidate that closes no forbidden cycle with the other routes,
+// which `graph` and `load` hold already (the listed pairs' routes included).
+void improve(const Network& network, const Question& question, const std::vector<NodeId>& nodes,
+             IncrementalDependencyGraph& graph, std::vector<std::uint32_t>& load, std::vector<std::size_t>& choice) {
   const Torus& torus = network.torus();
-  const std::size_t n = candidates.n;
+  const std::size_t n = question.n;
   const bool faulty = !network.failed_nodes().empty() || !network.failed_links().empty();
-  IncrementalDependencyGraph graph(torus, flow);
-  std::vector<std::uint32_t> load(torus.channel_slots(), 0);
-  const auto channels_of = [&](std::size_t p, std::size_t k) {
-    return route_channels(torus, nodes[p / n], candidates.routes[p][k]);
+  const auto channels_of = [&](std::size_t i, std::size_t k) {
+    return route_channels(torus, nodes[question.pairs[i] / n], (*question.routes[i])[k]);
   };
-  for (std::size_t p = 0; p < n * n; ++p) {
-    if (candidates.routes[p].empty()) continue;
-    const std::vector<ChannelId> channels = channels_of(p, choice[p]);
-    graph.add_path(channels);
-    for (ChannelId c : channels) ++load[c];
-  }
   for (int pass = 0; pass < kImprovementPasses; ++pass)
-  for (std::size_t p = 0; p < n * n; ++p) {
-    if (candidates.routes[p].empty()) continue;
-    const std::vector<ChannelId> current = channels_of(p, choice[p]);
+  for (std::size_t i = 0; i < question.pairs.size(); ++i) {
+    const std::vector<Hops>& routes = *question.routes[i];
+    const std::vector<ChannelId> current = channels_of(i, choice[i]);
     graph.remove_path(current);
     for (ChannelId c : current) --load[c];
     // (length, peak load, First/Last Step, summed load), candidate index
     std::vector<std::pair<std::array<std::uint64_t, 4>, std::size_t>> order;
     // The first candidates, and the solver's route, which fits again at worst.
-    const std::size_t tries = std::min(candidates.routes[p].size(), kImprovementTries);
-    for (std::size_t k = 0; k < candidates.routes[p].size(); ++k) {
-      if (k >= tries && k != choice[p]) continue;
+    const std::size_t tries = std::min(routes.size(), kImprovementTries);
+    for (std::size_t k = 0; k < routes.size(); ++k) {
+      if (k >= tries && k != choice[i]) continue;
       std::uint64_t peak = 0, sum = 0;
-      for (ChannelId c : channels_of(p, k)) {
+      for (ChannelId c : channels_of(i, k)) {
         peak = std::max<std::uint64_t>(peak, load[c]);
         sum += load[c];
       }
-      const Hops& hops = candidates.routes[p][k];
-      const bool special = !dor_only(hops);
-      if (special && !faulty && k != choice[p]) continue;  // nothing to bypass: DOR routes only
-      order.push_back({{hops.size(), peak, special ? 1u : 0u, sum}, k});
+      const bool special = !dor_only(routes[k]);
+      if (special && !faulty && k != choice[i]) continue;  // nothing to bypass: DOR routes only
+      order.push_back({{routes[k].size(), peak, special ? 1u : 0u, sum}, k});
     }
     std::sort(order.begin(), order.end());
     for (const auto& entry : order)
-      if (graph.try_add_path(channels_of(p, entry.second))) {
-        choice[p] = entry.second;
+      if (graph.try_add_path(channels_of(i, entry.second))) {
+        choice[i] = entry.second;
         break;
       }
-    for (ChannelId c : channels_of(p, choice[p])) ++load[c];
+    for (ChannelId c : channels_of(i, choice[i])) ++load[c];
   }
 }
 
-RouteTable ExactGenerator::generate(const Network& network, const std::vector<NodeId>& allocation,
-                                    const GeneratorOptions& options) const {
-  RouteTable table = start_route_table(name(), network, allocation);
+// Writes the answer's routes of the question's pairs into `table` and
+// improves them among the routes the table holds already.
+void apply(const Network& network, const Question& question, std::vector<std::size_t> choice, FlowControl flow,
+           RouteTable& table) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = table.nodes();
+  const std::size_t n = question.n;
+  for (std::size_t i = 0; i < question.pairs.size(); ++i)
+    table.set_route(question.pairs[i] / n, question.pairs[i] % n, Route{(*question.routes[i])[choice[i]]});
+  IncrementalDependencyGraph graph(torus, flow);
+  std::vector<std::uint32_t> load(torus.channel_slots(), 0);
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t d = 0; d < n; ++d) {
+      if (s == d || !table.has_route(s, d)) continue;
+      const std::vector<ChannelId> channels = route_channels(torus, nodes[s], table.route(s, d).hops);
+      graph.add_path(channels);
+      for (ChannelId c : channels) ++load[c];
+    }
+  improve(network, question, nodes, graph, load, choice);
+  for (std::size_t i = 0; i < question.pairs.size(); ++i)
+    table.set_route(question.pairs[i] / n, question.pairs[i] % n, Route{(*question.routes[i])[choice[i]]});
+}
+
+std::string no_table_exists(std::size_t nodes, const std::string& which) {
+  return "exact: no deadlock-free table of Angara-encodable routes exists on one virtual channel for these " +
+         std::to_string(nodes) + " nodes and failures (the solver proved it over every route" + which +
+         "); more virtual channels (routing.virtual_channels) with nue, or repairs, are needed";
+}
+
+// Every allocation: one question over every pair and its candidates.
+RouteTable decide_whole(const Network& network, RouteTable table, FlowControl flow) {
   const std::vector<NodeId>& nodes = table.nodes();
   const std::size_t n = nodes.size();
-  if (options.rules != RuleSet::angara)
-    throw RoutingError("exact: it searches Angara-encodable routes only (routing.rules: angara)");
-  if (n > kMaxNodes)
-    throw RoutingError("exact: " + std::to_string(n) + " nodes, more than the " + std::to_string(kMaxNodes) +
-                       " it decides (the model grows with the pairs times their routes)");
-  if (n < 2) return table;
-
-  Candidates candidates{n, std::vector<std::vector<Hops>>(n * n)};
+  std::vector<std::vector<Hops>> candidates(n * n);
   std::vector<std::size_t> index_of(network.torus().node_count(), RouteTable::npos);
   for (std::size_t i = 0; i < n; ++i) index_of[nodes[i]] = i;
   bool cut_off = false;
+  Question question;
+  question.n = n;
   for (std::size_t s = 0; s < n; ++s) {
     std::vector<std::vector<Hops>> from = encodable_routes_from(network, nodes[s], index_of, n);
     for (std::size_t d = 0; d < n; ++d) {
       if (s == d) continue;
-      candidates.routes[s * n + d] = std::move(from[d]);
-      if (candidates.routes[s * n + d].empty()) cut_off = true;
-      else table.set_route(s, d, Route{candidates.routes[s * n + d].front()});
+      candidates[s * n + d] = std::move(from[d]);
+      if (candidates[s * n + d].empty()) {
+        cut_off = true;
+        continue;
+      }
+      table.set_route(s, d, Route{candidates[s * n + d].front()});
+      question.pairs.push_back(s * n + d);
+      question.routes.push_back(&candidates[s * n + d]);
     }
   }
   // Pairs without any encodable route: the oracle's refusal, naming the
   // failures that cut them off.
-  if (cut_off) throw RoutingError(describe_unrouted_pairs(name(), network, table));
+  if (cut_off) throw RoutingError(describe_unrouted_pairs("exact", network, table));
 
-  std::optional<std::vector<std::size_t>> choice = solve(network, candidates, {true, 0}, options.flow_control, nodes);
-  for (int slack : kSlacks)
-    if (!choice) choice = solve(network, candidates, {false, slack}, options.flow_control, nodes);
-  if (!choice) choice = solve(network, candidates, {false, -1}, options.flow_control, nodes);
-  if (!choice)
-    throw RoutingError("exact: no deadlock-free table of Angara-encodable routes exists on one virtual channel "
-                       "for these " + std::to_string(n) + " nodes and failures (the solver proved it over every "
-                       "route); more virtual channels (routing.virtual_channels) with nue, or repairs, are needed");
-  improve(network, candidates, options.flow_control, nodes, *choice);
-  for (std::size_t p = 0; p < n * n; ++p)
-    if (!candidates.routes[p].empty()) table.set_route(p / n, p % n, Route{candidates.routes[p][(*choice)[p]]});
+  Answer answer;
+  for (const Stage stage : {Stage{true, 0}, Stage{false, kSlacks[0]}, Stage{false, kSlacks[1]}, Stage{false, -1}}) {
+    question.stage = stage;
+    answer = solve(network, question, flow, nodes);
+    if (answer.result != z3::unsat) break;
+  }
+  if (answer.result == z3::unknown)
+    throw RoutingError("exact: the solver reached its resource limit without an answer for these " +
+                       std::to_string(n) + " nodes (" + answer.reason + ")");
+  if (answer.result == z3::unsat) throw RoutingError(no_table_exists(n, ""));
+  apply(network, question, std::move(answer.choice), flow, table);
   return table;
 }
+// Large allocations: the repair of a partial table (large neighbourhood
+// search).  The routes of most pairs stay as the heuristic chose them; the
+// pairs it left out are freed, with every one of their candidates, and the
+// other routes' dependencies enter the question as assumptions.  When the
+// solver finds no choice, the assumptions it needed (its unsat core) name
+// dependencies; the pairs whose routes hold them are freed too, those of
+// the dependencies held by fewest pairs first, and the question is asked
+// again.  A satisfiable answer is a table.  An unsatisfiable answer that
+// needs no assumption is a proof: the freed pairs alone, each with every
+// encodable route, admit no deadlock-free choice, so neither does the whole
+// allocation.
+class Repair {
+ public:
+  Repair(const Network& network, RouteTable table, FlowControl flow)
+      : network_(network), torus_(network.torus()), table_(std::move(table)), flow_(flow) {
+    const std::size_t n = table_.size();
+    freed_.assign(n * n, 0);
+    question_.n = n;
+    missing_ = unrouted_pairs(table_).size();
+  }
+
+  RouteTable run() {
+    const std::vector<NodeId>& nodes = table_.nodes();
+    const std::size_t n = table_.size();
+    const std::vector<std::pair<std::size_t, std::size_t>> missing = unrouted_pairs(table_);
+    std::vector<std::size_t> first;
+    for (const auto& [s, d] : missing) first.push_back(s * n + d);
+    free_pairs(first);
+    for (const auto& [s, d] : missing)
+      if (candidates_.at(s * n + d).empty())  // cut off: the oracle's refusal
+        throw RoutingError(describe_unrouted_pairs("exact", network_, table_));
+    question_.resource_limit = kRepairResourceLimit;
+    for (int round = 0;; ++round) {
+      collect_fixed();
+      const Answer answer = solve(network_, question_, flow_, nodes);
+      if (answer.result == z3::unknown)
+        throw RoutingError(undecided("the solver reached its resource limit (" + answer.reason + ")"));
+      if (answer.result == z3::sat) {
+        apply(network_, question_, answer.choice, flow_, table_);
+        return std::move(table_);
+      }
+      if (answer.core.empty()) throw RoutingError(proof());
+      if (round + 1 == kRepairRounds)
+        throw RoutingError(undecided("no choice fits the other routes after " + std::to_string(kRepairRounds) +
+                                     " rounds"));
+      const std::vector<std::size_t> holders = holders_of(answer.core);
+      if (holders.empty() || question_.pairs.size() + holders.size() > kRepairMaxFree)
+        throw RoutingError(undecided("no choice fits the other routes, and freeing more than " +
+                                     std::to_string(kRepairMaxFree) + " pairs is beyond its limit"));
+      free_pairs(holders);
+    }
+  }
+
+ private:
+  // Frees the pairs (their candidates, shortest first, as the question's
+  // routes), one search per source.
+  void free_pairs(std::vector<std::size_t> pairs) {
+    const std::vector<NodeId>& nodes = table_.nodes();
+    const std::size_t n = table_.size();
+    std::sort(pairs.begin(), pairs.end());
+    std::vector<std::size_t> index_of(torus_.node_count(), RouteTable::npos);
+    for (std::size_t k = 0; k < pairs.size();) {
+      const std::size_t s = pairs[k] / n;
+      std::vector<std::size_t> destinations;
+      for (; k < pairs.size() && pairs[k] / n == s; ++k) destinations.push_back(pairs[k] % n);
+      for (std::size_t d : destinations) index_of[nodes[d]] = d;
+      std::vector<std::vector<Hops>> from = encodable_routes_from(network_, nodes[s], index_of, n);
+      for (std::size_t d : destinations) {
+        index_of[nodes[d]] = RouteTable::npos;
+        freed_[s * n + d] = 1;
+        candidates_[s * n + d] = std::move(from[d]);
+      }
+    }
+    // The question lists the freed pairs in index order (deterministic).
+    question_.pairs.clear();
+    question_.routes.clear();
+    for (const auto& [p, routes] : candidates_) {
+      question_.pairs.push_back(p);
+      question_.routes.push_back(&routes);
+    }
+  }
+
+  // The dependencies of the routes of the pairs not freed.
+  void collect_fixed() {
+    std::set<Dependency> fixed;
+    for_each_fixed_route([&](std::size_t, const std::vector<ChannelId>& channels) {
+      for (std::size_t k = 1; k < channels.size(); ++k) fixed.emplace(channels[k - 1], channels[k]);
+    });
+    question_.fixed.assign(fixed.begin(), fixed.end());
+  }
+
+  template <typename Visit>
+  void for_each_fixed_route(Visit visit) const {
+    const std::size_t n = table_.size();
+    for (std::size_t s = 0; s < n; ++s)
+      for (std::size_t d = 0; d < n; ++d)
+        if (s != d && !freed_[s * n + d] && table_.has_route(s, d))
+          visit(s * n + d, route_channels(torus_, table_.nodes()[s], table_.route(s, d).hops));
+  }
+
+  // The pairs to free after an unsatisfiable answer: the holders of the
+  // core's dependencies, those held by fewest pairs first, at least one
+  // dependency's and at most kRepairFreePerRound pairs beyond that.
+  std::vector<std::size_t> holders_of(const std::vector<std::size_t>& core) const {
+    std::map<Dependency, std::vector<std::size_t>> holders;
+    for (std::size_t k : core) holders[question_.fixed[k]];
+    for_each_fixed_route([&](std::size_t p, const std::vector<ChannelId>& channels) {
+      for (std::size_t k = 1; k < channels.size(); ++k) {
+        const auto it = holders.find({channels[k - 1], channels[k]});
+        if (it != holders.end() && (it->second.empty() || it->second.back() != p)) it->second.push_back(p);
+      }
+    });
+    std::vector<std::pair<std::size_t, Dependency>> order;  // (holders, dependency)
+    for (const auto& [dependency, pairs] : holders) order.emplace_back(pairs.size(), dependency);
+    std::sort(order.begin(), order.end());
+    std::set<std::size_t> chosen;
+    for (const auto& [count, dependency] : order) {
+      if (!chosen.empty() && chosen.size() + count > kRepairFreePerRound) break;
+      const std::vector<std::size_t>& pairs = holders.at(dependency);
+      chosen.insert(pairs.begin(), pairs.end());
+    }
+    return {chosen.begin(), chosen.end()};
+  }
+
+  std::string pair_list() const {
+    const std::size_t n = table_.size();
+    std::string out;
+    std::size_t shown = 0;
+    for (std::size_t p : question_.pairs) {
+      if (shown++ == kPairsShown) break;
+      out += (out.empty() ? "" : ", ") + torus_.format_coord(table_.nodes()[p / n]) + " -> " +
+             torus_.format_coord(table_.nodes()[p % n]);
+    }
+    if (question_.pairs.size() > kPairsShown)
+      out += " and " + std::to_string(question_.pairs.size() - kPairsShown) + " more";
+    return out;
+  }
+
+  std::string proof() const {
+    return no_table_exists(table_.size(), " of " + std::to_string(question_.pairs.size()) +
+                                              " pairs, which alone admit no choice: " + pair_list());
+  }
+
+  std::string undecided(const std::string& why) const {
+    return "exact: undecided for these " + std::to_string(table_.size()) + " nodes: the repair of " +
+           (table_.algorithm.empty() ? std::string("the partial table") : table_.algorithm + "'s table") + ", which left " + std::to_string(missing_) +
+           " pairs without a route, freed " + std::to_string(question_.pairs.size()) + " pairs; " + why;
+  }
+
+  const Network& network_;
+  const Torus& torus_;
+  RouteTable table_;
+  FlowControl flow_;
+  std::size_t missing_ = 0;
+  std::vector<unsigned char> freed_;
+  std::map<std::size_t, std::vector<Hops>> candidates_;  // of the freed pairs
+  Question question_;
+};
+
+RouteTable ExactGenerator::generate(const Network& network, const std::vector<NodeId>& allocation,
+                                    const GeneratorOptions& options) const {
+  RouteTable table = start_route_table(name(), network, allocation);
+  const std::size_t n = table.size();
+  if (options.rules != RuleSet::angara)
+    throw RoutingError("exact: it searches Angara-encodable routes only (routing.rules: angara)");
+  if (n < 2) return table;
+  if (n <= kMaxNodes) return decide_whole(network, std::move(table), options.flow_control);
+
+  // Larger: repair the partial table of an earlier member of the chain, or
+  // balanced's (whose table it is when balanced routes every pair).
+  std::shared_ptr<const RouteTable> partial = options.partial;
+  if (!partial || partial->nodes() != table.nodes()) {
+    try {
+      RouteTable whole = make_generator("balanced")->generate(network, allocation, options);
+      whole.algorithm = name();
+      return whole;
+    } catch (const RoutingError& e) {
+      if (!e.partial()) throw RoutingError("exact: " + std::to_string(n) + " nodes, more than the " +
+                                           std::to_string(kMaxNodes) + " it decides at once, and balanced " +
+                                           "left no partial table to repair: " + e.what());
+      partial = e.partial();
+    }
+  }
+  RouteTable repaired = repair_with_solver(network, *partial, options.flow_control);
+  repaired.algorithm = name();
+  return repaired;
+}
+
+}  // namespace
+
+RouteTable repair_with_solver(const Network& network, RouteTable partial, FlowControl flow) {
+  return Repair(network, std::move(partial), flow).run();
+}
+
+namespace {
 
 }  // namespace
 

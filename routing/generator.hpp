@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "angara/network.hpp"
@@ -24,6 +25,10 @@ struct GeneratorOptions {
   FlowControl flow_control = FlowControl::bubble; // which CDG cycles are deadlocks
   // Generator-specific settings from the configuration ("population: 100").
   std::map<std::string, std::string> extra;
+  // The deadlock-free routes an earlier member of a chain found before it
+  // gave up (RoutingError::partial()), for exact's repair of large machines
+  // (routing/exact.cpp); the other generators ignore it.
+  std::shared_ptr<const RouteTable> partial;
 };
 
 // Thrown when a generator cannot route the allocation (e.g. the faults
@@ -31,6 +36,15 @@ struct GeneratorOptions {
 class RoutingError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  RoutingError(const std::string& message, RouteTable partial)
+      : std::runtime_error(message), partial_(std::make_shared<const RouteTable>(std::move(partial))) {}
+  // The routes found before giving up, free of forbidden cycles among
+  // themselves, the pairs left out without a route (the checked-turn stage
+  // keeps them: routing/checked_turns.hpp); nullptr when none were kept.
+  const std::shared_ptr<const RouteTable>& partial() const { return partial_; }
+
+ private:
+  std::shared_ptr<const RouteTable> partial_;
 };
 
 class Generator {

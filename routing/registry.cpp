@@ -29,7 +29,7 @@ const std::vector<GeneratorInfo>& generators() {
        &create_dfsssp_generator},
       {"lash", "shortest paths, pairs on the first virtual channel that stays deadlock-free (LASH, section 5)",
        &create_lash_generator},
-      {"exact", "one virtual channel decided by an SMT solver (Z3) over every encodable route; up to 100 nodes",
+      {"exact", "one virtual channel decided by an SMT solver (Z3) over every encodable route; above 100 nodes it repairs balanced's partial table",
        &create_exact_generator},
   };
   return all;

@@ -7,6 +7,7 @@
 
 #include "angara/network.hpp"
 #include "routing/chain.hpp"
+#include "routing/exact.hpp"
 #include "routing/generator.hpp"
 #include "routing/oracle.hpp"
 #include "tests/test_support.hpp"
@@ -33,6 +34,34 @@ std::size_t non_minimal(const Network& net, const RouteTable& table) {
     for (std::size_t d = 0; d < table.size(); ++d)
       if (s != d && table.route(s, d).hops.size() > static_cast<std::size_t>(oracle.at(s, d))) ++longer;
   return longer;
+}
+
+// Balanced's partial table (RoutingError::partial()) where it leaves pairs out.
+RouteTable partial_of_balanced(const Network& net, const GeneratorOptions& options = {}) {
+  try {
+    angara_test::generate("balanced", net, angara_test::live_nodes(net), options);
+  } catch (const RoutingError& e) {
+    ck_assert(e.partial() != nullptr);
+    return *e.partial();
+  }
+  ck_abort_msg("balanced routed every pair");
+  return {};
+}
+
+std::size_t changed_routes(const RouteTable& before, const RouteTable& after) {
+  std::size_t changed = 0;
+  for (std::size_t s = 0; s < before.size(); ++s)
+    for (std::size_t d = 0; d < before.size(); ++d)
+      if (s != d && before.has_route(s, d) && before.route(s, d).hops != after.route(s, d).hops) ++changed;
+  return changed;
+}
+
+// Fault campaign scenario 27: the whole 12x12 with four failed routers (140
+// nodes, more than exact decides with one question).
+Network scenario_27() {
+  Network net(Torus::parse("12x12"));
+  for (const char* dead : {"8,3", "5,6", "8,7", "10,10"}) net.fail_node(node_at(net.torus(), dead));
+  return net;
 }
 
 }  // namespace
@@ -101,6 +130,67 @@ START_TEST(test_proves_that_none_exists) {
 }
 END_TEST
 
+// The repair of balanced's partial table of scenario 333: its 7 pairs
+// without a route are freed, the solver's unsat core names dependencies of
+// other routes, their holders are freed too, and the answer completes the
+// table; the routes never freed stay balanced's.
+START_TEST(test_repair_routes) {
+  const Network net = scenario_333();
+  const RouteTable partial = partial_of_balanced(net);
+  ck_assert_uint_eq(unrouted_pairs(partial).size(), 7);
+  const RouteTable table = repair_with_solver(net, partial, FlowControl::bubble);
+  const VerifyReport report = angara_test::verified(net, table);
+  ck_assert_uint_eq(report.routes, 992);
+  ck_assert_uint_eq(report.metrics.max_gamma, 51);
+  ck_assert_uint_eq(changed_routes(partial, table), 136);
+  ck_assert(angara_test::same_routes(table, repair_with_solver(net, partial, FlowControl::bubble)));
+}
+END_TEST
+
+// A proof on a subset: under flow control none the 5x5 below has no
+// deadlock-free table (test_proves_that_none_exists); the repair of
+// balanced's partial table proves it with 160 of the 462 pairs.
+START_TEST(test_repair_proves_on_a_subset) {
+  Network net(Torus::parse("5x5"));
+  const Torus& t = net.torus();
+  for (const char* dead : {"4,0", "2,1", "3,3"}) net.fail_node(node_at(t, dead));
+  net.fail_link(node_at(t, "1,0"), *Direction::parse("-Y"));
+  net.fail_link(node_at(t, "0,1"), *Direction::parse("+X"));
+  net.fail_link(node_at(t, "0,2"), *Direction::parse("+Y"));
+  GeneratorOptions none;
+  none.flow_control = FlowControl::none;
+  const RouteTable partial = partial_of_balanced(net, none);
+  ck_assert_std_str_eq(error_message([&] { repair_with_solver(net, partial, FlowControl::none); }),
+                       "exact: no deadlock-free table of Angara-encodable routes exists on one virtual channel for "
+                       "these 22 nodes and failures (the solver proved it over every route of 160 pairs, which alone "
+                       "admit no choice: 0,0 -> 1,1, 0,0 -> 0,2, 0,0 -> 1,2, 0,0 -> 3,2 and 156 more); more virtual "
+                       "channels (routing.virtual_channels) with nue, or repairs, are needed");
+}
+END_TEST
+
+// Above 100 nodes exact repairs balanced's partial table: alone (it runs
+// balanced itself) and in a chain (balanced's partial table handed on).
+START_TEST(test_large_allocation) {
+  const Network net = scenario_27();
+  const std::vector<NodeId> nodes = angara_test::live_nodes(net);
+  ck_assert_uint_eq(nodes.size(), 140);
+  const RouteTable partial = partial_of_balanced(net);
+  ck_assert_uint_eq(unrouted_pairs(partial).size(), 2);
+  const RouteTable table = angara_test::generate("exact", net, nodes);
+  const VerifyReport report = angara_test::verified(net, table);
+  ck_assert_uint_eq(report.metrics.max_gamma, 351);
+  // Its two pairs found routes among the others as they are.
+  ck_assert_uint_eq(changed_routes(partial, table), 0);
+  const ChainOutcome outcome =
+      run_algorithm_chain(parse_algorithm_chain("balanced,exact"), net, nodes, {}, VerifyOptions{});
+  ck_assert_std_str_eq(outcome.algorithm, "exact");
+  ck_assert(angara_test::same_routes(outcome.table, table));
+  // Where balanced routes every pair, exact's table is balanced's.
+  const Network intact(Torus::parse("12x12"));
+  ck_assert(angara_test::same_routes(angara_test::route_all("exact", intact), angara_test::route_all("balanced", intact)));
+}
+END_TEST
+
 START_TEST(test_refusals) {
   // 0,0 cut off by its four neighbours: the oracle's refusal.
   Network cut(Torus::parse("4x4"));
@@ -109,10 +199,13 @@ START_TEST(test_refusals) {
   ck_assert_msg(message.find("exact: cannot route 22 of 132 ordered pairs deadlock-free on one virtual channel: 0,0 -> "
                              "2,0: no Angara-encodable route avoids the failures") == 0,
                 "%s", message.c_str());
-  const Network large(Torus::parse("12x12"));
-  ck_assert_std_str_eq(error_message([&] { angara_test::route_all("exact", large); }),
-                       "exact: 144 nodes, more than the 100 it decides (the model grows with the pairs times their "
-                       "routes)");
+  // The same above 100 nodes, from the repair.
+  Network large(Torus::parse("12x12"));
+  for (const char* dead : {"1,0", "11,0", "0,1", "0,11"}) large.fail_node(node_at(large.torus(), dead));
+  const std::string large_message = error_message([&] { angara_test::route_all("exact", large); });
+  ck_assert_msg(large_message.find("exact: cannot route 278 of 19460 ordered pairs deadlock-free on one virtual "
+                                   "channel: 0,0 -> 2,0: no Angara-encodable route avoids the failures") == 0,
+                "%s", large_message.c_str());
   GeneratorOptions general;
   general.rules = RuleSet::general;
   ck_assert_std_str_eq(error_message([&] { angara_test::route_all("exact", Network(Torus::parse("4x4")), general); }),
@@ -128,6 +221,9 @@ int main() {
   tcase_add_test(tc, test_default_chain_ends_with_exact);
   tcase_add_test(tc, test_fault_free_minimal);
   tcase_add_test(tc, test_proves_that_none_exists);
+  tcase_add_test(tc, test_repair_routes);
+  tcase_add_test(tc, test_repair_proves_on_a_subset);
+  tcase_add_test(tc, test_large_allocation);
   tcase_add_test(tc, test_refusals);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
