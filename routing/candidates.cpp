@@ -222,7 +222,8 @@ int successors(const Torus& torus, const TurnRules& rules, NodeId node, int stag
 
 }  // namespace
 
-ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules& rules, NodeId src)
+ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules& rules, NodeId src,
+                                         const std::vector<NodeId>& targets)
     : network_(network),
       rules_(rules),
       src_(src),
@@ -252,6 +253,10 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
         }
       }
     frontier.swap(next);
+    // Every layer up to depth + 1 is complete: stop once each target is in one.
+    if (!targets.empty() &&
+        std::all_of(targets.begin(), targets.end(), [&](NodeId t) { return t == src || length(t) >= 0; }))
+      break;
   }
 }
 
@@ -374,7 +379,7 @@ CandidateSet::CandidateSet(const Network& network, const TurnRules& rules, std::
       if (s != d) {
         std::vector<std::vector<Direction>> routes = minimal_routes(network, rules, nodes_[s], nodes_[d], cap_per_pair);
         if (routes.empty()) {
-          if (!search) search = std::make_unique<ShortestRouteSearch>(network, rules, nodes_[s]);
+          if (!search) search = std::make_unique<ShortestRouteSearch>(network, rules, nodes_[s], nodes_);
           routes = search->routes(nodes_[d], cap_per_pair);
           minimal_[s * n + d] = 0;
         }

@@ -102,7 +102,12 @@ std::vector<std::vector<Direction>> minimal_routes(const Network& network, const
 // the directions used so far in the DOR middle, and a Last Step ends a route.
 class ShortestRouteSearch {
  public:
-  ShortestRouteSearch(const Network& network, const TurnRules& rules, NodeId src);
+  // With `targets`, the search stops after the first layer by which every
+  // target is reached (the answers for the targets are the same; other
+  // nodes may be left unreached): around a compact allocation of a large
+  // machine it explores a ball instead of the machine.
+  ShortestRouteSearch(const Network& network, const TurnRules& rules, NodeId src,
+                      const std::vector<NodeId>& targets = {});
   // Hops of the shortest encodable route to `dst`, or -1 if none exists.
   int length(NodeId dst) const;
   // Up to `cap` distinct shortest routes to `dst`, in a fixed order.
