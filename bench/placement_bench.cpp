@@ -17,7 +17,11 @@
 // computed too: columns `lp` (mean; the per-dimension bound where the LP
 // did not finish) and `G/LP`.
 //
-//   angara-placement-bench [--jobs N] [--seed S] [--machines 4x4x4,8x8x8,8x8x4x4] [--lp]
+// With --per-job FILE, one line per routed job: machine, policy, job number,
+// nodes, kind (select: the winning candidate's), cyclic extent, max gamma,
+// LP bound (0 without --lp), per-dimension bound, channels shared.
+//
+//   angara-placement-bench [--jobs N] [--seed S] [--machines 4x4x4,8x8x8,8x8x4x4] [--lp] [--per-job FILE]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -86,8 +90,25 @@ struct Running {
   bool operator>(const Running& other) const { return end > other.end; }
 };
 
+// The smallest cyclic extent of the nodes per dimension, "4x4x2".
+std::string extent(const Torus& torus, const std::vector<NodeId>& nodes) {
+  std::string text;
+  for (int dim = 0; dim < torus.declared_dims(); ++dim) {
+    std::vector<char> used(static_cast<std::size_t>(torus.size(dim)), 0);
+    for (NodeId node : nodes) used[static_cast<std::size_t>(torus.coord(node)[dim])] = 1;
+    int gap = 0;  // the longest cyclic run of unused coordinates
+    for (int first = 0; first < torus.size(dim); ++first) {
+      int run = 0;
+      while (run < torus.size(dim) && !used[static_cast<std::size_t>((first + run) % torus.size(dim))]) ++run;
+      gap = std::max(gap, run);
+    }
+    text += (dim ? "x" : "") + std::to_string(torus.size(dim) - gap);
+  }
+  return text;
+}
+
 Totals replay(const Network& network, const std::vector<Job>& trace, Policy policy,
-              const std::vector<NodeId>& curve, bool with_lp) {
+              const std::vector<NodeId>& curve, bool with_lp, std::FILE* per_job) {
   const Torus& torus = network.torus();
   std::vector<NodeId> linear(torus.node_count());
   for (NodeId node = 0; node < torus.node_count(); ++node) linear[node] = node;
@@ -121,6 +142,7 @@ Totals replay(const Network& network, const std::vector<Job>& trace, Policy poli
     std::vector<NodeId> nodes;
     RouteTable table;
     bool routed = true;
+    std::string kind = policy_name(policy);
     if (policy == Policy::select) {
       PlacementRequest request;
       request.node_count = job.size;
@@ -131,6 +153,7 @@ Totals replay(const Network& network, const std::vector<Job>& trace, Policy poli
         PlacementResult result = select_nodes(network, request);
         nodes = result.nodes;
         table = std::move(result.table);
+        kind = candidate_kind_name(result.compared[result.winner].kind);
       } catch (const RoutingError&) {
         routed = false;
       }
@@ -165,15 +188,21 @@ Totals replay(const Network& network, const std::vector<Job>& trace, Policy poli
       ++totals.routed;
       totals.gamma += static_cast<double>(metrics.max_gamma);
       totals.bound += static_cast<double>(metrics.lower_bound);
+      std::uint64_t lp_value = 0;
       if (with_lp) {
         LpBoundOptions lp_options;
         lp_options.time_limit = 2.0;
         const LpBound lp = lp_lower_bound(network, nodes, lp_options);
         const bool solved = lp.solved();
         totals.lp_solved += solved;
-        totals.lp += solved ? static_cast<double>(std::max(lp.rounded(), metrics.lower_bound))
-                            : static_cast<double>(metrics.lower_bound);
+        lp_value = solved ? std::max(lp.rounded(), metrics.lower_bound) : metrics.lower_bound;
+        totals.lp += static_cast<double>(lp_value);
       }
+      if (per_job)
+        std::fprintf(per_job, "%s %s %zu %zu %s %s %llu %llu %llu %zu\n", torus.to_string().c_str(),
+                     policy_name(policy), totals.jobs, nodes.size(), kind.c_str(), extent(torus, nodes).c_str(),
+                     static_cast<unsigned long long>(metrics.max_gamma), static_cast<unsigned long long>(lp_value),
+                     static_cast<unsigned long long>(metrics.lower_bound), shared);
       totals.ratio += ratio;
       totals.worst_ratio = std::max(totals.worst_ratio, ratio);
       totals.hops += metrics.avg_hops;
@@ -200,6 +229,7 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   std::string machines = "4x4x4,8x8x8,8x8x4x4";
   bool with_lp = false;
+  std::FILE* per_job = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
     const bool has_value = i + 1 < argc;
@@ -207,8 +237,17 @@ int main(int argc, char** argv) {
     else if (option == "--jobs" && has_value) job_count = std::strtoul(argv[++i], nullptr, 10);
     else if (option == "--seed" && has_value) seed = std::strtoull(argv[++i], nullptr, 10);
     else if (option == "--machines" && has_value) machines = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: angara-placement-bench [--jobs N] [--seed S] [--machines 4x4x4,8x8x8] [--lp]\n");
+    else if (option == "--per-job" && has_value) {
+      per_job = std::fopen(argv[++i], "w");
+      if (!per_job) {
+        std::perror(argv[i]);
+        return 2;
+      }
+      std::fprintf(per_job, "# machine policy job nodes kind extent max_gamma lp(0: no --lp) dim_bound shared\n");
+    } else {
+      std::fprintf(stderr,
+                   "usage: angara-placement-bench [--jobs N] [--seed S] [--machines 4x4x4,8x8x8] [--lp] "
+                   "[--per-job FILE]\n");
       return 2;
     }
   }
@@ -231,7 +270,7 @@ int main(int argc, char** argv) {
     const std::vector<Job> trace = make_trace(job_count, torus.node_count() - failures, seed);
     const std::vector<NodeId> curve = nested_blocks(torus).order;
     for (Policy policy : {Policy::linear, Policy::curve, Policy::select}) {
-      const Totals t = replay(network, trace, policy, curve, with_lp);
+      const Totals t = replay(network, trace, policy, curve, with_lp, per_job);
       const double routed = t.routed ? static_cast<double>(t.routed) : 1.0;
       char lp[16] = "-", g_lp[16] = "-";
       if (with_lp) {
@@ -250,5 +289,6 @@ int main(int argc, char** argv) {
                       : "-");
     }
   }
+  if (per_job) std::fclose(per_job);
   return 0;
 }
