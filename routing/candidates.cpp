@@ -397,6 +397,71 @@ CandidateSet::CandidateSet(const Network& network, const TurnRules& rules, std::
   }
 }
 
+CandidateSet CandidateSet::with_long_way_dor(const Network& network, const CandidateSet& base, int extra_hops) {
+  const Torus& torus = network.torus();
+  CandidateSet set;
+  set.nodes_ = base.nodes_;
+  set.minimal_ = base.minimal_;
+  set.unroutable_ = base.unroutable_;
+  const std::size_t n = set.nodes_.size();
+  set.pair_first_.reserve(n * n + 1);
+  std::vector<ChannelId> walk;
+  for (std::size_t p = 0; p < base.pair_count(); ++p) {
+    for (std::size_t v = 0; v < base.variants(p); ++v) {
+      const ChannelSpan span = base.channels(p, v);
+      walk.assign(span.begin(), span.end());
+      set.add_route(walk);
+    }
+    const NodeId src = set.nodes_[base.pair_source(p)], dst = set.nodes_[base.pair_destination(p)];
+    if (src != dst && base.variants(p) > 0 && base.minimal(p)) {
+      // Per dimension the + and - hop counts; a choice is minimal iff every
+      // dimension takes its shorter way (both when tied): those are in base.
+      const Coord from = torus.coord(src), to = torus.coord(dst);
+      std::array<std::array<int, 2>, kMaxDims> count{};  // [dim][0: +, 1: -]
+      std::array<bool, kMaxDims> moves{};
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int size = torus.size(dim);
+        const int forward = ((to[dim] - from[dim]) % size + size) % size;
+        moves[dim] = forward != 0;
+        count[dim] = {forward, size - forward};
+      }
+      for (unsigned signs = 0; signs < (1u << kMaxDims); ++signs) {
+        bool valid = true, minimal = true;
+        int extra = 0;
+        HopCounts counts{};
+        for (int dim = 0; dim < kMaxDims && valid; ++dim) {
+          const int minus = (signs >> dim) & 1u;
+          if (!moves[dim]) {
+            valid = minus == 0;  // one pattern for a dimension that does not move
+            continue;
+          }
+          if (count[dim][minus] > count[dim][1 - minus]) {
+            minimal = false;
+            extra += count[dim][minus] - count[dim][1 - minus];
+          }
+          counts[Direction::make(dim, minus != 0).rank()] = count[dim][minus];
+        }
+        if (!valid || minimal || extra > extra_hops) continue;
+        walk.clear();
+        NodeId at = src;
+        for (int rank = 0; rank < kDirectionCount && at != kNoNode; ++rank)
+          for (int step = 0; step < counts[rank] && at != kNoNode; ++step) {
+            const ChannelId c = Torus::channel(at, Direction(rank));
+            if (!torus.direction_present(Direction(rank)) || !network.channel_alive(c)) {
+              at = kNoNode;
+              break;
+            }
+            walk.push_back(c);
+            at = torus.neighbor(at, Direction(rank));
+          }
+        if (at == dst) set.add_route(walk);
+      }
+    }
+    set.pair_first_.push_back(set.route_first_.size() - 1);
+  }
+  return set;
+}
+
 void CandidateSet::add_route(const std::vector<ChannelId>& channels) {
   channels_.insert(channels_.end(), channels.begin(), channels.end());
   route_first_.push_back(channels_.size());

@@ -176,7 +176,17 @@ class CandidateSet {
   // The table that takes variant choice[p] for every pair p.
   RouteTable make_table(const std::vector<std::uint32_t>& choice, const std::string& algorithm) const;
 
+  // The candidates of `base` (same variant indices) and, after them, for
+  // every pair whose candidates are minimal, the pure DOR + direction-bit
+  // routes of its other sign choices that are at most `extra_hops` longer:
+  // the long way round one or more rings.  They are not minimal, but like
+  // every DOR route they close no forbidden cycle with other DOR routes;
+  // balanced tries them where the minimal routes stay above the bound
+  // (routing/balanced.cpp).
+  static CandidateSet with_long_way_dor(const Network& network, const CandidateSet& base, int extra_hops);
+
  private:
+  CandidateSet() = default;
   void add_route(const std::vector<ChannelId>& channels);
 
   std::vector<NodeId> nodes_;

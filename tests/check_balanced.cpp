@@ -334,6 +334,58 @@ START_TEST(test_turns_on_sub_allocations) {
 }
 END_TEST
 
+// Scattered halves, where the deadlock rule keeps the minimal routes above
+// what the same search reaches without it: balanced then takes pure DOR
+// routes the long way round rings, at most `long_way` (default 2) hops
+// longer, and only as far as the deadlock-free-less search got.  Blocks
+// reach it with minimal routes and stay minimal (test above).
+START_TEST(test_long_way_on_scattered_sets) {
+  const struct {
+    const char* torus;
+    unsigned multiplier;
+    std::uint64_t minimal, long_way, lp;
+  } rows[] = {
+      {"6x8", 37, 16, 15, 14},
+      {"8x8", 37, 24, 21, 19},
+      {"5x6x3", 41, 20, 18, 18},
+  };
+  for (const auto& row : rows) {
+    const Network net(Torus::parse(row.torus));
+    const Torus& t = net.torus();
+    std::vector<NodeId> nodes;  // a fixed scattered half
+    for (NodeId n = 0; n < t.node_count(); ++n)
+      if ((n * row.multiplier + 11) % t.node_count() < t.node_count() / 2) nodes.push_back(n);
+    GeneratorOptions minimal;
+    minimal.extra["long_way"] = "0";
+    const VerifyReport plain = verified(net, balanced(net, nodes, minimal));
+    const RouteTable table = balanced(net, nodes);
+    const VerifyReport longer = verified(net, table);
+    const LpBound lp = lp_lower_bound(net, nodes);
+    ck_assert_uint_eq(plain.metrics.max_gamma, row.minimal);
+    ck_assert_uint_eq(plain.non_minimal, 0);
+    ck_assert_uint_eq(longer.metrics.max_gamma, row.long_way);
+    ck_assert_uint_gt(longer.non_minimal, 0);
+    ck_assert(lp.solved());
+    ck_assert_uint_eq(lp.rounded(), row.lp);
+    // Every detour is a pure DOR route at most two hops longer than minimal.
+    for (std::size_t s = 0; s < nodes.size(); ++s)
+      for (std::size_t d = 0; d < nodes.size(); ++d) {
+        if (s == d) continue;
+        const auto route = table.route(s, d);
+        const int distance = t.distance(nodes[s], nodes[d]);
+        ck_assert_int_le(static_cast<int>(route.hops.size()), distance + 2);
+        if (static_cast<int>(route.hops.size()) > distance)
+          for (std::size_t i = 1; i < route.hops.size(); ++i) ck_assert(!(route.hops[i] < route.hops[i - 1]));
+      }
+  }
+  GeneratorOptions bad;
+  bad.extra["long_way"] = "far";
+  const Network net(Torus::parse("4x4"));
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { balanced(net, {0, 5}, bad); }),
+                       "balanced: option 'long_way' expects off or a number of extra hops (0-99), got 'far'");
+}
+END_TEST
+
 // The direct construction of whole fault-free sub-tori (no candidate set)
 // gives exactly the table of the candidate path, including the split pure
 // classes (4x3, 8x5) and the cases it leaves to the search (6x3, a dead link
@@ -397,6 +449,7 @@ int main() {
   tcase_add_test(generator_case, test_faulty_machine_routed);
   tcase_add_test(generator_case, test_start_option);
   tcase_add_test(generator_case, test_turns_on_sub_allocations);
+  tcase_add_test(generator_case, test_long_way_on_scattered_sets);
   tcase_add_test(generator_case, test_direct_construction_matches_candidates);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);
