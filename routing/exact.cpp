@@ -64,14 +64,16 @@ constexpr int kSlacks[] = {0, 2};
 // Candidates tried per pair in the improvement pass, shortest first.
 constexpr std::size_t kImprovementTries = 48;
 constexpr int kImprovementPasses = 3;
-// The repair of large allocations: questions asked at most, pairs freed at
-// most in all and (beyond the first dependency's holders) per round, and the
+// The repair of large allocations: questions asked at most, the hops of the
+// freed pairs' candidates at most (the solver's memory grows with them, by
+// about 1 KB a hop: 1.2 GB of peak on a 16x32 at 900000),
+// pairs freed per round (beyond the first dependency's holders), and the
 // solver's resource budget for all its questions (about 80 s here, as the
 // four questions over a whole allocation at most; each question has at most
 // kResourceLimit of it).  Scenario 173 of the fault campaign (16x16, 253
 // nodes) needs 22 rounds and 4445 freed pairs.
 constexpr int kRepairRounds = 60;
-constexpr std::size_t kRepairMaxFree = 12000;
+constexpr std::size_t kRepairMaxHops = 800'000;
 constexpr std::size_t kRepairFreePerRound = 400;
 constexpr std::uint64_t kRepairBudget = 4 * std::uint64_t{kResourceLimit};
 constexpr std::size_t kPairsShown = 4;
@@ -417,10 +419,12 @@ class Repair {
         throw RoutingError(undecided("no choice fits the other routes after " + std::to_string(kRepairRounds) +
                                      " rounds"));
       const std::vector<std::size_t> holders = holders_of(answer.core);
-      if (holders.empty() || question_.pairs.size() + holders.size() > kRepairMaxFree)
-        throw RoutingError(undecided("no choice fits the other routes, and freeing more than " +
-                                     std::to_string(kRepairMaxFree) + " pairs is beyond its limit"));
+      if (holders.empty()) throw RoutingError(undecided("no choice fits the other routes"));
       free_pairs(holders);
+      if (model_hops_ > kRepairMaxHops)
+        throw RoutingError(undecided("no choice fits the other routes, and the next question, with " +
+                                     std::to_string(question_.pairs.size()) + " pairs, would exceed its limit of " +
+                                     std::to_string(kRepairMaxHops) + " candidate route hops"));
     }
   }
 
@@ -441,6 +445,7 @@ class Repair {
       for (std::size_t d : destinations) {
         index_of[nodes[d]] = RouteTable::npos;
         freed_[s * n + d] = 1;
+        for (const Hops& hops : from[d]) model_hops_ += hops.size();
         candidates_[s * n + d] = std::move(from[d]);
       }
     }
@@ -527,6 +532,7 @@ class Repair {
   std::size_t missing_ = 0;
   std::vector<unsigned char> freed_;
   std::map<std::size_t, std::vector<Hops>> candidates_;  // of the freed pairs
+  std::size_t model_hops_ = 0;                           // their hops, all candidates
   Question question_;
 };
 
