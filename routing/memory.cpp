@@ -125,13 +125,13 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
   const bool whole_intact_torus = !faults && allocation_size == static_cast<std::size_t>(torus.node_count());
   const PairCost cost = generator_pair_cost(generator, options, whole_intact_torus, faults);
   // exact above 100 nodes around failures: balanced's partial table and its
-  // repair, whose solver model is held to 800000 candidate hops of about
-  // 1 KB each (routing/exact.cpp; 1.2 GB of peak measured at 900000).
+  // repair, whose solver model is held to a million candidate hops of under
+  // 1 KB each (routing/exact.cpp; 677 MB of peak measured at 800000).
   const bool exact_repair = generator == "exact" && faults && allocation_size > 100;
   const PairCost repair_start = generator_pair_cost("balanced", options, whole_intact_torus, faults);
   if (exact_repair)
     phase("generator exact", pairs * (repair_start.fixed + repair_start.per_hop * hops) + slots * layers * 16 +
-                                 800.0 * kMiB);
+                                 1000.0 * kMiB);
   else
     phase("generator " + generator, pairs * (cost.fixed + cost.per_hop * hops) + slots * layers * 16);
   // Per thread and layer, loads and run ends by channel slot; one channel

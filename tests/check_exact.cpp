@@ -36,6 +36,18 @@ std::size_t non_minimal(const Network& net, const RouteTable& table) {
   return longer;
 }
 
+// A 5x5 with three failed routers and three failed cables: an encodable
+// route for every pair, and under flow control none no deadlock-free table.
+Network five_by_five_without_table() {
+  Network net(Torus::parse("5x5"));
+  const Torus& t = net.torus();
+  for (const char* dead : {"4,0", "2,1", "3,3"}) net.fail_node(node_at(t, dead));
+  net.fail_link(node_at(t, "1,0"), *Direction::parse("-Y"));
+  net.fail_link(node_at(t, "0,1"), *Direction::parse("+X"));
+  net.fail_link(node_at(t, "0,2"), *Direction::parse("+Y"));
+  return net;
+}
+
 // Balanced's partial table (RoutingError::partial()) where it leaves pairs out.
 RouteTable partial_of_balanced(const Network& net, const GeneratorOptions& options = {}) {
   try {
@@ -113,12 +125,7 @@ END_TEST
 // pair, but no choice of them is acyclic on one virtual channel: the solver
 // proves it over every route.
 START_TEST(test_proves_that_none_exists) {
-  Network net(Torus::parse("5x5"));
-  const Torus& t = net.torus();
-  for (const char* dead : {"4,0", "2,1", "3,3"}) net.fail_node(node_at(t, dead));
-  net.fail_link(node_at(t, "1,0"), *Direction::parse("-Y"));
-  net.fail_link(node_at(t, "0,1"), *Direction::parse("+X"));
-  net.fail_link(node_at(t, "0,2"), *Direction::parse("+Y"));
+  const Network net = five_by_five_without_table();
   const std::vector<NodeId> nodes = angara_test::live_nodes(net);
   ck_assert(assess_routability(net, nodes).all_routable());
   GeneratorOptions none;
@@ -151,12 +158,7 @@ END_TEST
 // deadlock-free table (test_proves_that_none_exists); the repair of
 // balanced's partial table proves it with 160 of the 462 pairs.
 START_TEST(test_repair_proves_on_a_subset) {
-  Network net(Torus::parse("5x5"));
-  const Torus& t = net.torus();
-  for (const char* dead : {"4,0", "2,1", "3,3"}) net.fail_node(node_at(t, dead));
-  net.fail_link(node_at(t, "1,0"), *Direction::parse("-Y"));
-  net.fail_link(node_at(t, "0,1"), *Direction::parse("+X"));
-  net.fail_link(node_at(t, "0,2"), *Direction::parse("+Y"));
+  const Network net = five_by_five_without_table();
   GeneratorOptions none;
   none.flow_control = FlowControl::none;
   const RouteTable partial = partial_of_balanced(net, none);
