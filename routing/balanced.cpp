@@ -563,10 +563,12 @@ class Balancer {
   }
 
   // Stage 2.
-  void local_search(std::uint32_t bound) {
+  // `polish`: then passes lowering the spread (and with it, often, the max
+  // load below `bound`).
+  void local_search(std::uint32_t bound, bool polish = true) {
     for (int round = 0; round < kMaxRounds && max_load_ > bound; ++round)
       if (!relieve_max_channels() && !lower_spread()) break;
-    for (int pass = 0; pass < kPolishPasses; ++pass)
+    for (int pass = 0; polish && pass < kPolishPasses; ++pass)
       if (!lower_spread()) break;
   }
 
@@ -762,10 +764,10 @@ bool choice_of_table(const CandidateSet& set, const RouteTable& table, std::vect
 }
 
 // Stages 2 and 3 from the balancer's current state.
-void search(Balancer& balancer, std::uint32_t bound) {
-  balancer.local_search(bound);
+void search(Balancer& balancer, std::uint32_t bound, bool polish = true) {
+  balancer.local_search(bound, polish);
   while (balancer.max_load() > bound && balancer.negotiate(balancer.max_load() - 1, kNegotiationRounds))
-    balancer.local_search(bound);
+    balancer.local_search(bound, polish);
 }
 
 // Option `turns`: on (the default) lets sub-allocations of a fault-free
@@ -905,9 +907,10 @@ void refine_with_turns(const Network& network, const CandidateSet& narrow, const
   // guarded tables stay above that, a third start from the best of them
   // admits pure DOR routes the long way round rings, at most `long_way` hops
   // longer (they close no forbidden cycle with other DOR routes), and aims
-  // at free's max load, not lower: detours are there to win back what the
-  // deadlock rule costs, not to go below the minimal optimum.  Kept only
-  // when it lowers the max load.
+  // at free's max load, not lower (no polishing passes, which would take
+  // detours to lower the spread and the max load further): detours are
+  // there to win back what the deadlock rule costs, not to go below the
+  // minimal optimum.  Kept only when it lowers the max load.
   const std::uint32_t target = std::max(bound, free.max_load());
   if (best.max_load() <= target || long_way == 0) {
     table = wide.make_table(best.choice(), "balanced");
@@ -918,7 +921,7 @@ void refine_with_turns(const Network& network, const CandidateSet& narrow, const
   third.assign(best.choice());
   DeadlockGuard third_guard(longer, network.torus(), options.flow_control);
   third.guard_with(&third_guard);
-  search(third, target);
+  search(third, target, /*polish=*/false);
   if (third.max_load() < best.max_load())
     table = longer.make_table(third.choice(), "balanced");
   else
