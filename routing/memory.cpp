@@ -83,6 +83,13 @@ std::uint64_t saturated(double bytes) {
   return bytes >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(bytes);
 }
 
+// Adds a part to the estimate, the total saturating at the largest value.
+void add_part(MemoryEstimate& estimate, const std::string& what, double bytes) {
+  const std::uint64_t value = saturated(bytes);
+  estimate.parts.push_back({what, value});
+  estimate.total = value > ~std::uint64_t{0} - estimate.total ? ~std::uint64_t{0} : estimate.total + value;
+}
+
 }  // namespace
 
 std::string MemoryEstimate::text() const {
@@ -102,11 +109,7 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
   const double layers = std::max(1, options.virtual_channels);
 
   MemoryEstimate estimate;
-  const auto add = [&estimate](const std::string& what, double bytes) {
-    const std::uint64_t value = saturated(bytes);
-    estimate.parts.push_back({what, value});
-    estimate.total = value > ~std::uint64_t{0} - estimate.total ? ~std::uint64_t{0} : estimate.total + value;
-  };
+  const auto add = [&estimate](const std::string& what, double bytes) { add_part(estimate, what, bytes); };
   // The program, its libraries and the machine's names and channels.
   add("program and machine", 8.0 * kMiB + 128.0 * torus.node_count());
   // The result: one 32-bit word an ordered pair (angara/route.hpp).
@@ -151,11 +154,7 @@ MemoryEstimate estimate_table_read_memory(const Network& network, std::size_t fi
   const double nodes = static_cast<double>(files);
   const double routes = nodes * std::max(0.0, nodes - 1);
   MemoryEstimate estimate;
-  const auto add = [&estimate](const std::string& what, double bytes) {
-    const std::uint64_t value = saturated(bytes);
-    estimate.parts.push_back({what, value});
-    estimate.total = value > ~std::uint64_t{0} - estimate.total ? ~std::uint64_t{0} : estimate.total + value;
-  };
+  const auto add = [&estimate](const std::string& what, double bytes) { add_part(estimate, what, bytes); };
   add("program and machine", 8.0 * kMiB + 128.0 * torus.node_count());
   // Every file's text is read before any is parsed (one consistent snapshot,
   // angara/table_set.hpp); a parsed route is a destination and a hop vector
