@@ -47,6 +47,9 @@ struct Options {
   // ~20 s CPU in GLPK's simplex (doc/benchmarks.md, issue 12).
   double lp_time = 120.0;
   NodeId lp_max_nodes = 128;
+  // --lp-all-columns: the full LP at once instead of column generation
+  // (LpBoundOptions::all_columns), for the allocations where it tails off.
+  bool lp_all_columns = false;
   std::vector<std::string> allocations;  // --allocations: these kinds only (empty: all)
   std::vector<std::string> machines;     // --machines: these tori only (empty: the whole set)
   bool lp_verbose = false;               // --lp-verbose: every LP's figures on stderr
@@ -79,6 +82,7 @@ LpBound allocation_lp_bound(const Network& network, const std::vector<NodeId>& n
   LpBoundOptions lp_options;
   lp_options.time_limit = options.lp_time;
   lp_options.max_nodes = options.lp_max_nodes;
+  lp_options.all_columns = options.lp_all_columns;
   return lp_lower_bound(network, nodes, lp_options);
 }
 
@@ -563,7 +567,7 @@ int usage() {
   std::fprintf(stderr,
                "usage: angara-bench [--dims 2,3,4] [--max-size N] [--max-nodes N] [--algorithms a,b]\n"
                "                    [--genetic-max-nodes N] [--desmos-only | --sweep-only] [--csv FILE] [--seed N]\n"
-               "                    [--lp-time S] [--lp-max-nodes N] [--allocations whole,half-block,...]\n"
+               "                    [--lp-time S] [--lp-max-nodes N] [--lp-all-columns] [--allocations whole,half-block,...]\n"
                "                    [--machines 4x4x4,8x8,...] [--lp-verbose] [--option key=value]\n"
                "       angara-bench --nue [--tori 4x4x4,8x8,...] [--virtual-channels 1,4,8] [--rules general,angara]\n"
                "                    [--flow-control bubble|none] [--seed N]\n");
@@ -595,6 +599,8 @@ int main(int argc, char** argv) {
       options.desmos = false;
     } else if (arg == "--lp-time") {
       options.lp_time = std::stod(value());
+    } else if (arg == "--lp-all-columns") {
+      options.lp_all_columns = true;
     } else if (arg == "--lp-max-nodes") {
       options.lp_max_nodes = static_cast<NodeId>(std::stoul(value()));
     } else if (arg == "--machines") {

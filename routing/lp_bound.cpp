@@ -117,7 +117,9 @@ class RouteLp {
   // a 5x4x6 block, and a thousand rounds to undo.)  Column generation then
   // corrects whatever these guesses got wrong.  Returns the certified bound
   // of the best weights.
-  double start(int steps, Clock::time_point deadline) {
+  // all_columns: every candidate of every choice pair enters the first
+  // restricted problem, which is then the full LP.
+  double start(int steps, Clock::time_point deadline, bool all_columns) {
     std::vector<double> load(constant_);
     std::vector<std::uint32_t> choice(choice_pairs_.size());
     for (std::size_t k = 0; k < choice_pairs_.size(); ++k) {
@@ -205,6 +207,12 @@ class RouteLp {
           if (v != main[k] && (cost[v] <= limit || (count[v] > 0 && count[v] >= often))) near[k].push_back(v);
       }
     }
+    if (all_columns)
+      for (std::size_t k = 0; k < choice_pairs_.size(); ++k) {
+        near[k].clear();
+        for (std::uint32_t v = 0; v < set_.variants(choice_pairs_[k]); ++v)
+          if (v != main[k]) near[k].push_back(v);
+      }
     // Fixed pairs go into the constants first, so that the channel rows get
     // their bounds once.
     for (std::size_t k = 0; k < choice_pairs_.size(); ++k)
@@ -550,7 +558,7 @@ const char* lp_status_name(LpBound::Status status) {
   return "unknown";
 }
 
-LpSolution solve_route_lp(const CandidateSet& set, double time_limit) {
+LpSolution solve_route_lp(const CandidateSet& set, double time_limit, bool all_columns) {
   const auto start = Clock::now();
   LpSolution solution;
   LpBound& bound = solution.bound;
@@ -575,8 +583,10 @@ LpSolution solve_route_lp(const CandidateSet& set, double time_limit) {
   glp_term_out(GLP_OFF);
   RouteLp lp(set, pairs);
   const double dimension_bound = candidate_dimension_bound(set, pairs);
-  double best = lp.start(kStartSteps, start + std::chrono::duration_cast<Clock::duration>(
-                                                       std::chrono::duration<double>(kStartShare * time_limit)));
+  double best = lp.start(kStartSteps,
+                         start + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(kStartShare * time_limit)),
+                         all_columns);
   while (true) {
     const double left = time_limit - seconds_since(start);
     if (left <= 0) break;
@@ -656,7 +666,7 @@ LpBound lp_lower_bound(const Network& network, const std::vector<NodeId>& alloca
   try {
     const CandidateSet set(network, rules, nodes, 64);
     const double left = options.time_limit - seconds_since(start);
-    bound = solve_route_lp(set, left).bound;
+    bound = solve_route_lp(set, left, options.all_columns).bound;
   } catch (const RoutingError& e) {
     bound.status = LpBound::Status::failed;
     bound.note = e.what();

@@ -32,6 +32,10 @@ struct LpBoundOptions {
   // symmetric under translation and reflection, so the LP optimum is the
   // per-dimension bound (see lp_lower_bound); false solves the LP anyway.
   bool use_symmetry = true;
+  // Every candidate route enters the LP at once, without column generation:
+  // slower on most allocations, but it ends where the generation tails off
+  // (one column a round; the 2x8x7x2 random half of the benchmark).
+  bool all_columns = false;
 };
 
 struct LpBound {
@@ -73,7 +77,7 @@ struct LpSolution {
 // with TurnRules::Mode::all_turns and a cap of 64 does (a minimal route
 // fixes the sign per dimension, at most 16 sign choices, and each has at most
 // 4 encodable orders: DOR, and a First Step and/or Last Step variant).
-LpSolution solve_route_lp(const CandidateSet& set, double time_limit);
+LpSolution solve_route_lp(const CandidateSet& set, double time_limit, bool all_columns = false);
 
 // The bound of an allocation: its candidate routes, then the LP, together
 // within options.time_limit.

@@ -118,6 +118,31 @@ START_TEST(test_single_cable_desmos) {
 }
 END_TEST
 
+// The full LP at once (all_columns, the benchmark's way out where the
+// column generation tails off): every candidate route is a column from the
+// start (the generation brings in only some), the optima are the same, and
+// one simplex solve ends it.
+START_TEST(test_all_columns_same_optimum) {
+  const Torus torus = Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"));
+  const Network network(torus);
+  LpBoundOptions options;
+  options.all_columns = true;
+  const LpBound whole = lp_lower_bound(network, all_nodes(torus), options);
+  check_solved(whole, 76.0 / 3.0, 26);
+  ck_assert_int_eq(whole.rounds, 1);
+  ck_assert_uint_eq(whole.columns, whole.routes);
+  const LpBound generated = lp_lower_bound(network, all_nodes(torus));
+  check_solved(generated, 76.0 / 3.0, 26);
+  ck_assert_uint_lt(generated.columns, generated.routes);
+  check_solved(lp_lower_bound(network, block(torus, {4, 2, 2, 1}), options), 10.0, 10);
+  const Torus square = Torus::parse("4x4");
+  const Network square_network(square);
+  const LpBound block_bound = lp_lower_bound(square_network, block(square, {2, 2, 1, 1}), options);
+  check_solved(block_bound, 2.5, 3);
+  ck_assert_int_eq(block_bound.rounds, 1);
+}
+END_TEST
+
 START_TEST(test_statuses) {
   const Torus torus = Torus::parse("4x4x4");
   const Network network(torus);
@@ -160,6 +185,7 @@ int main() {
   tcase_add_test(tc, test_square_block_needs_encodable_routes);
   tcase_add_test(tc, test_whole_torus_symmetry);
   tcase_add_test(tc, test_single_cable_desmos);
+  tcase_add_test(tc, test_all_columns_same_optimum);
   tcase_add_test(tc, test_statuses);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
