@@ -70,11 +70,24 @@ PairCost generator_pair_cost(const std::string& name, const GeneratorOptions& op
 // 1.5 KiB a pair at 3 mean hops (40 nodes of a faulty 4x4x4), 1.5-2.3 KiB
 // at 4.5 (128 and 200 nodes of 6x6x6), 1.3-1.9 KiB at 6 (256 and 299 nodes
 // of 8x8x8).
+bool has_failures(const Network& network) {
+  return !network.failed_nodes().empty() || !network.failed_links().empty();
+}
+
+// The parts every estimate has: the program, its libraries and the
+// machine's names and channels; the result, one 32-bit word an ordered pair
+// (angara/route.hpp); and the verifier, per thread and layer loads and run
+// ends by channel slot, and one channel dependency graph per layer.
+double program_bytes(const Torus& torus) { return 8.0 * kMiB + 128.0 * torus.node_count(); }
+double route_table_bytes(double nodes) { return 4 * nodes * nodes + 16 * nodes; }
+double verifier_bytes(const Torus& torus, double layers, int threads) {
+  return static_cast<double>(torus.channel_slots()) * layers * (16.0 * std::max(1, threads) + 64);
+}
+
 double lp_bound_bytes(const Network& network, std::size_t allocation_size) {
   const Torus& torus = network.torus();
   const bool by_symmetry = allocation_size == static_cast<std::size_t>(torus.node_count()) &&
-                           torus.single_cable_mask() == 0 && network.failed_nodes().empty() &&
-                           network.failed_links().empty();
+                           torus.single_cable_mask() == 0 && !has_failures(network);
   const double pairs = static_cast<double>(allocation_size) * static_cast<double>(allocation_size);
   return allocation_size <= 512 && !by_symmetry ? pairs * (1024 + 400 * mean_hops(torus)) : 0;
 }
@@ -109,11 +122,8 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
   const double layers = std::max(1, options.virtual_channels);
 
   MemoryEstimate estimate;
-  const auto add = [&estimate](const std::string& what, double bytes) { add_part(estimate, what, bytes); };
-  // The program, its libraries and the machine's names and channels.
-  add("program and machine", 8.0 * kMiB + 128.0 * torus.node_count());
-  // The result: one 32-bit word an ordered pair (angara/route.hpp).
-  add("route table", 4 * pairs + 16 * nodes);
+  add_part(estimate, "program and machine", program_bytes(torus));
+  add_part(estimate, "route table", route_table_bytes(nodes));
 
   // The phases after it run one at a time: the largest counts.
   std::string peak_what;
@@ -124,7 +134,7 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
       peak_what = what;
     }
   };
-  const bool faults = !network.failed_nodes().empty() || !network.failed_links().empty();
+  const bool faults = has_failures(network);
   const bool whole_intact_torus = !faults && allocation_size == static_cast<std::size_t>(torus.node_count());
   const PairCost cost = generator_pair_cost(generator, options, whole_intact_torus, faults);
   // exact above 100 nodes around failures: balanced's partial table and its
@@ -137,14 +147,12 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
                                  1000.0 * kMiB);
   else
     phase("generator " + generator, pairs * (cost.fixed + cost.per_hop * hops) + slots * layers * 16);
-  // Per thread and layer, loads and run ends by channel slot; one channel
-  // dependency graph per layer.
-  phase("verifier", slots * layers * (16.0 * std::max(1, work.threads) + 64));
+  phase("verifier", verifier_bytes(torus, layers, work.threads));
   // Text lines of "X,Y,Z X,Y,Z LAYER +X +Y ...", built in a string stream
   // (its growth and the copy taken of it: three times the text).
   if (work.route_dump) phase("route dump", 3 * pairs * (2 * 3 * torus.present_dims() + 3 + 3 * hops));
   if (work.lp_bound) phase("LP bound", lp_bound_bytes(network, allocation_size));
-  add(peak_what, peak);
+  add_part(estimate, peak_what, peak);
   return estimate;
 }
 
@@ -154,22 +162,21 @@ MemoryEstimate estimate_table_read_memory(const Network& network, std::size_t fi
   const double nodes = static_cast<double>(files);
   const double routes = nodes * std::max(0.0, nodes - 1);
   MemoryEstimate estimate;
-  const auto add = [&estimate](const std::string& what, double bytes) { add_part(estimate, what, bytes); };
-  add("program and machine", 8.0 * kMiB + 128.0 * torus.node_count());
+  add_part(estimate, "program and machine", program_bytes(torus));
   // Every file's text is read before any is parsed (one consistent snapshot,
   // angara/table_set.hpp); a parsed route is a destination and a hop vector
   // (32 bytes and a heap block).  Measured: 8x8x8, 17 MiB of files, peak
   // 41 MiB (doc/benchmarks.md, "Memory estimate").
-  add("table files", static_cast<double>(file_bytes));
-  add("parsed tables", 72 * routes);
-  add("route table", 4 * nodes * nodes + 16 * nodes);
-  // The verifier, then the report's LP bound, one after the other.
-  const double verifier = static_cast<double>(torus.channel_slots()) * (16.0 * std::max(1, work.threads) + 64);
+  add_part(estimate, "table files", static_cast<double>(file_bytes));
+  add_part(estimate, "parsed tables", 72 * routes);
+  add_part(estimate, "route table", route_table_bytes(nodes));
+  // The verifier (one layer), then the report's LP bound, one after the other.
+  const double verifier = verifier_bytes(torus, 1, work.threads);
   const double lp = work.lp_bound ? lp_bound_bytes(network, files) : 0;
   if (lp > verifier)
-    add("LP bound", lp);
+    add_part(estimate, "LP bound", lp);
   else
-    add("verifier", verifier);
+    add_part(estimate, "verifier", verifier);
   return estimate;
 }
 
