@@ -521,4 +521,11 @@ printf 'limits:\n  memory: lots\n' | cat "$data/torus_4x4x4.yaml" - >"$work/bad-
 expect "bad limits.memory" 3 "$tool" generate --config "$work/bad-limit.yaml" --dry-run
 contains "bad limits.memory names the line" "$work/err" "limits.memory: expected a size"
 
+# The man pages render without a troff warning (a line starting with a dot
+# that is not a macro, a stray escape), which man(1) would show as lost text.
+for page in "$data"/../../man/*.[58]; do
+  if groff -man -ww -z "$page" >"$work/groff" 2>&1 && [ ! -s "$work/groff" ]; then ok "man page ${page##*/} renders cleanly"
+  else not_ok "man page ${page##*/} has troff warnings"; sed 's/^/    /' "$work/groff" | head -5; fi
+done
+
 tap_summary
