@@ -405,10 +405,17 @@ void publish_table_file(const std::string& directory, const TableFileData& file,
 TableFilesSize measure_table_files(const std::string& directory) {
   const std::optional<std::vector<std::string>> names = list_directory(directory);
   if (!names) throw TableFileError("cannot read directory " + directory + ": " + std::strerror(ENOENT));
+  std::vector<std::string> paths;
+  for (const std::string& name : *names)
+    if (is_table_name(name)) paths.push_back(directory + "/" + name);
+  return measure_table_files(paths);
+}
+
+TableFilesSize measure_table_files(const std::vector<std::string>& paths) {
   TableFilesSize size;
-  for (const std::string& name : *names) {
+  for (const std::string& path : paths) {
     struct stat info {};
-    if (!is_table_name(name) || ::stat((directory + "/" + name).c_str(), &info) != 0) continue;
+    if (::stat(path.c_str(), &info) != 0) continue;
     ++size.files;
     size.bytes += static_cast<std::uint64_t>(info.st_size);
   }

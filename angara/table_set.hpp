@@ -82,6 +82,8 @@ struct TableFilesSize {
   std::uint64_t bytes = 0;
 };
 TableFilesSize measure_table_files(const std::string& directory);
+// The same for the given files (a job's nodes'); missing ones are not counted.
+TableFilesSize measure_table_files(const std::vector<std::string>& paths);
 
 // Takes the lock and removes what killed writers left (what every writer
 // does first); the visible tables do not change.

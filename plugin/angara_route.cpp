@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 #include "angara/table_file.hpp"
 #include "config.h"
 #include "routing/generator.hpp"
+#include "routing/parallel.hpp"
 #include "routing/patterns.hpp"
 #include "routing/pipeline.hpp"
 #include "routing/report.hpp"
@@ -386,6 +388,14 @@ int cmd_analyze(int argc, char** argv) {
   } else {
     const FileContents contents = read_regular_file(dump, kMaxRouteDumpBytes);
     if (!contents.error.empty()) throw TableFileError(contents.error);
+    // Refused before parsing when it would not fit: a parsed route takes
+    // several times its line of text.
+    MemoryWork work;
+    work.threads = worker_count();
+    check_memory_limit(estimate_dump_read_memory(config.network(), contents.text.size(),
+                                                 std::count(contents.text.begin(), contents.text.end(), '\n') + 1,
+                                                 work),
+                       config.memory_limit, config.source);
     std::istringstream in(contents.text);
     table = read_route_dump(in, config.torus, dump);
     source = dump;

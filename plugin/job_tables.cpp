@@ -10,9 +10,12 @@
 
 #include "angara/hostlist.hpp"
 #include "angara/table_file.hpp"
+#include "angara/table_set.hpp"
 #include "plugin/shared_tables.hpp"
 #include "routing/chain.hpp"
 #include "routing/generator.hpp"
+#include "routing/memory.hpp"
+#include "routing/parallel.hpp"
 #include "routing/report.hpp"
 
 #ifndef SYSCONFDIR
@@ -122,6 +125,7 @@ InstalledJobTables read_installed_job_tables(const Config& config, const slurm::
   installed.job = job;
   installed.directory = table_dir;
   const std::set<std::string> failed(failed_nodes.begin(), failed_nodes.end());
+  std::vector<std::string> paths;
   for (const std::string& name : job.nodes) {
     if (!config.node_by_name(name)) {
       installed.problems.push_back(name + ": not a node of the machine (" + config.source + ")");
@@ -134,7 +138,19 @@ InstalledJobTables read_installed_job_tables(const Config& config, const slurm::
     installed.live_nodes.push_back(name);
     NodeTable probe;
     probe.node_name = name;
-    const std::string path = table_dir + "/" + table_file_name(probe);
+    paths.push_back(table_dir + "/" + table_file_name(probe));
+  }
+  // Refused before anything is read when the job's files would not fit
+  // (verify --job, show --job), as for a whole directory.
+  const TableFilesSize size = measure_table_files(paths);
+  MemoryWork work;
+  work.lp_bound = config.lp_bound_time > 0;
+  work.threads = worker_count();
+  check_memory_limit(estimate_table_read_memory(config.network(), size.files, size.bytes, work), config.memory_limit,
+                     config.source);
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const std::string& name = installed.live_nodes[i];
+    const std::string& path = paths[i];
     try {
       NodeTable table = read_node_table(path);
       if (table.job == job.id)

@@ -180,6 +180,25 @@ MemoryEstimate estimate_table_read_memory(const Network& network, std::size_t fi
   return estimate;
 }
 
+MemoryEstimate estimate_dump_read_memory(const Network& network, std::uint64_t text_bytes, std::uint64_t lines,
+                                         const MemoryWork& work) {
+  const Torus& torus = network.torus();
+  const double routes = static_cast<double>(lines);
+  // n (n - 1) routes of n nodes: n is at most 1 + sqrt(routes) + 1.
+  const double nodes = std::ceil(std::sqrt(routes)) + 2;
+  MemoryEstimate estimate;
+  add_part(estimate, "program and machine", program_bytes(torus));
+  add_part(estimate, "route dump text", 2 * static_cast<double>(text_bytes));
+  // A parsed line is a pair, a hop vector (a heap block) and the duplicate
+  // check's hash entry.  Measured: 16x16x8 whole, 4.2 M routes in 191 MB,
+  // peak 902 MB, so 122 bytes a route besides the text (doc/benchmarks.md,
+  // "Memory estimate").
+  add_part(estimate, "parsed routes", 128 * routes);
+  add_part(estimate, "route table", route_table_bytes(nodes));
+  add_part(estimate, "verifier", verifier_bytes(torus, 1, work.threads));
+  return estimate;
+}
+
 std::uint64_t node_memory_bytes() {
   std::uint64_t bytes = node_resources().memory;
   if (bytes == 0) {

@@ -49,6 +49,13 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
 MemoryEstimate estimate_table_read_memory(const Network& network, std::size_t files, std::uint64_t file_bytes,
                                           const MemoryWork& work);
 
+// The estimate for parsing a route dump and verifying it (analyze --dump):
+// the dump's `text_bytes` held twice (the text and the parser's stream), a
+// parsed entry for each of at most `lines` routes, the route table and the
+// verifier.
+MemoryEstimate estimate_dump_read_memory(const Network& network, std::uint64_t text_bytes, std::uint64_t lines,
+                                         const MemoryWork& work);
+
 // The memory hwloc reports for this node (its NUMA nodes together), else
 // the kernel's physical page count; 0 when neither is known.
 std::uint64_t node_memory_bytes();

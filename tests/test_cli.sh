@@ -85,6 +85,8 @@ expect "general from the config refused" 7 "$tool" generate --config "$work/gene
 expect "general config dry run" 0 "$tool" generate --config "$work/general.yaml" --dry-run
 expect "analyze general dump" 0 "$tool" analyze --dump "$work/general.dump"
 contains "analyze shows the dump's rules" "$work/out" "rules general, flow control bubble, virtual channels 1; verifier: OK"
+expect "analyze --dump over a 1M limit refused" 9 "$tool" analyze --dump "$work/general.dump" --memory-limit 1M
+contains "the dump estimate counts the parsed routes" "$work/err" "parsed routes"
 expect "flow control none rejects ring cycles" 1 "$tool" generate --algorithm balanced --flow-control none --dry-run
 contains "flow control none names the cycle" "$work/err" "deadlock: virtual channel 0: dependency"
 # The default chain passes balanced over for that and falls back to nue.

@@ -326,6 +326,15 @@ for id in $job_a $job_b; do
     not_ok "verify --job $id passes with two jobs running" "$(cat "$work/verify-$id.txt")"
   fi
 done
+# Its 8 files are measured before they are read: over the memory limit, nothing is read.
+"$tool" verify --job "$job_a" --config "$config" --memory-limit 1M >"$work/verify-limit.txt" 2>&1
+status=$?
+if [ $status = 9 ] && grep -q "table files" "$work/verify-limit.txt"; then
+  ok "verify --job over a 1M memory limit: exit 9, the files' size in the estimate"
+else
+  not_ok "verify --job over a 1M memory limit: exit 9, the files' size in the estimate" \
+    "exit $status: $(cat "$work/verify-limit.txt")"
+fi
 wait_job_done "$job_a"
 wait_job_done "$job_b"
 for name in a b; do
