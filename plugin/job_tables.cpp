@@ -14,8 +14,7 @@
 #include "plugin/shared_tables.hpp"
 #include "routing/chain.hpp"
 #include "routing/generator.hpp"
-#include "routing/memory.hpp"
-#include "routing/parallel.hpp"
+#include "routing/pipeline.hpp"
 #include "routing/report.hpp"
 
 #ifndef SYSCONFDIR
@@ -142,12 +141,7 @@ InstalledJobTables read_installed_job_tables(const Config& config, const slurm::
   }
   // Refused before anything is read when the job's files would not fit
   // (verify --job, show --job), as for a whole directory.
-  const TableFilesSize size = measure_table_files(paths);
-  MemoryWork work;
-  work.lp_bound = config.lp_bound_time > 0;
-  work.threads = worker_count();
-  check_memory_limit(estimate_table_read_memory(config.network(), size.files, size.bytes, work), config.memory_limit,
-                     config.source);
+  check_table_read_memory(config, measure_table_files(paths));
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const std::string& name = installed.live_nodes[i];
     const std::string& path = paths[i];

@@ -241,15 +241,18 @@ void write_job_tables(const Config& config, const JobResult& result, const std::
       set_options);
 }
 
-JobResult verify_table_directory(const Config& config, const std::string& directory) {
-  // Refused before anything is read when it would not fit (issue 13): a
-  // whole large machine's files are far larger than its route table.
-  const TableFilesSize size = measure_table_files(directory);
+void check_table_read_memory(const Config& config, const TableFilesSize& size) {
   MemoryWork work;
   work.lp_bound = config.lp_bound_time > 0;
   work.threads = worker_count();
   check_memory_limit(estimate_table_read_memory(config.network(), size.files, size.bytes, work), config.memory_limit,
                      config.source);
+}
+
+JobResult verify_table_directory(const Config& config, const std::string& directory) {
+  // Refused before anything is read when it would not fit (issue 13): a
+  // whole large machine's files are far larger than its route table.
+  check_table_read_memory(config, measure_table_files(directory));
   const std::vector<NodeTable> files = read_table_directory(directory);
   if (files.empty()) throw TableFileError("no table files (*.rt) in " + directory);
   return verify_node_tables(config, files, directory);

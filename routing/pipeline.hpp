@@ -115,6 +115,9 @@ void write_job_tables(const Config& config, const JobResult& result, const std::
 // to config.memory_limit (MemoryLimitError).  The result's report says whether they pass; throws
 // TableFileError for an unreadable, torn or inconsistent set.
 JobResult verify_table_directory(const Config& config, const std::string& directory);
+// Throws MemoryLimitError when reading table files of `size` back and
+// verifying them would exceed the configured memory limit.
+void check_table_read_memory(const Config& config, const TableFilesSize& size);
 // The same for table files already read (one job's, from a directory that
 // holds other jobs' too); `directory` names them in errors.
 JobResult verify_node_tables(const Config& config, const std::vector<NodeTable>& files, const std::string& directory);
