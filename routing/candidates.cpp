@@ -462,6 +462,43 @@ CandidateSet CandidateSet::with_long_way_dor(const Network& network, const Candi
   return set;
 }
 
+CandidateSet CandidateSet::with_all_turns(const Network& network, const CandidateSet& base, const RouteTable& table,
+                                          std::size_t cap_per_pair) {
+  const TurnRules rules(network, TurnRules::Mode::all_turns);
+  const Torus& torus = network.torus();
+  CandidateSet set;
+  set.nodes_ = base.nodes_;
+  set.minimal_ = base.minimal_;
+  set.pair_first_.reserve(base.pair_count() + 1);
+  std::vector<ChannelId> walk;
+  for (std::size_t p = 0; p < base.pair_count(); ++p) {
+    const std::size_t s = base.pair_source(p), d = base.pair_destination(p);
+    std::vector<std::vector<Direction>> routes;
+    if (s != d && base.variants(p) > 0 && base.minimal(p))
+      routes = minimal_routes(network, rules, set.nodes_[s], set.nodes_[d], cap_per_pair);
+    for (const auto& hops : routes) {
+      route_is_usable(network, rules, set.nodes_[s], hops, &walk);
+      set.add_route(walk);
+    }
+    if (table.has_route(s, d)) {
+      const std::vector<Direction>& own = table.route(s, d).hops;
+      if (std::find(routes.begin(), routes.end(), own) == routes.end()) {
+        walk.clear();
+        NodeId at = set.nodes_[s];
+        for (Direction hop : own) {
+          walk.push_back(Torus::channel(at, hop));
+          at = torus.neighbor(at, hop);
+        }
+        set.add_route(walk);
+      }
+    } else if (s != d) {
+      set.unroutable_.push_back(p);
+    }
+    set.pair_first_.push_back(set.route_first_.size() - 1);
+  }
+  return set;
+}
+
 void CandidateSet::add_route(const std::vector<ChannelId>& channels) {
   channels_.insert(channels_.end(), channels.begin(), channels.end());
   route_first_.push_back(channels_.size());

@@ -185,6 +185,18 @@ class CandidateSet {
   // (routing/balanced.cpp).
   static CandidateSet with_long_way_dor(const Network& network, const CandidateSet& base, int extra_hops);
 
+  // The candidates of a complete `table` of `base`'s allocation, widened
+  // to every minimal Angara-encodable route (TurnRules::Mode::all_turns,
+  // deadlock ignored: balanced admits them through a dependency graph):
+  // for every pair whose candidates in `base` are minimal, at most
+  // `cap_per_pair` of them, plus the table's route if the cap left it out;
+  // every other pair (a detour around failures, or a pair `base` could not
+  // route) gets the table's route as its only candidate.  On a machine
+  // without failures this is CandidateSet(network, all-turn rules,
+  // base.nodes(), cap_per_pair).
+  static CandidateSet with_all_turns(const Network& network, const CandidateSet& base, const RouteTable& table,
+                                     std::size_t cap_per_pair);
+
  private:
   CandidateSet() = default;
   void add_route(const std::vector<ChannelId>& channels);

@@ -386,6 +386,45 @@ START_TEST(test_long_way_on_scattered_sets) {
 }
 END_TEST
 
+// On a machine with failures the First/Last Step refinement runs too (issue
+// 10), over the pairs that keep a minimal route, while the pairs that need a
+// detour keep the route the checked-turn stage gave them.  A scattered 16
+// nodes of a 4x4x4 with router 1,0,0 failed: 10 pairs have no minimal route
+// in the augmented candidate set (the checked-turn stage finds minimal ones
+// for 8, two stay detours).  Without the refinement (turns=off, which is
+// what every faulty machine got before) the max load is 6, with it 5, the
+// rounded LP bound over the minimal routes (the LP leaves the two detour
+// pairs out; the table routes every other pair minimally, so it bounds the
+// table).
+START_TEST(test_turns_on_faulty_machine) {
+  Network net(Torus::parse("4x4x4"));
+  net.fail_node(1);
+  const std::vector<NodeId> nodes = {0, 3, 5, 9, 12, 17, 22, 27, 30, 33, 38, 41, 44, 50, 55, 61};
+  GeneratorOptions off;
+  off.extra["turns"] = "off";
+  const RouteTable before = balanced(net, nodes, off);
+  const RouteTable after = balanced(net, nodes);
+  const VerifyReport plain = verified(net, before);
+  const VerifyReport refined = verified(net, after);
+  ck_assert_uint_eq(plain.metrics.max_gamma, 6);
+  ck_assert_uint_eq(refined.metrics.max_gamma, 5);
+  ck_assert_uint_eq(refined.metrics.max_gamma, lp_lower_bound(net, nodes).rounded());
+  ck_assert_uint_gt(refined.fs_ls_routes, plain.fs_ls_routes);
+  ck_assert_uint_eq(plain.non_minimal, 2);
+  ck_assert_uint_eq(refined.non_minimal, 2);
+  // The pairs without a minimal candidate keep their routes.
+  const CandidateSet set(net, TurnRules(net), nodes, 64, /*allow_unroutable=*/true);
+  std::size_t kept = 0;
+  for (std::size_t s = 0; s < nodes.size(); ++s)
+    for (std::size_t d = 0; d < nodes.size(); ++d)
+      if (s != d && !set.minimal(set.pair(s, d))) {
+        ck_assert_std_str_eq(after.route(s, d).to_string(), before.route(s, d).to_string());
+        ++kept;
+      }
+  ck_assert_uint_eq(kept, 10);
+}
+END_TEST
+
 // The direct construction of whole fault-free sub-tori (no candidate set)
 // gives exactly the table of the candidate path, including the split pure
 // classes (4x3, 8x5) and the cases it leaves to the search (6x3, a dead link
@@ -450,6 +489,7 @@ int main() {
   tcase_add_test(generator_case, test_start_option);
   tcase_add_test(generator_case, test_turns_on_sub_allocations);
   tcase_add_test(generator_case, test_long_way_on_scattered_sets);
+  tcase_add_test(generator_case, test_turns_on_faulty_machine);
   tcase_add_test(generator_case, test_direct_construction_matches_candidates);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);
