@@ -808,12 +808,17 @@ bool pure_dor(const CandidateSet& set, std::size_t p, std::uint32_t v) {
   return true;
 }
 
-// Makes `choice` deadlock-free, given a deadlock-free `fallback` of pure DOR
-// routes: the pure DOR routes of `choice` go into a dependency graph first,
-// with the fallback routes of the other pairs (so that each of those stays
-// admissible); then the routes with turns of `choice`, each kept when it
-// closes no forbidden cycle.  A pair whose route would takes its least
-// loaded candidate that closes none, at worst its fallback route.
+// Makes `choice` deadlock-free, given a deadlock-free `fallback` table: the
+// dependency graph starts as the fallback's; the pure DOR routes of `choice`
+// replace the fallback routes of their pairs where that closes no forbidden
+// cycle (always, when the fallback is pure DOR too: DOR routes close none
+// among themselves); then the routes with turns of `choice` go in on top of
+// the fallback routes of their pairs (so that each of those stays
+// admissible), each kept when it closes no forbidden cycle.  A pair whose
+// route would not takes its least loaded candidate that closes none, at
+// worst its fallback route.  (On a machine with failures the fallback has
+// routes with turns, the checked-turn stage's among them, with which a DOR
+// route of another sign choice can close a cycle: hence the check.)
 void repair_deadlocks(const CandidateSet& set, const Torus& torus, FlowControl rule,
                       const std::vector<std::uint32_t>& loads, const std::vector<std::uint32_t>& fallback,
                       std::vector<std::uint32_t>* choice) {
@@ -825,13 +830,18 @@ void repair_deadlocks(const CandidateSet& set, const Torus& torus, FlowControl r
     return channels;
   };
   std::vector<std::size_t> turning, rejected;
+  for (std::size_t p = 0; p < set.pair_count(); ++p)
+    if (set.variants(p) > 0) graph.add_path(path(p, fallback[p]));
   for (std::size_t p = 0; p < set.pair_count(); ++p) {
-    if (set.variants(p) == 0) continue;
-    if (pure_dor(set, p, (*choice)[p])) {
-      graph.add_path(path(p, (*choice)[p]));
-    } else {
-      graph.add_path(path(p, fallback[p]));
+    if (set.variants(p) == 0 || (*choice)[p] == fallback[p]) continue;
+    if (!pure_dor(set, p, (*choice)[p])) {
       turning.push_back(p);
+      continue;
+    }
+    graph.remove_path(path(p, fallback[p]));
+    if (!graph.try_add_path(path(p, (*choice)[p]))) {
+      graph.add_path(path(p, fallback[p]));
+      rejected.push_back(p);
     }
   }
   for (std::size_t p : turning)
