@@ -15,7 +15,13 @@
 //     channels at the max, sum of load^4), compared lexicographically; when
 //     no such move exists, a pass over all pairs takes any move lowering it;
 //  3. negotiated congestion (rip-up and reroute with history costs) tries to
-//     bring the max one lower, and stage 2 resumes after each success.
+//     bring the max one lower, and stage 2 resumes after each success;
+//  4. on a machine with failures, the checked-turn stage routes the pairs
+//     the candidates leave out and shortens detours (routing/checked_turns.hpp);
+//  5. unless the allocation is a whole fault-free sub-torus, stages 2 and 3
+//     again over every minimal encodable route (First/Last Steps) under a
+//     deadlock guard, and where that stays above the unguarded search, pure
+//     DOR routes the long way round rings (refine_with_turns below).
 // Everything is deterministic.  The search stops at the lower bound of the
 // candidate space (no table of these candidates can do better).
 #include <algorithm>
@@ -770,9 +776,10 @@ void search(Balancer& balancer, std::uint32_t bound, bool polish = true) {
     balancer.local_search(bound, polish);
 }
 
-// Option `turns`: on (the default) lets sub-allocations of a fault-free
-// machine use First/Last Step orders as extra path diversity (below); off
-// keeps the DOR routes of the augmented candidate set, for comparison.
+// Option `turns`: on (the default) lets allocations that are not whole
+// fault-free sub-tori use First/Last Step orders as extra path diversity
+// (below; on a machine with failures, the pairs that keep a minimal route);
+// off keeps the routes of the augmented candidate set, for comparison.
 bool read_turns(const GeneratorOptions& options) {
   const auto it = options.extra.find("turns");
   if (it == options.extra.end() || it->second == "on") return true;
@@ -781,7 +788,7 @@ bool read_turns(const GeneratorOptions& options) {
 }
 
 // Option `long_way`: how many hops longer than minimal a route of a
-// fault-free sub-allocation may be, as a pure DOR route the long way round
+// sub-allocation may be, as a pure DOR route the long way round
 // rings, where the minimal routes stay above the bound (the refinement
 // below).  Default 2; 0 (or off) keeps every such route minimal.
 int read_long_way(const GeneratorOptions& options) {
