@@ -2,6 +2,7 @@
 // miss although every pair has an encodable route, proves where no
 // deadlock-free single-channel table exists, and refuses what it does not
 // decide.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -193,6 +194,66 @@ START_TEST(test_large_allocation) {
 }
 END_TEST
 
+// The rank search on scenario 333: direction order (round 0) leaves 16
+// pairs without an admissible route; the solver's ranks for them, then for
+// the pairs those ranks leave out, route every pair, and the ranks certify
+// the table (the verifier agrees).
+START_TEST(test_rank_search_routes) {
+  const Network net = scenario_333();
+  std::string log;
+  const RouteTable table =
+      rank_search(net, start_route_table("exact", net, angara_test::live_nodes(net)), FlowControl::bubble, true, -1,
+                  &log);
+  ck_assert_msg(log.find("round 0: 16 pairs without an admissible route, 0 in the question\n") == 0, "%s",
+                log.c_str());
+  const VerifyReport report = angara_test::verified(net, table);
+  ck_assert_uint_eq(report.routes, 992);
+  ck_assert_uint_eq(report.metrics.max_gamma, 68);
+  ck_assert_uint_eq(non_minimal(net, table), 136);
+  ck_assert(angara_test::same_routes(
+      table, rank_search(net, start_route_table("exact", net, angara_test::live_nodes(net)), FlowControl::bubble,
+                         true, -1)));
+}
+END_TEST
+
+// Nothing failed: direction order admits every DOR route, round 0 routes
+// every pair minimally and the solver is never asked.
+START_TEST(test_rank_search_fault_free) {
+  const Network net(Torus::parse("8x8"));
+  std::string log;
+  const RouteTable table =
+      rank_search(net, start_route_table("exact", net, angara_test::live_nodes(net)), FlowControl::bubble, true, -1,
+                  &log);
+  ck_assert_std_str_eq(log.c_str(), "round 0: 0 pairs without an admissible route, 0 in the question\n");
+  angara_test::verified(net, table);
+  ck_assert_uint_eq(non_minimal(net, table), 0);
+  for (std::size_t s = 0; s < table.size(); ++s)  // the DOR routes: directions in order
+    for (std::size_t d = 0; d < table.size(); ++d) {
+      if (s == d) continue;
+      const auto route = table.route(s, d);
+      ck_assert_msg(std::is_sorted(route.hops.begin(), route.hops.end()), "%s", route.to_string().c_str());
+    }
+}
+END_TEST
+
+// Where no table exists (the 5x5 under flow control none), ranks per
+// channel with every candidate end in the proof over the pairs asked about;
+// with the candidates up to 2 hops over the shortest only, the same answer
+// is no proof: undecided.
+START_TEST(test_rank_search_proves) {
+  const Network net = five_by_five_without_table();
+  const RouteTable empty = start_route_table("exact", net, angara_test::live_nodes(net));
+  ck_assert_std_str_eq(error_message([&] { rank_search(net, empty, FlowControl::none, false, -1); }),
+                       "exact: no deadlock-free table of Angara-encodable routes exists on one virtual channel for "
+                       "these 22 nodes and failures (the solver proved it over every route of 337 pairs, which alone "
+                       "admit no choice: 0,0 -> 2,0, 0,0 -> 3,0, 0,0 -> 3,1, 0,0 -> 0,2 and 333 more); more virtual "
+                       "channels (routing.virtual_channels) with nue, or repairs, are needed");
+  ck_assert_std_str_eq(error_message([&] { rank_search(net, empty, FlowControl::none, false, 2); }),
+                       "exact: undecided for these 22 nodes: the rank search asked about 337 pairs; no ranks for the "
+                       "question's pairs");
+}
+END_TEST
+
 START_TEST(test_refusals) {
   // 0,0 cut off by its four neighbours: the oracle's refusal.
   Network cut(Torus::parse("4x4"));
@@ -226,6 +287,9 @@ int main() {
   tcase_add_test(tc, test_repair_routes);
   tcase_add_test(tc, test_repair_proves_on_a_subset);
   tcase_add_test(tc, test_large_allocation);
+  tcase_add_test(tc, test_rank_search_routes);
+  tcase_add_test(tc, test_rank_search_fault_free);
+  tcase_add_test(tc, test_rank_search_proves);
   tcase_add_test(tc, test_refusals);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
