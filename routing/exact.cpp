@@ -179,6 +179,14 @@ struct Answer {
   std::uint64_t resources = 0;      // Z3's resource units spent
 };
 
+// Z3's resource units spent by a check.
+std::uint64_t resources_spent(const z3::stats& statistics) {
+  for (unsigned k = 0; k < statistics.size(); ++k)
+    if (statistics.key(k) == "rlimit count")
+      return statistics.is_uint(k) ? statistics.uint_value(k) : static_cast<std::uint64_t>(statistics.double_value(k));
+  return 0;
+}
+
 Answer solve(const Network& network, const Question& question, FlowControl flow, const std::vector<NodeId>& nodes) {
   const Torus& torus = network.torus();
   z3::context context;
@@ -238,11 +246,7 @@ Answer solve(const Network& network, const Question& question, FlowControl flow,
     assumption_index.emplace(y.id(), k);
   }
   answer.result = solver.check(assumptions);
-  const z3::stats statistics = solver.statistics();
-  for (unsigned k = 0; k < statistics.size(); ++k)
-    if (statistics.key(k) == "rlimit count")
-      answer.resources = statistics.is_uint(k) ? statistics.uint_value(k)
-                                               : static_cast<std::uint64_t>(statistics.double_value(k));
+  answer.resources = resources_spent(solver.statistics());
   if (answer.result == z3::unknown) {
     answer.reason = solver.reason_unknown();
   } else if (answer.result == z3::unsat) {
@@ -549,22 +553,29 @@ class Repair {
   Question question_;
 };
 
-// The rank search (large allocations).  A channel dependency graph has no
-// cycle with a turn iff some integer rank per channel climbs strictly over
-// every turn dependency and does not fall over any straight one (ranks: the
-// topological index of the condensation; conversely a cycle keeps its rank
-// constant, so it cannot turn).  So a table exists iff ranks exist under
-// which every pair has an admissible route (one that climbs so), and the
-// shortest admissible route of every pair, given ranks, is a table that the
-// ranks certify.  The search: a small set of pairs, each with its
-// candidates, asks the solver for ranks under which each of them has an
-// admissible candidate; every pair is then routed by a breadth-first search
-// over admissible hops; the pairs left without a route join the set, and
-// the question is asked again.  With `collapse` all channels of an intact
-// ring direction share one rank (a restriction, for routing: a 16x32 has 96
-// ring directions, so the question stays small); without it the ranks are
-// per channel and, with every candidate, an unsatisfiable answer is a proof
-// over the set's pairs.
+// The rank search (large allocations, after an undecided repair).  A
+// channel dependency graph has no cycle with a turn iff some integer rank
+// per channel climbs strictly over every turn dependency and does not fall
+// over any straight one (ranks: the topological index of the condensation;
+// conversely a cycle keeps its rank constant, so it cannot turn).  So a
+// table exists iff ranks exist under which every pair has an admissible
+// route (one that climbs so), and the shortest admissible route of every
+// pair, given ranks, is a table that the ranks certify.  Direction order
+// (+X < +Y < ... < -X < ...) admits every DOR route; around failures some
+// pairs need a turn against it.  The search: a small set of pairs, each with
+// its candidates, asks the solver for ranks under which each of them has an
+// admissible candidate, with as few turns against direction order as it can
+// (soft constraints: each such turn breaks the DOR routes through it); the
+// ranks then keep direction order wherever those turns allow, every pair is
+// routed by a breadth-first search over admissible hops, the pairs left
+// without a route join the set, and the question is asked again.  The
+// repair's cores (a cycle through an intact ring, fed by thousands of pairs)
+// do not arise: the ranks decide every pair at once.  With `collapse` all
+// channels of an intact ring direction share one rank (a restriction, for
+// routing: a 16x32 has 96 ring directions, so the question stays small);
+// without it the ranks are per channel and, with every candidate, an
+// unsatisfiable answer is a proof over the set's pairs (the question is
+// exact's model over them, no assumption).
 struct ChannelGroups {
   std::vector<std::int32_t> of;  // channel -> group, -1: dead or absent
   std::vector<int> direction;    // group -> direction rank
@@ -708,11 +719,11 @@ class RankSearch {
   RouteTable run(std::string* log) {
     const std::size_t n = table_.size();
     const std::vector<NodeId>& nodes = table_.nodes();
-    // Round 0: the ranks of direction order (the DOR routes' own).
     std::vector<std::int64_t> direction_order(groups_.direction.begin(), groups_.direction.end());
     std::uint64_t budget = kRankBudget;
     for (int round = 0;; ++round) {
-      // Round 0: direction order; then the best of the solver's alternatives.
+      // Round 0: direction order (the DOR routes' ranks); then the best of the
+      // solver's alternatives (fewest pairs left out, then fewest hops).
       std::vector<std::int64_t> rank;
       std::size_t hops = 0;
       std::vector<std::size_t> failing;
@@ -726,7 +737,9 @@ class RankSearch {
           hops = other_hops;
         }
       }
-      if (log) *log += "round " + std::to_string(round) + ": " + std::to_string(failing.size()) + " pairs without an admissible route, " + std::to_string(pairs_.size()) + " in the question\n";
+      if (log)
+        *log += "round " + std::to_string(round) + ": " + std::to_string(failing.size()) +
+                " pairs without an admissible route, " + std::to_string(pairs_.size()) + " in the question\n";
       if (failing.empty()) {
         for (std::size_t s = 0; s < n; ++s) {
           search_.search(nodes[s], rank);
@@ -739,7 +752,9 @@ class RankSearch {
       add_pairs(failing);
       const auto [result, resources] = solve(std::min<std::uint64_t>(kResourceLimit, budget));
       budget -= std::min(budget, resources);
-      if (log) *log += "  solver: " + std::string(result == z3::sat ? "sat" : result == z3::unsat ? "unsat" : "unknown") + ", " + std::to_string(resources) + " units\n";
+      if (log)
+        *log += "  solver: " + std::string(result == z3::sat ? "sat" : result == z3::unsat ? "unsat" : "unknown") +
+                ", " + std::to_string(resources) + " units\n";
       if (result == z3::unknown || (result == z3::sat && budget == 0))
         throw undecided("the solver spent its resource budget");
       if (result == z3::unsat && proves_) throw RoutingError(proof());
@@ -749,7 +764,7 @@ class RankSearch {
 
  private:
   static constexpr int kRankRounds = 40;
-  static constexpr std::uint64_t kRankBudget = 8 * std::uint64_t{kResourceLimit};
+  static constexpr std::uint64_t kRankBudget = 4 * std::uint64_t{kResourceLimit};
   static constexpr std::size_t kAddPerRound = 3000;
   // The ranks of successive directions apart (room for the constraints' steps).
   static constexpr std::int64_t kRankSpacing = std::int64_t{1} << 24;
@@ -833,7 +848,7 @@ class RankSearch {
   // The question over the pairs so far; on sat, the new group ranks.
   std::pair<z3::check_result, std::uint64_t> solve(std::uint64_t limit) {
     z3::context context;
-    z3::solver solver(context);
+    z3::optimize solver(context);
     z3::params params(context);
     params.set("rlimit", static_cast<unsigned>(limit));
     solver.set(params);
@@ -849,6 +864,8 @@ class RankSearch {
         const Edge& e = edges_[k];
         edge_var[k] = context.bool_const(("e" + std::to_string(k)).c_str());
         solver.add(z3::implies(*edge_var[k], rank_of(e.to) >= rank_of(e.from) + e.strict));
+        // Turns against direction order are what breaks other pairs' DOR routes: as few as may be.
+        if (e.strict && groups_.direction[e.from] > groups_.direction[e.to]) solver.add_soft(!*edge_var[k], 1);
       }
       return *edge_var[k];
     };
@@ -869,11 +886,7 @@ class RankSearch {
       solver.add(z3::mk_or(any));
     }
     const z3::check_result result = solver.check();
-    std::uint64_t resources = 0;
-    const z3::stats statistics = solver.statistics();
-    for (unsigned k = 0; k < statistics.size(); ++k)
-      if (statistics.key(k) == "rlimit count")
-        resources = statistics.is_uint(k) ? statistics.uint_value(k) : static_cast<std::uint64_t>(statistics.double_value(k));
+    const std::uint64_t resources = resources_spent(solver.statistics());
     if (result != z3::sat) return {result, resources};
     // The constraints of the chosen candidates; the new ranks keep direction
     // order where they can: rank = kDirectionCount * level + direction, with

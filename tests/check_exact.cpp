@@ -209,7 +209,7 @@ START_TEST(test_rank_search_routes) {
   const VerifyReport report = angara_test::verified(net, table);
   ck_assert_uint_eq(report.routes, 992);
   ck_assert_uint_eq(report.metrics.max_gamma, 68);
-  ck_assert_uint_eq(non_minimal(net, table), 136);
+  ck_assert_uint_eq(non_minimal(net, table), 99);
   ck_assert(angara_test::same_routes(
       table, rank_search(net, start_route_table("exact", net, angara_test::live_nodes(net)), FlowControl::bubble,
                          true, -1)));
