@@ -141,6 +141,27 @@ std::vector<std::vector<Hops>> encodable_routes_from(const Network& network, Nod
   return routes;
 }
 
+// Calls visit(p, routes) for each pair p = s * n + d of `pairs` (sorted),
+// with every encodable route of the pair (encodable_routes_from), one search
+// per source.
+template <typename Visit>
+void for_each_pair_routes(const Network& network, const std::vector<NodeId>& nodes,
+                          const std::vector<std::size_t>& pairs, Visit visit) {
+  const std::size_t n = nodes.size();
+  std::vector<std::size_t> index_of(network.torus().node_count(), RouteTable::npos);
+  for (std::size_t k = 0; k < pairs.size();) {
+    const std::size_t s = pairs[k] / n;
+    std::vector<std::size_t> destinations;
+    for (; k < pairs.size() && pairs[k] / n == s; ++k) destinations.push_back(pairs[k] % n);
+    for (std::size_t d : destinations) index_of[nodes[d]] = d;
+    std::vector<std::vector<Hops>> from = encodable_routes_from(network, nodes[s], index_of, n);
+    for (std::size_t d : destinations) {
+      index_of[nodes[d]] = RouteTable::npos;
+      visit(s * n + d, std::move(from[d]));
+    }
+  }
+}
+
 class ExactGenerator : public Generator {
  public:
   std::string_view name() const override { return "exact"; }
@@ -447,23 +468,12 @@ class Repair {
   // Frees the pairs (their candidates, shortest first, as the question's
   // routes), one search per source.
   void free_pairs(std::vector<std::size_t> pairs) {
-    const std::vector<NodeId>& nodes = table_.nodes();
-    const std::size_t n = table_.size();
     std::sort(pairs.begin(), pairs.end());
-    std::vector<std::size_t> index_of(torus_.node_count(), RouteTable::npos);
-    for (std::size_t k = 0; k < pairs.size();) {
-      const std::size_t s = pairs[k] / n;
-      std::vector<std::size_t> destinations;
-      for (; k < pairs.size() && pairs[k] / n == s; ++k) destinations.push_back(pairs[k] % n);
-      for (std::size_t d : destinations) index_of[nodes[d]] = d;
-      std::vector<std::vector<Hops>> from = encodable_routes_from(network_, nodes[s], index_of, n);
-      for (std::size_t d : destinations) {
-        index_of[nodes[d]] = RouteTable::npos;
-        freed_[s * n + d] = 1;
-        for (const Hops& hops : from[d]) model_hops_ += hops.size();
-        candidates_[s * n + d] = std::move(from[d]);
-      }
-    }
+    for_each_pair_routes(network_, table_.nodes(), pairs, [&](std::size_t p, std::vector<Hops> routes) {
+      freed_[p] = 1;
+      for (const Hops& hops : routes) model_hops_ += hops.size();
+      candidates_[p] = std::move(routes);
+    });
     // The question lists the freed pairs in index order (deterministic).
     question_.pairs.clear();
     question_.routes.clear();
@@ -800,49 +810,40 @@ class RankSearch {
     std::vector<std::size_t> chosen;
     const std::size_t step = std::max<std::size_t>(1, (failing.size() + kAddPerRound - 1) / kAddPerRound);
     for (std::size_t k = 0; k < failing.size(); k += step) chosen.push_back(failing[k]);
-    std::vector<std::size_t> index_of(torus_.node_count(), RouteTable::npos);
-    for (std::size_t k = 0; k < chosen.size();) {
-      const std::size_t s = chosen[k] / n;
-      std::vector<std::size_t> destinations;
-      for (; k < chosen.size() && chosen[k] / n == s; ++k) destinations.push_back(chosen[k] % n);
-      for (std::size_t d : destinations) index_of[nodes[d]] = d;
-      const std::vector<std::vector<Hops>> from = encodable_routes_from(network_, nodes[s], index_of, n);
-      for (std::size_t d : destinations) {
-        index_of[nodes[d]] = RouteTable::npos;
-        std::set<std::vector<std::int32_t>> sets;
-        for (const Hops& hops : from[d]) {
-          if (slack_ >= 0 && hops.size() > from[d].front().size() + static_cast<std::size_t>(slack_)) break;
-          const std::vector<ChannelId> channels = route_channels(torus_, nodes[s], hops);
-          std::vector<std::int32_t> set;
-          bool possible = true;
-          for (std::size_t k2 = 1; k2 < channels.size() && possible; ++k2) {
-            const std::int32_t a = groups_.of[channels[k2 - 1]], b = groups_.of[channels[k2]];
-            const bool straight = flow_ == FlowControl::bubble &&
-                                  Torus::channel_direction(channels[k2 - 1]) == Torus::channel_direction(channels[k2]);
-            if (a == b) {
-              possible = straight;
-              continue;
-            }
-            const Edge e{a, b, straight ? 0 : 1};
-            auto it = edge_index_.find(e);
-            if (it == edge_index_.end()) {
-              it = edge_index_.emplace(e, static_cast<std::int32_t>(edges_.size())).first;
-              edges_.push_back(e);
-            }
-            set.push_back(it->second);
+    for_each_pair_routes(network_, nodes, chosen, [&](std::size_t p, const std::vector<Hops>& routes) {
+      std::set<std::vector<std::int32_t>> sets;
+      for (const Hops& hops : routes) {
+        if (slack_ >= 0 && hops.size() > routes.front().size() + static_cast<std::size_t>(slack_)) break;
+        const std::vector<ChannelId> channels = route_channels(torus_, nodes[p / n], hops);
+        std::vector<std::int32_t> set;
+        bool possible = true;
+        for (std::size_t k = 1; k < channels.size() && possible; ++k) {
+          const std::int32_t a = groups_.of[channels[k - 1]], b = groups_.of[channels[k]];
+          const bool straight = flow_ == FlowControl::bubble &&
+                                Torus::channel_direction(channels[k - 1]) == Torus::channel_direction(channels[k]);
+          if (a == b) {
+            possible = straight;
+            continue;
           }
-          if (!possible) continue;
-          std::sort(set.begin(), set.end());
-          set.erase(std::unique(set.begin(), set.end()), set.end());
-          sets.insert(std::move(set));
+          const Edge e{a, b, straight ? 0 : 1};
+          auto it = edge_index_.find(e);
+          if (it == edge_index_.end()) {
+            it = edge_index_.emplace(e, static_cast<std::int32_t>(edges_.size())).first;
+            edges_.push_back(e);
+          }
+          set.push_back(it->second);
         }
-        pairs_.push_back(s * n + d);
-        if (sets.empty())  // (no candidate at all: ranks never make one impossible)
-          throw RoutingError("exact: " + torus_.format_coord(nodes[s]) + " -> " + torus_.format_coord(nodes[d]) +
-                             ": no Angara-encodable route avoids the failures");
-        candidates_.emplace_back(sets.begin(), sets.end());
+        if (!possible) continue;
+        std::sort(set.begin(), set.end());
+        set.erase(std::unique(set.begin(), set.end()), set.end());
+        sets.insert(std::move(set));
       }
-    }
+      if (sets.empty())  // (no candidate at all: ranks never make one impossible)
+        throw RoutingError("exact: " + torus_.format_coord(nodes[p / n]) + " -> " + torus_.format_coord(nodes[p % n]) +
+                           ": no Angara-encodable route avoids the failures");
+      pairs_.push_back(p);
+      candidates_.emplace_back(sets.begin(), sets.end());
+    });
   }
 
   // The question over the pairs so far; on sat, the new group ranks.

@@ -139,7 +139,9 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
   const PairCost cost = generator_pair_cost(generator, options, whole_intact_torus, faults);
   // exact above 100 nodes around failures: balanced's partial table and its
   // repair, whose solver model is held to a million candidate hops of under
-  // 1 KB each (routing/exact.cpp; 677 MB of peak measured at 800000).
+  // 1 KB each (routing/exact.cpp; 677 MB of peak measured at 800000).  The
+  // rank search after an undecided repair needs far less (86 MB of peak for
+  // the whole process on a 16x32, doc/benchmarks.md).
   const bool exact_repair = generator == "exact" && faults && allocation_size > 100;
   const PairCost repair_start = generator_pair_cost("balanced", options, whole_intact_torus, faults);
   if (exact_repair)
