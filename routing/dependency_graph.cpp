@@ -118,12 +118,15 @@ bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) cons
   if (counts_[slot(from, to)] != 0) return false;
   const bool need_turn = rule_ == FlowControl::bubble && !is_turn(from, to);
   std::uint32_t limit = 0;
+  bool ordered = true;
   {
     const std::lock_guard<std::mutex> lock(*order_mutex_);
-    if (order_stale_) refresh_order();
+    if (order_stale_ && stale_work_ >= active_.size()) refresh_order();
+    ordered = !order_stale_;
     limit = order_[from];
   }
-  if (order_[to] > limit) return false;  // every walk from `to` stays after `from`
+  if (ordered && order_[to] > limit) return false;  // every walk from `to` stays after `from`
+  std::uint64_t expanded = 0;
 
   SearchScratch& search = scratch();
   search.start(2 * slots_);
@@ -132,19 +135,29 @@ bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) cons
   while (!search.stack.empty()) {
     const auto [c, turn_seen] = search.stack.back();
     search.stack.pop_back();
-    if (c == from && turn_seen) return true;
+    if (c == from && turn_seen) {
+      if (!ordered) count_stale_work(expanded);
+      return true;
+    }
     if (!turn_seen && search.visited(c, true)) continue;  // dominated, explored already
+    ++expanded;
     const std::uint8_t mask = successors_[c];
     for (int rank = 0; mask >> rank; ++rank) {
       if (!((mask >> rank) & 1u)) continue;
       const ChannelId next = target(c, rank);
-      if (order_[next] > limit) continue;  // cannot lead back to `from`
+      if (ordered && order_[next] > limit) continue;  // cannot lead back to `from`
       const bool turn = turn_seen || Torus::channel_direction(c).rank() != rank;
       if (!turn && search.visited(next, true)) continue;
       if (search.visit(next, turn)) search.stack.emplace_back(next, turn);
     }
   }
+  if (!ordered) count_stale_work(expanded);
   return false;
+}
+
+void IncrementalDependencyGraph::count_stale_work(std::uint64_t expanded) const {
+  const std::lock_guard<std::mutex> lock(*order_mutex_);
+  stale_work_ += expanded;
 }
 
 void IncrementalDependencyGraph::increment(ChannelId from, ChannelId to) {
@@ -155,7 +168,14 @@ void IncrementalDependencyGraph::increment(ChannelId from, ChannelId to) {
       active_.push_back(from);
     }
     successors_[from] |= static_cast<std::uint8_t>(1u << Torus::channel_direction(to).rank());
-    if (order_[from] > order_[to]) order_stale_ = true;
+    if (order_[from] > order_[to]) {
+      // A channel without successors may move later at will (every edge into
+      // it still goes forward); otherwise the order must be recomputed.
+      if (successors_[to] == 0)
+        order_[to] = order_[from];
+      else
+        order_stale_ = true;
+    }
   }
 }
 
@@ -223,6 +243,7 @@ void IncrementalDependencyGraph::refresh_order() const {
   }
   for (const ChannelId c : visited) index[c] = kUnvisited;  // ready for the next refresh
   order_stale_ = false;
+  stale_work_ = 0;
 }
 
 void IncrementalDependencyGraph::decrement(ChannelId from, ChannelId to) {

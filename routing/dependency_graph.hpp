@@ -72,11 +72,15 @@ class IncrementalDependencyGraph {
   // rings whose straight dependencies are all present): every present edge
   // u -> v has order_[u] <= order_[v], so a walk from `to` reaches `from`
   // only through channels ordered between them.  Removals keep it; an
-  // insertion against it marks it stale, and the next query recomputes it
-  // (Tarjan's algorithm, linear).  A query then answers at once when `to`
+  // insertion against it moves its head later when that channel has no
+  // successor, and otherwise marks the order stale: queries then search
+  // without it until their work adds up to what recomputing it costs
+  // (Tarjan's algorithm, linear in the channels with edges), and the next
+  // query recomputes it.  A query with the order answers at once when `to`
   // comes after `from`, and searches only the channels in between: on a
   // large torus most queries ask about dependencies in the order's direction.
   void refresh_order() const;
+  void count_stale_work(std::uint64_t expanded) const;
 
   Torus torus_;
   FlowControl rule_;
@@ -92,6 +96,11 @@ class IncrementalDependencyGraph {
   mutable std::vector<std::uint32_t> tarjan_index_, tarjan_low_;
   mutable std::vector<unsigned char> tarjan_on_stack_;
   mutable bool order_stale_ = true;
+  // Channels expanded by the searches made since the order went stale; at
+  // the count of channels with edges the order is recomputed, so a run of
+  // queries on a stale order costs at most about twice the cheaper of
+  // searching without it and recomputing it.
+  mutable std::uint64_t stale_work_ = 0;  // under order_mutex_
   std::unique_ptr<std::mutex> order_mutex_ = std::make_unique<std::mutex>();
 };
 
