@@ -106,8 +106,10 @@ bool dor_only(const Hops& hops) {
 // their destination only at their end, each hop sequence once, shortest
 // first, and among equally short ones those without First/Last Step first.
 // `index_of` maps a node to its allocation index (npos: not allocated).
+// `walked`, when given, counts the hops the search takes.
 std::vector<std::vector<Hops>> encodable_routes_from(const Network& network, NodeId src,
-                                                     const std::vector<std::size_t>& index_of, std::size_t n) {
+                                                     const std::vector<std::size_t>& index_of, std::size_t n,
+                                                     std::uint64_t* walked = nullptr) {
   const Torus& torus = network.torus();
   std::vector<std::set<std::tuple<std::size_t, bool, Hops>>> found(n);  // (length, with FS/LS, hops)
   std::vector<unsigned> on_path(torus.node_count(), 0);
@@ -124,6 +126,7 @@ std::vector<std::vector<Hops>> encodable_routes_from(const Network& network, Nod
       const int count = encodable::next_stages(stage, d, targets);
       for (int k = 0; k < count; ++k) {
         hops.push_back(d);
+        if (walked) ++*walked;
         const std::size_t dst = index_of[to];
         if (dst != RouteTable::npos && to != src && on_path[to] == 0)
           found[dst].emplace(hops.size(), !dor_only(hops), hops);
@@ -146,7 +149,7 @@ std::vector<std::vector<Hops>> encodable_routes_from(const Network& network, Nod
 // per source.
 template <typename Visit>
 void for_each_pair_routes(const Network& network, const std::vector<NodeId>& nodes,
-                          const std::vector<std::size_t>& pairs, Visit visit) {
+                          const std::vector<std::size_t>& pairs, Visit visit, std::uint64_t* walked = nullptr) {
   const std::size_t n = nodes.size();
   std::vector<std::size_t> index_of(network.torus().node_count(), RouteTable::npos);
   for (std::size_t k = 0; k < pairs.size();) {
@@ -154,7 +157,7 @@ void for_each_pair_routes(const Network& network, const std::vector<NodeId>& nod
     std::vector<std::size_t> destinations;
     for (; k < pairs.size() && pairs[k] / n == s; ++k) destinations.push_back(pairs[k] % n);
     for (std::size_t d : destinations) index_of[nodes[d]] = d;
-    std::vector<std::vector<Hops>> from = encodable_routes_from(network, nodes[s], index_of, n);
+    std::vector<std::vector<Hops>> from = encodable_routes_from(network, nodes[s], index_of, n, walked);
     for (std::size_t d : destinations) {
       index_of[nodes[d]] = RouteTable::npos;
       visit(s * n + d, std::move(from[d]));
@@ -652,6 +655,7 @@ class RankedSearch {
     depth_[src] = 0;
     for (std::uint32_t level = 1; !frontier.empty(); ++level) {
       next.clear();
+      work_ += frontier.size();
       for (const std::uint32_t s : frontier) {
         const NodeId node = s / kStages;
         const int stage = static_cast<int>(s % kStages);
@@ -690,6 +694,8 @@ class RankedSearch {
 
   bool reached(NodeId dst) const { return first_stamp_[dst] == epoch_; }
   std::size_t depth(NodeId dst) const { return depth_[dst]; }
+  // States expanded by all searches so far.
+  std::uint64_t work() const { return work_; }
 
   Hops route(NodeId dst) const {
     Hops hops;
@@ -708,6 +714,7 @@ class RankedSearch {
   std::vector<std::uint8_t> hop_;
   std::uint32_t epoch_ = 0;
   NodeId src_ = 0;
+  std::uint64_t work_ = 0;
 };
 
 class RankSearch {
@@ -750,6 +757,7 @@ class RankSearch {
       if (log)
         *log += "round " + std::to_string(round) + ": " + std::to_string(failing.size()) +
                 " pairs without an admissible route, " + std::to_string(pairs_.size()) + " in the question\n";
+      if (log && failing.empty()) *log += "steps: " + std::to_string(search_.work() + walked_) + "\n";
       if (failing.empty()) {
         for (std::size_t s = 0; s < n; ++s) {
           search_.search(nodes[s], rank);
@@ -776,6 +784,11 @@ class RankSearch {
   static constexpr int kRankRounds = 40;
   static constexpr std::uint64_t kRankBudget = 4 * std::uint64_t{kResourceLimit};
   static constexpr std::size_t kAddPerRound = 3000;
+  // The breadth-first searches' expanded states and the candidates' walked
+  // hops at most, together (the solver has its budget; this bounds the rest,
+  // about a minute here: scenario 47 of the fault campaign, a whole 16x32,
+  // takes 13 million).
+  static constexpr std::uint64_t kRankWork = 400'000'000;
   // The ranks of successive directions apart (room for the constraints' steps).
   static constexpr std::int64_t kRankSpacing = std::int64_t{1} << 24;
 
@@ -785,6 +798,8 @@ class RankSearch {
     const std::vector<NodeId>& nodes = table_.nodes();
     std::vector<std::size_t> failing;
     for (std::size_t s = 0; s < n; ++s) {
+      if (search_.work() + walked_ > kRankWork)
+        throw undecided("its searches reached their limit of " + std::to_string(kRankWork) + " steps");
       search_.search(nodes[s], rank);
       for (std::size_t d = 0; d < n; ++d)
         if (d != s && !search_.reached(nodes[d]))
@@ -810,7 +825,9 @@ class RankSearch {
     std::vector<std::size_t> chosen;
     const std::size_t step = std::max<std::size_t>(1, (failing.size() + kAddPerRound - 1) / kAddPerRound);
     for (std::size_t k = 0; k < failing.size(); k += step) chosen.push_back(failing[k]);
-    for_each_pair_routes(network_, nodes, chosen, [&](std::size_t p, const std::vector<Hops>& routes) {
+    for_each_pair_routes(
+        network_, nodes, chosen,
+        [&](std::size_t p, const std::vector<Hops>& routes) {
       std::set<std::vector<std::int32_t>> sets;
       for (const Hops& hops : routes) {
         if (slack_ >= 0 && hops.size() > routes.front().size() + static_cast<std::size_t>(slack_)) break;
@@ -843,7 +860,8 @@ class RankSearch {
                            ": no Angara-encodable route avoids the failures");
       pairs_.push_back(p);
       candidates_.emplace_back(sets.begin(), sets.end());
-    });
+        },
+        &walked_);
   }
 
   // The question over the pairs so far; on sat, the new group ranks.
@@ -959,6 +977,7 @@ class RankSearch {
   std::vector<Edge> edges_;
   std::map<Edge, std::int32_t> edge_index_;
   std::vector<std::size_t> pairs_;
+  std::uint64_t walked_ = 0;  // hops walked by the candidates' enumeration
   std::vector<std::vector<std::int64_t>> alternatives_;  // ranks per group after a satisfiable answer
   std::vector<std::vector<std::vector<std::int32_t>>> candidates_;  // per pair: constraint sets (edge indices)
 };

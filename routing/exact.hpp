@@ -34,7 +34,8 @@ RouteTable repair_with_solver(const Network& network, RouteTable partial, FlowCo
 // join the set.  With `collapse` (bubble flow control only) every channel of
 // an intact ring direction shares one rank.  Returns the complete table, the
 // ranks its certificate; throws RoutingError: "exact: undecided ..." when its
-// rounds or the solver's budget run out or the set's pairs admit no ranks
+// rounds, its search steps (400 million) or the solver's budget run out or
+// the set's pairs admit no ranks
 // (under `collapse` or a slack that is no proof); the proof ("exact: no
 // deadlock-free table ... (the solver proved it over every route of K pairs,
 // which alone admit no choice: ...)") with ranks per channel and every
