@@ -425,6 +425,30 @@ START_TEST(test_turns_on_faulty_machine) {
 }
 END_TEST
 
+// The refinement's second start admits the unguarded search's routes into
+// the table it started from (repair_deadlocks).  On a faulty machine that
+// table holds the checked-turn stage's routes with turns, with which a DOR
+// route of another sign choice can close a cycle: it must be checked like
+// any other (scenario 267 of the fault campaign, seed 1, deadlocked before
+// it was: "turn 3,0 +Y -> 3,1 +X lies on a channel dependency cycle").
+START_TEST(test_refinement_repair_on_faulty_machine) {
+  Network net(Torus::parse("6x6"));
+  const Torus& t = net.torus();
+  net.fail_node(angara_test::node_at(t, "1,0"));
+  net.fail_node(angara_test::node_at(t, "2,5"));
+  std::vector<NodeId> nodes;
+  for (const char* coord : {"2,0", "3,0", "4,0", "0,1", "1,1", "2,1", "1,2", "3,2", "4,2", "5,2", "2,3", "4,4", "5,4",
+                            "0,5", "1,5", "3,5", "4,5", "5,5"})
+    nodes.push_back(angara_test::node_at(t, coord));
+  GeneratorOptions off;
+  off.extra["turns"] = "off";
+  const VerifyReport plain = verified(net, balanced(net, nodes, off));
+  const VerifyReport refined = verified(net, balanced(net, nodes));
+  ck_assert_uint_eq(plain.metrics.max_gamma, 20);
+  ck_assert_uint_eq(refined.metrics.max_gamma, 19);
+}
+END_TEST
+
 // The direct construction of whole fault-free sub-tori (no candidate set)
 // gives exactly the table of the candidate path, including the split pure
 // classes (4x3, 8x5) and the cases it leaves to the search (6x3, a dead link
@@ -490,6 +514,7 @@ int main() {
   tcase_add_test(generator_case, test_turns_on_sub_allocations);
   tcase_add_test(generator_case, test_long_way_on_scattered_sets);
   tcase_add_test(generator_case, test_turns_on_faulty_machine);
+  tcase_add_test(generator_case, test_refinement_repair_on_faulty_machine);
   tcase_add_test(generator_case, test_direct_construction_matches_candidates);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);
