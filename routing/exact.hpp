@@ -39,7 +39,7 @@ RouteTable repair_with_solver(const Network& network, RouteTable partial, FlowCo
 // (under `collapse` or a slack that is no proof); the proof ("exact: no
 // deadlock-free table ... (the solver proved it over every route of K pairs,
 // which alone admit no choice: ...)") with ranks per channel and every
-// candidate.  `log`, when given, receives a line per round.
+// candidate, once exact's original model over the same pairs agrees.  `log`, when given, receives a line per round.
 RouteTable rank_search(const Network& network, RouteTable table, FlowControl flow, bool collapse, int slack,
                        std::string* log = nullptr);
 
