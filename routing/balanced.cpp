@@ -51,6 +51,13 @@ constexpr int kMaxRounds = 400;
 constexpr int kPolishPasses = 4;
 // Extra hops a long-way DOR route may take by default (option long_way).
 constexpr int kLongWayHops = 2;
+// Largest allocation of a machine with failures that gets the First/Last
+// Step refinement (refine_with_turns).  Above it the refinement's candidate
+// set (up to kCandidateCap routes a pair) costs far more than the augmented
+// one and, on the whole machines measured, gained nothing: a whole 16x8x8
+// with one failed router took 106 s of CPU and 685 MB instead of 8 s and
+// 146 MB, a whole 8x8x8 7.2 s instead of 1.3 s, both at the same max load.
+constexpr std::size_t kFaultyRefinementMaxNodes = 512;
 // Iterations of one negotiated-congestion attempt.
 constexpr int kNegotiationRounds = 40;
 
@@ -885,7 +892,8 @@ void repair_deadlocks(const CandidateSet& set, const Torus& torus, FlowControl r
 //
 // On a machine with failures (issue 10: every machine of the placement
 // bench has some, and its jobs were routed without this, 1.3-1.5x their LP
-// bound) it runs on the table the checked-turn stage completed, over the
+// bound) it runs, for allocations of up to kFaultyRefinementMaxNodes
+// nodes, on the table the checked-turn stage completed, over the
 // pairs that keep a minimal route; a pair that needs a detour (or that the
 // augmented set could not route) keeps its route, whose dependencies stay
 // in the guard's graph like every other route's.  So the refined table is
@@ -895,6 +903,9 @@ void repair_deadlocks(const CandidateSet& set, const Torus& torus, FlowControl r
 void refine_with_turns(const Network& network, const CandidateSet& narrow, const GeneratorOptions& options,
                        int long_way, RouteTable& table) {
   if (options.rules != RuleSet::angara || options.flow_control != FlowControl::bubble) return;
+  if (narrow.node_count() > kFaultyRefinementMaxNodes &&
+      network.live_channel_count() != network.torus().cabled_channel_count())
+    return;
   std::vector<std::uint32_t> seed;
   if (sub_torus_choice(network, narrow, &seed)) return;
   const CandidateSet wide = CandidateSet::with_all_turns(network, narrow, table, kCandidateCap);
