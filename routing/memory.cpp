@@ -37,10 +37,11 @@ struct PairCost {
 };
 
 PairCost generator_pair_cost(const std::string& name, const GeneratorOptions& options, bool whole_intact_torus,
-                             bool faults, std::size_t allocation_size) {
+                             bool faults, std::size_t allocation_size, std::size_t live_nodes) {
   // balanced on a whole fault-free torus fills the table directly; elsewhere
   // it keeps the candidate routes of every pair.  Its First/Last Step
-  // refinement (sub-allocations; on machines with failures up to 512 nodes,
+  // refinement (sub-allocations; on machines with failures, allocations of
+// up to 512 nodes other than the whole live machine,
   // routing/balanced.cpp) holds every minimal encodable route of a pair, the
   // long-way routes and several balancers at once: measured (fifth session,
   // random subsets, --lp-time 0) 1.1 KiB a pair at 4 mean hops (4x4x4x4,
@@ -51,7 +52,7 @@ PairCost generator_pair_cost(const std::string& name, const GeneratorOptions& op
   if (name == "balanced") {
     const auto turns = options.extra.find("turns");
     const bool refined = !whole_intact_torus && (turns == options.extra.end() || turns->second != "off") &&
-                         (!faults || allocation_size <= 512);
+                         (!faults || (allocation_size <= 512 && allocation_size < live_nodes));
     return whole_intact_torus ? PairCost{0.25, 0} : refined ? PairCost{900, 100} : PairCost{40, 10};
   }
   if (name == "dfsssp" || name == "lash") return faults ? PairCost{240, 40} : PairCost{60, 10};
@@ -147,15 +148,18 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
     }
   };
   const bool faults = has_failures(network);
+  const std::size_t live_nodes = static_cast<std::size_t>(torus.node_count()) - network.failed_nodes().size();
   const bool whole_intact_torus = !faults && allocation_size == static_cast<std::size_t>(torus.node_count());
-  const PairCost cost = generator_pair_cost(generator, options, whole_intact_torus, faults, allocation_size);
+  const PairCost cost =
+      generator_pair_cost(generator, options, whole_intact_torus, faults, allocation_size, live_nodes);
   // exact above 100 nodes around failures: balanced's partial table and its
   // repair, whose solver model is held to a million candidate hops of under
   // 1 KB each (routing/exact.cpp; 677 MB of peak measured at 800000).  The
   // rank search after an undecided repair needs far less (86 MB of peak for
   // the whole process on a 16x32, doc/benchmarks.md).
   const bool exact_repair = generator == "exact" && faults && allocation_size > 100;
-  const PairCost repair_start = generator_pair_cost("balanced", options, whole_intact_torus, faults, allocation_size);
+  const PairCost repair_start =
+      generator_pair_cost("balanced", options, whole_intact_torus, faults, allocation_size, live_nodes);
   if (exact_repair)
     phase("generator exact", pairs * (repair_start.fixed + repair_start.per_hop * hops) + slots * layers * 16 +
                                  1000.0 * kMiB);
