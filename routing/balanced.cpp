@@ -893,8 +893,8 @@ void repair_deadlocks(const CandidateSet& set, const Torus& torus, FlowControl r
 // On a machine with failures (issue 10: every machine of the placement
 // bench has some, and its jobs were routed without this, 1.3-1.5x their LP
 // bound) it runs, for allocations of up to kFaultyRefinementMaxNodes
-// nodes other than the whole live machine, on the table the checked-turn stage completed, over the
-// pairs that keep a minimal route; a pair that needs a detour (or that the
+// nodes other than the whole live machine, on the table the checked-turn
+// stage completed, over the pairs that keep a minimal route; a pair that needs a detour (or that the
 // augmented set could not route) keeps its route, whose dependencies stay
 // in the guard's graph like every other route's.  So the refined table is
 // as complete as the one it starts from, and no later stage touches it
@@ -907,7 +907,8 @@ void refine_with_turns(const Network& network, const CandidateSet& narrow, const
   // jobs) is left out too: there it gained 2-4% of max load for 5-10 times
   // the CPU (whole 8x8x8 with failures: 536 -> 525 at 1.6 -> 18.1 s; 4x4x4x8:
   // 544 -> 524 at 4.1 -> 27.7 s), where scattered halves gain 30%.
-  const std::size_t live_nodes = static_cast<std::size_t>(network.torus().node_count()) - network.failed_nodes().size();
+  const std::size_t live_nodes =
+      static_cast<std::size_t>(network.torus().node_count()) - network.failed_nodes().size();
   if ((narrow.node_count() > kFaultyRefinementMaxNodes || narrow.node_count() == live_nodes) &&
       network.live_channel_count() != network.torus().cabled_channel_count())
     return;

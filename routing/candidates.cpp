@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "routing/dependency_graph.hpp"
 #include "routing/generator.hpp"
 
 namespace angara {
@@ -482,15 +483,8 @@ CandidateSet CandidateSet::with_all_turns(const Network& network, const Candidat
     }
     if (table.has_route(s, d)) {
       const std::vector<Direction>& own = table.route(s, d).hops;
-      if (std::find(routes.begin(), routes.end(), own) == routes.end()) {
-        walk.clear();
-        NodeId at = set.nodes_[s];
-        for (Direction hop : own) {
-          walk.push_back(Torus::channel(at, hop));
-          at = torus.neighbor(at, hop);
-        }
-        set.add_route(walk);
-      }
+      if (std::find(routes.begin(), routes.end(), own) == routes.end())
+        set.add_route(route_channels(torus, set.nodes_[s], own));
     } else if (s != d) {
       set.unroutable_.push_back(p);
     }
