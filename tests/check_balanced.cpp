@@ -52,6 +52,15 @@ RouteTable balanced(const Network& net, const std::vector<NodeId>& nodes, const 
   return generate("balanced", net, nodes, options);
 }
 
+// balanced's message for one bad option value (options are read before any
+// routing, so a 2-node allocation of a 4x4 will do).
+std::string bad_option_message(const std::string& key, const std::string& value) {
+  GeneratorOptions bad;
+  bad.extra[key] = value;
+  const Network net(Torus::parse("4x4"));
+  return error_message<std::invalid_argument>([&] { balanced(net, {0, 5}, bad); });
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -287,9 +296,7 @@ START_TEST(test_start_option) {
     ck_assert_uint_eq(report.metrics.max_gamma, 4);
     ck_assert_uint_gt(report.fs_ls_routes, 0);
   }
-  GeneratorOptions bad;
-  bad.extra["start"] = "random";
-  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { balanced(net, half, bad); }),
+  ck_assert_std_str_eq(bad_option_message("start", "random"),
                        "balanced: option 'start' expects greedy, sssp or best, got 'random'");
 }
 END_TEST
@@ -326,11 +333,7 @@ START_TEST(test_turns_on_sub_allocations) {
     ck_assert_uint_gt(turns.fs_ls_routes, 0);
     ck_assert_uint_eq(turns.non_minimal, 0);
   }
-  GeneratorOptions bad;
-  bad.extra["turns"] = "maybe";
-  const Network net(Torus::parse("4x4"));
-  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { balanced(net, {0, 5}, bad); }),
-                       "balanced: option 'turns' expects on or off, got 'maybe'");
+  ck_assert_std_str_eq(bad_option_message("turns", "maybe"), "balanced: option 'turns' expects on or off, got 'maybe'");
 }
 END_TEST
 
@@ -378,10 +381,7 @@ START_TEST(test_long_way_on_scattered_sets) {
           for (std::size_t i = 1; i < route.hops.size(); ++i) ck_assert(!(route.hops[i] < route.hops[i - 1]));
       }
   }
-  GeneratorOptions bad;
-  bad.extra["long_way"] = "far";
-  const Network net(Torus::parse("4x4"));
-  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { balanced(net, {0, 5}, bad); }),
+  ck_assert_std_str_eq(bad_option_message("long_way", "far"),
                        "balanced: option 'long_way' expects off or a number of extra hops (0-99), got 'far'");
 }
 END_TEST
@@ -482,9 +482,7 @@ START_TEST(test_direct_construction_matches_candidates) {
   broken.fail_link(0, kPlusX);
   ck_assert(angara_test::same_routes(balanced(broken, live_nodes(broken)),
                                      balanced(broken, live_nodes(broken), candidates)));
-  GeneratorOptions bad;
-  bad.extra["construction"] = "fast";
-  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { balanced(broken, live_nodes(broken), bad); }),
+  ck_assert_std_str_eq(bad_option_message("construction", "fast"),
                        "balanced: option 'construction' expects direct or candidates, got 'fast'");
 }
 END_TEST
