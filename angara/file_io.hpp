@@ -5,10 +5,19 @@
 #pragma once
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace angara {
+
+// A table file, a table directory or a route dump could not be read or
+// written (or holds what it must not): the I/O error of every file the
+// product reads or writes.
+class TableFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // Size limits of the readers (angara.yaml(5), angara-tables(5)).
 constexpr std::size_t kMaxConfigBytes = std::size_t{4} << 20;      // 4 MiB

@@ -10,15 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "angara/file_io.hpp"
 #include "angara/route.hpp"
 #include "angara/route_code.hpp"
 
 namespace angara {
-
-class TableFileError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct TableEntry {
   NodeId destination = kNoNode;

@@ -22,7 +22,6 @@
 #include <thread>
 
 #include "angara/file_io.hpp"
-#include "angara/table_file.hpp"
 
 namespace angara {
 

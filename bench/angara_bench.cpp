@@ -22,10 +22,10 @@
 
 #include "angara/network.hpp"
 #include "routing/generator.hpp"
-#include "routing/lp_bound.hpp"
-#include "routing/oracle.hpp"
-#include "routing/patterns.hpp"
-#include "routing/verifier.hpp"
+#include "routing/check/lp_bound.hpp"
+#include "routing/common/oracle.hpp"
+#include "routing/check/patterns.hpp"
+#include "routing/check/verifier.hpp"
 
 namespace {
 

@@ -36,8 +36,8 @@
 #include "angara/network.hpp"
 #include "routing/chain.hpp"
 #include "routing/generator.hpp"
-#include "routing/oracle.hpp"
-#include "routing/verifier.hpp"
+#include "routing/common/oracle.hpp"
+#include "routing/check/verifier.hpp"
 
 namespace {
 

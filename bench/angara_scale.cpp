@@ -29,7 +29,7 @@
 
 #include "angara/network.hpp"
 #include "routing/generator.hpp"
-#include "routing/verifier.hpp"
+#include "routing/check/verifier.hpp"
 
 namespace {
 

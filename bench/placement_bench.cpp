@@ -35,10 +35,10 @@
 
 #include "angara/network.hpp"
 #include "routing/generator.hpp"
-#include "routing/lp_bound.hpp"
-#include "routing/metrics.hpp"
-#include "routing/placement.hpp"
-#include "routing/verifier.hpp"
+#include "routing/check/lp_bound.hpp"
+#include "routing/check/metrics.hpp"
+#include "placement/placement.hpp"
+#include "routing/check/verifier.hpp"
 
 using namespace angara;
 

@@ -14,7 +14,7 @@
 
 #include "angara/network.hpp"
 #include "routing/generator.hpp"
-#include "routing/transition.hpp"
+#include "routing/check/transition.hpp"
 
 using namespace angara;
 

@@ -1,7 +1,7 @@
 #include "routing/chain.hpp"
 
 #include "routing/memory.hpp"
-#include "routing/oracle.hpp"
+#include "routing/common/oracle.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -55,13 +55,6 @@ std::string format_algorithm_chain(const std::vector<std::string>& chain) {
 
 std::string recorded_chain(const std::string& chain) {
   return chain.find(',') == std::string::npos ? std::string() : chain;
-}
-
-std::string default_algorithm_chain() {
-  std::vector<std::string> chain{std::string(default_generator_name())};
-  for (const char* fallback : {"nue", "exact"})
-    if (make_generator(fallback)) chain.push_back(fallback);
-  return format_algorithm_chain(chain);
 }
 
 ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Network& network,

@@ -13,7 +13,7 @@
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "routing/generator.hpp"
-#include "routing/verifier.hpp"
+#include "routing/check/verifier.hpp"
 
 namespace angara {
 
@@ -27,11 +27,6 @@ std::string format_algorithm_chain(const std::vector<std::string>& chain);  // "
 // What a table file records of the chain asked for (NodeTable::chain): the
 // list when it has several members, "" for one generator.
 std::string recorded_chain(const std::string& chain);
-
-// The chain used when the configuration names none: balanced, then nue and
-// exact when they are registered (doc/benchmarks.md, "Fault campaign", has
-// the figures behind the choice).
-std::string default_algorithm_chain();
 
 struct PassedOver {
   std::string algorithm;

@@ -1,9 +1,12 @@
 // The common interface of the routing table generators, after OpenSM's
 // routing engines: one file per generator, a registry by name, and one shared
-// verification pass (routing/verifier.hpp) that every table goes through.
+// verification pass (routing/check/verifier.hpp) that every table goes through.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -15,40 +18,33 @@
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "angara/rules.hpp"
+#include "routing/common/generator_support.hpp"
 
 namespace angara {
 
-struct GeneratorOptions {
-  std::uint64_t seed = 1;       // for randomised generators (genetic)
-  int virtual_channels = 1;     // layers a generator may use
-  RuleSet rules = RuleSet::angara;                // which paths are allowed
-  FlowControl flow_control = FlowControl::bubble; // which CDG cycles are deadlocks
-  // Generator-specific settings from the configuration ("population: 100").
-  std::map<std::string, std::string> extra;
-  // The deadlock-free routes an earlier member of a chain found before it
-  // gave up (RoutingError::partial()), for exact's repair of large machines
-  // (routing/exact.cpp); the other generators ignore it.
-  std::shared_ptr<const RouteTable> partial;
-};
-
-// Thrown when a generator cannot route the allocation (e.g. the faults
-// disconnect it, or no deadlock-free route exists under the Angara rules).
-class RoutingError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-  RoutingError(const std::string& message, RouteTable partial)
-      : std::runtime_error(message), partial_(std::make_shared<const RouteTable>(std::move(partial))) {}
-  // The routes found before giving up, free of forbidden cycles among
-  // themselves, the pairs left out without a route (the checked-turn stage
-  // keeps them: routing/checked_turns.hpp); nullptr when none were kept.
-  const std::shared_ptr<const RouteTable>& partial() const { return partial_; }
-
- private:
-  std::shared_ptr<const RouteTable> partial_;
+// What a generator's memory model is told about a computation
+// (routing/memory.cpp sums the parts; each generator states its own peak).
+struct MemoryContext {
+  std::size_t allocation_size = 0;
+  std::size_t live_nodes = 0;        // of the machine
+  bool faults = false;               // failed routers or cables anywhere
+  bool whole_intact_torus = false;   // every node of a fault-free torus
+  double pairs = 0;                  // ordered pairs of the allocation (n^2)
+  double mean_hops = 0;              // minimal hop count, mean over the torus
+  double channel_slots = 0;
+  double layers = 1;                 // virtual channels
+  // The peak of the generator this one starts from (GeneratorInfo::start_from),
+  // 0 when it starts from none.
+  double start_peak_bytes = 0;
 };
 
 class Generator {
  public:
+  // Computes the table a generator starts from (GeneratorInfo::start_from);
+  // throws RoutingError as generate() does.
+  using StartingTable =
+      std::function<RouteTable(const Network&, const std::vector<NodeId>&, const GeneratorOptions&)>;
+
   virtual ~Generator() = default;
   virtual std::string_view name() const = 0;
   // Routes every ordered pair of distinct nodes of `allocation` (all alive)
@@ -57,31 +53,70 @@ class Generator {
                               const GeneratorOptions& options) const = 0;
   // The routing.options keys this generator reads (angara.yaml(5)).
   virtual std::vector<std::string_view> option_keys() const { return {}; }
+  // What it holds at its peak besides the table it returns, in bytes:
+  // calibrated against measured peak RSS (doc/benchmarks.md, "Memory
+  // estimate").  The default is the largest per-pair model of any generator.
+  virtual double peak_bytes(const MemoryContext& context, const GeneratorOptions& options) const {
+    (void)options;
+    return default_peak_bytes(context);
+  }
+  // The largest per-pair model of any generator (the layered backends'
+  // around failures), for one without a model of its own.
+  static double default_peak_bytes(const MemoryContext& context) {
+    return context.pairs * (240 + 40 * context.mean_hops) + context.channel_slots * context.layers * 16;
+  }
+  // Cheaper options for scoring many candidate node sets (node selection
+  // routes only the best few as configured); nullopt when there are none.
+  virtual std::optional<GeneratorOptions> scoring_options(const GeneratorOptions& configured) const {
+    (void)configured;
+    return std::nullopt;
+  }
+
+  // Set by the registry (make_generator) for a generator that starts from
+  // another's table; the engine never names that generator itself.
+  void set_starting_table(StartingTable starting_table) { starting_table_ = std::move(starting_table); }
+
+ protected:
+  bool has_starting_table() const { return static_cast<bool>(starting_table_); }
+  RouteTable starting_table(const Network& network, const std::vector<NodeId>& allocation,
+                            const GeneratorOptions& options) const {
+    return starting_table_(network, allocation, options);
+  }
+
+ private:
+  StartingTable starting_table_;
 };
 
 struct GeneratorInfo {
   std::string_view name;
   std::string_view summary;  // one line, for --help and errors
   std::unique_ptr<Generator> (*create)();
+  // The generator whose table this one starts from ("" for none): wired by
+  // make_generator(), so that engines never name each other.
+  std::string_view start_from = {};
+  // Whether it is a member of the default fallback chain, in registry order.
+  bool in_default_chain = false;
 };
 
 // All generators, in a fixed order (routing/registry.cpp).
 const std::vector<GeneratorInfo>& generators();
-// nullptr when the name is unknown.
+// nullptr when the name is unknown.  A generator with a start_from gets
+// its starting table wired here.
 std::unique_ptr<Generator> make_generator(std::string_view name);
+// The registry's entry, nullptr when the name is unknown.
+const GeneratorInfo* find_generator(std::string_view name);
 // "bfs, sssp, ..." for error messages.
 std::string generator_names();
-// The empty table a generator fills: the allocation checked (every node
-// inside the torus and alive, else RoutingError "NAME: ...") and the
-// generator's name recorded.
-RouteTable start_route_table(std::string_view generator, const Network& network, const std::vector<NodeId>& allocation);
-
 // Throws std::invalid_argument for a routing.options key no registered
 // generator reads, naming the valid keys and their generators: a misspelt
 // option must not be ignored silently.
 void check_generator_options(const std::map<std::string, std::string>& options);
 
-// The generator used when nothing else is configured.
+// The generator used when nothing else is configured: the first member of
+// the default chain.
 std::string_view default_generator_name();
+// The default fallback chain, "balanced,nue,exact": the registered
+// generators marked in_default_chain, in registry order.
+std::string default_algorithm_chain();
 
 }  // namespace angara

@@ -4,9 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
-#include "routing/parallel.hpp"
+#include "routing/common/parallel.hpp"
 
 namespace angara {
 
@@ -24,57 +23,6 @@ double mean_hops(const Torus& torus) {
     hops += std::floor(k * k / 4) / k;
   }
   return hops;
-}
-
-// Per ordered pair of the allocation, what a generator holds at its peak
-// besides the route table it returns: bytes = fixed + per_hop * mean hops.
-// Calibrated against the peak RSS of generate --dry-run on whole tori,
-// sub-allocations and faulty machines from 512 to 2048 nodes, rounded up
-// (doc/benchmarks.md, "Memory estimate").
-struct PairCost {
-  double fixed;
-  double per_hop;
-};
-
-PairCost generator_pair_cost(const std::string& name, const GeneratorOptions& options, bool whole_intact_torus,
-                             bool faults, std::size_t allocation_size, std::size_t live_nodes) {
-  // balanced on a whole fault-free torus fills the table directly; elsewhere
-  // it keeps the candidate routes of every pair.  Its First/Last Step
-  // refinement (sub-allocations; on machines with failures, allocations of
-// up to 512 nodes other than the whole live machine,
-  // routing/balanced.cpp) holds every minimal encodable route of a pair, the
-  // long-way routes and several balancers at once: measured (fifth session,
-  // random subsets, --lp-time 0) 1.1 KiB a pair at 4 mean hops (4x4x4x4,
-  // 128 and 192 nodes), 1.1 KiB at 6 (8x8x4x4, 512 nodes; 8x8x8, 256 nodes:
-  // 0.55 KiB), 0.8 KiB at 10 (16x16x8, 512 and 1024 nodes).  The layered
-  // backends keep every pair's path, and around failures several
-  // alternatives of it.
-  if (name == "balanced") {
-    const auto turns = options.extra.find("turns");
-    const bool refined = !whole_intact_torus && (turns == options.extra.end() || turns->second != "off") &&
-                         (!faults || (allocation_size <= 512 && allocation_size < live_nodes));
-    return whole_intact_torus ? PairCost{0.25, 0} : refined ? PairCost{900, 100} : PairCost{40, 10};
-  }
-  if (name == "dfsssp" || name == "lash") return faults ? PairCost{240, 40} : PairCost{60, 10};
-  if (name == "bfs") return whole_intact_torus ? PairCost{4, 1} : PairCost{16, 4};
-  // sssp keeps each source's pruned search for stage 3 (about three
-  // routing-graph vertices a node, 8 bytes each, and a node offset) and
-  // the pairs left to it.
-  if (name == "sssp") return whole_intact_torus ? PairCost{48, 1} : PairCost{56, 4};
-  static const std::map<std::string, PairCost> costs = {{"nue", {40, 10}}};
-  if (name == "genetic") {
-    // Candidate routes (up to `variants` per pair, channels of 4 bytes) and
-    // a gene a pair for each of 2 * population chromosomes.
-    std::uint64_t population = 100, variants = 16;
-    if (const auto it = options.extra.find("population"); it != options.extra.end())
-      population = std::strtoull(it->second.c_str(), nullptr, 10);
-    if (const auto it = options.extra.find("variants"); it != options.extra.end())
-      variants = std::strtoull(it->second.c_str(), nullptr, 10);
-    return {16 + 2.0 * static_cast<double>(population), 4.0 * static_cast<double>(std::min<std::uint64_t>(variants, 4))};
-  }
-  const auto it = costs.find(name);
-  // A generator the model does not know yet: as much as the largest known.
-  return it != costs.end() ? it->second : PairCost{240, 40};
 }
 
 // GLPK's problem and the candidate routes of every pair (routing/lp_bound.hpp
@@ -147,24 +95,22 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
       peak_what = what;
     }
   };
-  const bool faults = has_failures(network);
-  const std::size_t live_nodes = static_cast<std::size_t>(torus.node_count()) - network.failed_nodes().size();
-  const bool whole_intact_torus = !faults && allocation_size == static_cast<std::size_t>(torus.node_count());
-  const PairCost cost =
-      generator_pair_cost(generator, options, whole_intact_torus, faults, allocation_size, live_nodes);
-  // exact above 100 nodes around failures: balanced's partial table and its
-  // repair, whose solver model is held to a million candidate hops of under
-  // 1 KB each (routing/exact.cpp; 677 MB of peak measured at 800000).  The
-  // rank search after an undecided repair needs far less (86 MB of peak for
-  // the whole process on a 16x32, doc/benchmarks.md).
-  const bool exact_repair = generator == "exact" && faults && allocation_size > 100;
-  const PairCost repair_start =
-      generator_pair_cost("balanced", options, whole_intact_torus, faults, allocation_size, live_nodes);
-  if (exact_repair)
-    phase("generator exact", pairs * (repair_start.fixed + repair_start.per_hop * hops) + slots * layers * 16 +
-                                 1000.0 * kMiB);
-  else
-    phase("generator " + generator, pairs * (cost.fixed + cost.per_hop * hops) + slots * layers * 16);
+  // Each generator states its own peak (Generator::peak_bytes); one that
+  // starts from another's table is told that one's.
+  MemoryContext context;
+  context.allocation_size = allocation_size;
+  context.faults = has_failures(network);
+  context.live_nodes = static_cast<std::size_t>(torus.node_count()) - network.failed_nodes().size();
+  context.whole_intact_torus = !context.faults && allocation_size == static_cast<std::size_t>(torus.node_count());
+  context.pairs = pairs;
+  context.mean_hops = hops;
+  context.channel_slots = slots;
+  context.layers = layers;
+  const std::unique_ptr<Generator> engine = make_generator(generator);
+  if (const GeneratorInfo* info = find_generator(generator); info && !info->start_from.empty())
+    context.start_peak_bytes = make_generator(info->start_from)->peak_bytes(context, options);
+  phase("generator " + generator,
+        engine ? engine->peak_bytes(context, options) : Generator::default_peak_bytes(context));
   phase("verifier", verifier_bytes(torus, layers, work.threads));
   // Text lines of "X,Y,Z X,Y,Z LAYER +X +Y ...", built in a string stream
   // (its growth and the copy taken of it: three times the text).

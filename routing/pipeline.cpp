@@ -11,7 +11,7 @@
 #include "angara/route_dump.hpp"
 #include "angara/table_set.hpp"
 #include "routing/chain.hpp"
-#include "routing/parallel.hpp"
+#include "routing/common/parallel.hpp"
 #include "config.h"
 
 namespace angara {

@@ -16,7 +16,7 @@
 #include "routing/chain.hpp"
 #include "routing/generator.hpp"
 #include "routing/memory.hpp"
-#include "routing/verifier.hpp"
+#include "routing/check/verifier.hpp"
 
 namespace angara {
 

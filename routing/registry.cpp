@@ -20,38 +20,39 @@ const std::vector<GeneratorInfo>& generators() {
       {"sssp", "single-source shortest paths in the routing graph (ANSU paper, Algorithms 3-4)",
        &create_sssp_generator},
       {"balanced", "minimal routes balanced to the per-dimension lower bound (greedy + local search)",
-       &create_balanced_generator},
+       &create_balanced_generator, /*start_from=*/"sssp", /*in_default_chain=*/true},
       {"genetic", "genetic search over route variants, fitness sigma(4) (ANSU paper, section 4.2)",
        &create_genetic_generator},
       {"nue", "Nue: routing in the complete channel dependency graph, k virtual channels (Domke et al., HPDC'16)",
-       &create_nue_generator},
+       &create_nue_generator, /*start_from=*/"", /*in_default_chain=*/true},
       {"dfsssp", "balanced shortest paths on the fewest virtual channels (DFSSSP paper, Algorithms 1-2)",
        &create_dfsssp_generator},
       {"lash", "shortest paths, pairs on the first virtual channel that stays deadlock-free (LASH, section 5)",
        &create_lash_generator},
       {"exact", "one virtual channel decided by an SMT solver (Z3) over every encodable route; above 100 nodes it repairs balanced's partial table",
-       &create_exact_generator},
+       &create_exact_generator, /*start_from=*/"balanced", /*in_default_chain=*/true},
   };
   return all;
 }
 
-RouteTable start_route_table(std::string_view generator, const Network& network, const std::vector<NodeId>& allocation) {
-  const Torus& torus = network.torus();
-  RouteTable table(allocation);
-  table.algorithm = std::string(generator);
-  for (NodeId node : table.nodes()) {
-    if (node >= torus.node_count())
-      throw RoutingError(table.algorithm + ": allocated node id " + std::to_string(node) + " is outside the " +
-                         torus.to_string() + " torus");
-    if (!network.node_alive(node))
-      throw RoutingError(table.algorithm + ": allocated node " + torus.format_coord(node) + " has failed");
+std::unique_ptr<Generator> make_generator(std::string_view name) {
+  for (const GeneratorInfo& info : generators()) {
+    if (info.name != name) continue;
+    std::unique_ptr<Generator> generator = info.create();
+    if (!info.start_from.empty())
+      generator->set_starting_table([from = info.start_from](const Network& network,
+                                                             const std::vector<NodeId>& allocation,
+                                                             const GeneratorOptions& options) {
+        return make_generator(from)->generate(network, allocation, options);
+      });
+    return generator;
   }
-  return table;
+  return nullptr;
 }
 
-std::unique_ptr<Generator> make_generator(std::string_view name) {
+const GeneratorInfo* find_generator(std::string_view name) {
   for (const GeneratorInfo& info : generators())
-    if (info.name == name) return info.create();
+    if (info.name == name) return &info;
   return nullptr;
 }
 
@@ -66,7 +67,19 @@ std::string generator_names() {
 
 // balanced is the default: on the ANSU machine set it reaches the lower
 // bound on every whole machine and no other generator beats it on any
-// allocation (doc/benchmarks.md).
-std::string_view default_generator_name() { return "balanced"; }
+// allocation (doc/benchmarks.md).  nue (virtual channels, the complete
+// dependency graph) and exact (the SMT solver) route what it cannot.
+std::string_view default_generator_name() {
+  for (const GeneratorInfo& info : generators())
+    if (info.in_default_chain) return info.name;
+  return generators().front().name;
+}
+
+std::string default_algorithm_chain() {
+  std::string chain;
+  for (const GeneratorInfo& info : generators())
+    if (info.in_default_chain) chain += (chain.empty() ? "" : ",") + std::string(info.name);
+  return chain;
+}
 
 }  // namespace angara

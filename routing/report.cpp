@@ -1,11 +1,14 @@
 #include "routing/report.hpp"
 
 #include <cstdio>
+#include <new>
 #include <sstream>
 #include <vector>
 
 #include "angara/hostlist.hpp"
 #include "config.h"
+#include "routing/generator.hpp"
+#include "routing/memory.hpp"
 
 namespace angara {
 
@@ -261,6 +264,27 @@ std::string passed_over_json(const std::vector<PassedOver>& passed_over) {
            json_quote(p.reason) + ",\"seconds\":" + fixed(p.seconds, 6) + "}";
   }
   return out + "]";
+}
+
+std::string message_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const RoutingError& e) {
+    return std::string("no valid routing: ") + e.what();
+  } catch (const MemoryLimitError& e) {
+    return std::string("memory limit: ") + e.what();
+  } catch (const std::bad_alloc&) {
+    return out_of_memory_message();
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unexpected error";
+  }
+}
+
+std::string out_of_memory_message() {
+  return "out of memory (std::bad_alloc): the system refused an allocation; nothing was written.  limits.memory "
+         "(angara.yaml(5)) or --memory-limit refuse a computation whose estimate is too large before it starts";
 }
 
 }  // namespace angara

@@ -2,12 +2,14 @@
 // tool and the SPANK plugin's log lines.
 #pragma once
 
+#include <exception>
+
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "angara/config.hpp"
-#include "routing/lp_bound.hpp"
+#include "routing/check/lp_bound.hpp"
 #include "routing/pipeline.hpp"
 
 namespace angara {
@@ -37,5 +39,11 @@ std::string passed_over_json(const std::vector<PassedOver>& passed_over);
 
 // JSON string literal with escapes.
 std::string json_quote(const std::string& text);
+
+// what() of the exception, with "no valid routing: " before a RoutingError's
+// and "memory limit: " before a MemoryLimitError's.
+std::string message_of(const std::exception_ptr& error);
+// The message for std::bad_alloc (its what() says nothing useful).
+std::string out_of_memory_message();
 
 }  // namespace angara

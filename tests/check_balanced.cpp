@@ -7,11 +7,11 @@
 
 #include "angara/network.hpp"
 #include "angara/route.hpp"
-#include "routing/candidates.hpp"
+#include "routing/common/candidates.hpp"
 #include "routing/generator.hpp"
-#include "routing/lp_bound.hpp"
-#include "routing/metrics.hpp"
-#include "routing/verifier.hpp"
+#include "routing/check/lp_bound.hpp"
+#include "routing/check/metrics.hpp"
+#include "routing/check/verifier.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

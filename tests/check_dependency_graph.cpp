@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "angara/torus.hpp"
-#include "routing/dependency_graph.hpp"
-#include "routing/verifier.hpp"
+#include "routing/common/dependency_graph.hpp"
+#include "routing/check/verifier.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

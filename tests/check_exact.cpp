@@ -8,9 +8,9 @@
 
 #include "angara/network.hpp"
 #include "routing/chain.hpp"
-#include "routing/exact.hpp"
+#include "routing/generators/exact.hpp"
 #include "routing/generator.hpp"
-#include "routing/oracle.hpp"
+#include "routing/common/oracle.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

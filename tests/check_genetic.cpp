@@ -5,9 +5,9 @@
 
 #include "angara/network.hpp"
 #include "angara/route.hpp"
-#include "routing/candidates.hpp"
+#include "routing/common/candidates.hpp"
 #include "routing/generator.hpp"
-#include "routing/verifier.hpp"
+#include "routing/check/verifier.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

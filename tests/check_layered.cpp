@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "angara/network.hpp"
-#include "routing/dependency_graph.hpp"
-#include "routing/layering.hpp"
-#include "routing/shortest_paths.hpp"
-#include "routing/verifier.hpp"
+#include "routing/common/dependency_graph.hpp"
+#include "routing/common/layering.hpp"
+#include "routing/common/shortest_paths.hpp"
+#include "routing/check/verifier.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

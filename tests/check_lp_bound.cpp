@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "angara/network.hpp"
-#include "routing/candidates.hpp"
-#include "routing/lp_bound.hpp"
-#include "routing/metrics.hpp"
+#include "routing/common/candidates.hpp"
+#include "routing/check/lp_bound.hpp"
+#include "routing/check/metrics.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

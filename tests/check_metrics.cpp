@@ -6,7 +6,7 @@
 
 #include "angara/network.hpp"
 #include "angara/route.hpp"
-#include "routing/metrics.hpp"
+#include "routing/check/metrics.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

@@ -9,7 +9,7 @@
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "routing/generator.hpp"
-#include "routing/verifier.hpp"
+#include "routing/check/verifier.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

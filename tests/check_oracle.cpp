@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "angara/network.hpp"
-#include "routing/checked_turns.hpp"
-#include "routing/dependency_graph.hpp"
-#include "routing/oracle.hpp"
+#include "routing/common/checked_turns.hpp"
+#include "routing/common/dependency_graph.hpp"
+#include "routing/common/oracle.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

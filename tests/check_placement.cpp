@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "angara/network.hpp"
-#include "routing/metrics.hpp"
-#include "routing/placement.hpp"
+#include "routing/check/metrics.hpp"
+#include "placement/placement.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

@@ -10,7 +10,7 @@
 
 #include "angara/network.hpp"
 #include "angara/routing_graph.hpp"
-#include "routing/verifier.hpp"
+#include "routing/check/verifier.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

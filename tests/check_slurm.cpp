@@ -16,16 +16,19 @@
 #include "angara/config.hpp"
 #include "angara/hostlist.hpp"
 #include "angara/table_file.hpp"
-#include "plugin/checks.hpp"
-#include "plugin/exit_status.hpp"
-#include "plugin/job_tables.hpp"
-#include "plugin/slurm_query.hpp"
+#include "spank/checks.hpp"
+#include "cli/exit_status.hpp"
+#include "spank/job_tables.hpp"
+#include "cli/job_tables.hpp"
+#include "slurm/job_nodes.hpp"
+#include "slurm/slurm_query.hpp"
 #include "routing/generator.hpp"
 #include "routing/pipeline.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;
 using namespace angara::spank;
+using namespace angara::cli;
 using namespace angara::slurm;
 using angara_test::error_message;
 namespace fs = std::filesystem;

@@ -9,8 +9,8 @@
 #include "angara/route.hpp"
 #include "angara/routing_graph.hpp"
 #include "routing/generator.hpp"
-#include "routing/sssp.hpp"
-#include "routing/verifier.hpp"
+#include "routing/generators/sssp.hpp"
+#include "routing/check/verifier.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

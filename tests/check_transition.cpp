@@ -7,8 +7,8 @@
 #include <string>
 
 #include "angara/network.hpp"
-#include "routing/transition.hpp"
-#include "routing/verifier.hpp"
+#include "routing/check/transition.hpp"
+#include "routing/check/verifier.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

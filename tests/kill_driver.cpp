@@ -19,7 +19,8 @@
 #include "angara/hostlist.hpp"
 #include "angara/table_file.hpp"
 #include "angara/table_set.hpp"
-#include "plugin/job_tables.hpp"
+#include "spank/job_tables.hpp"
+#include "cli/job_tables.hpp"
 #include "routing/pipeline.hpp"
 
 using namespace angara;
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
     const std::string directory = argv[3];
     if (mode == "state" && argc == 4) return state(config, directory);
     if (mode == "rebuild" && (argc == 8 || argc == 9)) {
-      spank::RebuildRequest request;
+      cli::RebuildRequest request;
       request.job.id = argv[4];
       request.job.state = "RUNNING";
       request.job.node_list = argv[5];
@@ -81,7 +82,7 @@ int main(int argc, char** argv) {
         request.live_switch.step_wait = std::stod(option.substr(12));
       else if (!option.empty())
         return usage();
-      std::cout << spank::rebuild_job_tables(config, request).message << '\n';
+      std::cout << cli::rebuild_job_tables(config, request).message << '\n';
       return 0;
     }
     if (mode == "prologue" && argc == 8) {

@@ -2,7 +2,7 @@
 # a scratch directory removed on exit, TAP-style result lines and the checks
 # they share.  Set expect_timeout (seconds) before sourcing to bound each
 # `expect`ed command; the script ends with tap_summary.
-tool="$TOP_BUILDDIR/plugin/angara-route"
+tool="$TOP_BUILDDIR/cli/angara-route"
 data="$TEST_DATA_DIR"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

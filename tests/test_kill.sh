@@ -7,7 +7,7 @@
 #   ANGARA_KILLS=200 tests/test_kill.sh     (make check runs fewer)
 #   ANGARA_KILL_SEED=N                      (the random sequence; printed)
 set -u
-tool="$TOP_BUILDDIR/plugin/angara-route"
+tool="$TOP_BUILDDIR/cli/angara-route"
 driver="$TOP_BUILDDIR/tests/kill_driver"
 config="$TEST_DATA_DIR/torus_8x4x4.yaml"  # 128 nodes: a set write takes long enough to be hit anywhere
 kills="${ANGARA_KILLS:-25}"

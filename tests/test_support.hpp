@@ -15,7 +15,7 @@
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "routing/generator.hpp"
-#include "routing/verifier.hpp"
+#include "routing/check/verifier.hpp"
 
 namespace angara_test {
 

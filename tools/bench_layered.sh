@@ -10,9 +10,9 @@
 # lower bound, generation time (the report's), the whole command's wall time
 # and peak memory, and the max gamma and time as ratios to balanced.
 #
-# Usage: tools/bench_layered.sh [ANGARA_ROUTE]   (default build/plugin/angara-route)
+# Usage: tools/bench_layered.sh [ANGARA_ROUTE]   (default build/cli/angara-route)
 set -u
-tool=${1:-build/plugin/angara-route}
+tool=${1:-build/cli/angara-route}
 [ -x "$tool" ] || { echo "bench_layered: no angara-route at $tool (build first)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -66,7 +66,7 @@ build_tree
 
 case "$mode" in
   run)
-    "$build/plugin/angara-route" generate --dry-run
+    "$build/cli/angara-route" generate --dry-run
     ;;
   test)
     cd "$build"

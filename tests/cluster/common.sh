@@ -16,7 +16,7 @@ fi
 
 top_srcdir=$(cd "$here/../.." && pwd)
 top_builddir=${TOP_BUILDDIR:-$(pwd)/..}
-tool=$top_builddir/plugin/angara-route
+tool=$top_builddir/cli/angara-route
 if [ ! -x "$tool" ]; then
   echo "ERROR: build first: $tool is missing" >&2
   exit 99

@@ -10,7 +10,7 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
-plugin=$top_builddir/plugin/.libs/spank-angara.so
+plugin=$top_builddir/spank/.libs/spank-angara.so
 if [ ! -f "$plugin" ]; then
   echo "ERROR: build first: $plugin is missing" >&2
   exit 99

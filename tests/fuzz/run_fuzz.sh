@@ -14,7 +14,7 @@ work="$TOP_BUILDDIR/tests/fuzz-work"
 seconds="${ANGARA_FUZZ_SECONDS:-30}"
 cxx="${ANGARA_FUZZ_CXX:-clang++}"
 harnesses="${ANGARA_FUZZ_ONLY:-config hostlist table_file route_dump}"
-tool="$TOP_BUILDDIR/plugin/angara-route"
+tool="$TOP_BUILDDIR/cli/angara-route"
 
 if ! command -v "$cxx" >/dev/null 2>&1; then
   echo "SKIP: $cxx not found: the fuzz harnesses need clang (apt-get install clang)"

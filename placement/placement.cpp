@@ -1,0 +1,927 @@
+#include "placement/placement.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include "routing/check/metrics.hpp"
+#include "routing/common/oracle.hpp"
+
+namespace angara {
+
+namespace {
+
+// Routing attempts before giving up when candidates keep failing (failed
+// routers around every compact set): each costs one generator run.
+constexpr std::size_t kMaxRoutingAttempts = 64;
+// Seeds tried for nearest-node sets; above this many free nodes a stride
+// sample is taken.
+constexpr std::size_t kMaxSeeds = 512;
+// Blocks kept per shape class, and nearest-node sets kept: the best of each
+// is compared, the others are fallbacks when candidates cannot be routed.
+constexpr std::size_t kBlocksKept = 8;
+constexpr std::size_t kNearestKept = 4;
+// Nearest-node sets that compete with the leading blocks (the others are
+// fallbacks): two, as on a fragmented machine they are most of the choice.
+constexpr std::size_t kNearestLeading = 2;
+// Candidates routed as configured after the scoring pass, and the largest
+// machine where every candidate is routed as configured at once (see run()).
+constexpr std::size_t kFullyRouted = 2;
+constexpr NodeId kOnePassMaxNodes = 512;
+// Best-fit runs along row-major orders other than the node order that are
+// routed (the lowest intact bounds first).
+constexpr std::size_t kOtherRunsRouted = 5;
+
+std::size_t volume(const Shape& shape) {
+  std::size_t v = 1;
+  for (int s : shape) v *= static_cast<std::size_t>(s);
+  return v;
+}
+
+// Every shape of exactly `count` nodes that fits the machine, in
+// lexicographic order of extents.
+void shapes_of_volume(const Torus& torus, std::size_t count, int dim, Shape& shape, std::vector<Shape>& out) {
+  if (dim == kMaxDims) {
+    if (count == 1) out.push_back(shape);
+    return;
+  }
+  for (int s = 1; s <= torus.size(dim); ++s) {
+    if (count % static_cast<std::size_t>(s) != 0) continue;
+    shape[dim] = s;
+    shapes_of_volume(torus, count / static_cast<std::size_t>(s), dim + 1, shape, out);
+  }
+  shape[dim] = 1;
+}
+
+// Shapes that differ only by a permutation of dimensions with the same size
+// and cabling are one class: on the intact machine they route alike, so one
+// representative is routed, and the class offers all its orientations.
+// Cabling is told apart by the intact machine's live channels per dimension
+// (a single-cabled size-2 dimension has half those of a double-cabled one).
+using ShapeClassKey = std::vector<std::tuple<int, std::size_t, int>>;
+std::array<std::size_t, kMaxDims> channels_per_dimension(const Network& intact) {
+  std::array<std::size_t, kMaxDims> channels{};
+  for (NodeId node = 0; node < intact.torus().node_count(); ++node)
+    for (int rank = 0; rank < kDirectionCount; ++rank)
+      channels[Direction(rank).dim()] += intact.channel_alive(node, Direction(rank));
+  return channels;
+}
+ShapeClassKey class_key(const Torus& torus, const std::array<std::size_t, kMaxDims>& channels, const Shape& shape) {
+  ShapeClassKey key;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (torus.dim_present(dim)) key.emplace_back(torus.size(dim), channels[dim], shape[dim]);
+  std::sort(key.begin(), key.end());
+  return key;
+}
+
+// Mean torus distance over ordered pairs, from the per-dimension hop sums.
+double mean_distance(const std::array<DimensionBoundTerms, kMaxDims>& terms, std::size_t nodes) {
+  if (nodes < 2) return 0;
+  std::uint64_t hops = 0;
+  for (const DimensionBoundTerms& term : terms) hops += term.hops;
+  return static_cast<double>(hops) / static_cast<double>(nodes * (nodes - 1));
+}
+
+// The per-dimension bound and mean distance of a node set on the intact
+// machine, computed on the smallest torus where they are the same: the set
+// is moved to the corner of its cyclic bounding box, and a ring of size d in
+// which the set spans s with 2s - 1 <= d shrinks to 2s - 1 (every shortest
+// arc between two of its coordinates, at most s - 1 long, stays inside the
+// span, and the way round outside, at least s long, is longer in both
+// rings).  A 32-node block of a 4096-node machine is bounded
+// on 256 nodes instead.
+struct IntactBound {
+  std::uint64_t bound = 0;
+  double distance = 0;
+};
+IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes) {
+  if (nodes.size() < 2) return {};
+  std::vector<Coord> coords;
+  coords.reserve(nodes.size());
+  for (NodeId node : nodes) coords.push_back(torus.coord(node));
+  Shape reduced;
+  Coord start{};
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int size = torus.size(dim);
+    std::vector<char> used(static_cast<std::size_t>(size), 0);
+    for (const Coord& c : coords) used[c[dim]] = 1;
+    // The longest cyclic run of unused coordinates; the span starts after it.
+    int best_gap = 0, gap_end = 0;
+    for (int i = 0; i < 2 * size; ++i) {
+      int run = 0;
+      while (run < size && !used[(i + run) % size]) ++run;
+      if (run > best_gap) {
+        best_gap = run;
+        gap_end = (i + run) % size;
+      }
+      i += run;
+    }
+    const int span = size - best_gap;
+    start[dim] = gap_end;
+    if (span == 1)
+      reduced[dim] = 1;
+    else if (size >= 3 && 2 * span - 1 <= size)
+      reduced[dim] = 2 * span - 1;
+    else
+      reduced[dim] = size;
+  }
+  // A size-2 dimension the set spans is kept whole (start 0), so its
+  // single cabling carries over port for port; one it does not span goes.
+  std::uint8_t single_cable = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (reduced[dim] == 2 && torus.single_cabled(dim)) single_cable |= dimension_bit(dim);
+  const Torus small = Torus(reduced, torus.declared_dims()).with_single_cable(single_cable);
+  std::vector<NodeId> moved;
+  moved.reserve(coords.size());
+  for (const Coord& c : coords) {
+    Coord m;
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      m[dim] = reduced[dim] == 1 ? 0 : (c[dim] - start[dim] + torus.size(dim)) % torus.size(dim);
+    moved.push_back(small.id(m));
+  }
+  const auto terms = dimension_bound_terms(Network(small), moved);
+  return {integer_lower_bound(terms), mean_distance(terms, nodes.size())};
+}
+
+// Sums of a per-node value over the cyclic box of a shape at every origin
+// (indexed by the origin's NodeId), as one sliding window per dimension the
+// box spans: O(dims * nodes) for all origins together, where a box query of
+// prefix sums would cost O(2^dims) per origin.  A box that spans a whole
+// ring has the same sum at every origin along it.  The sums of a box are
+// those of the box one dimension shorter, slid along that dimension, and
+// every box is kept: the shapes of one volume and their faces share most
+// of their shorter boxes, so each distinct box costs one pass.
+class BoxSums {
+ public:
+  BoxSums(const Torus& torus, std::vector<std::int64_t> values) : torus_(torus) {
+    Shape unit;
+    unit.fill(1);
+    sums_.emplace(unit, std::move(values));
+  }
+
+  const std::vector<std::int64_t>& of(const Shape& shape) {
+    const auto found = sums_.find(shape);
+    if (found != sums_.end()) return found->second;
+    int dim = kMaxDims - 1;
+    while (shape[dim] <= 1) --dim;  // the unit shape is always there
+    Shape shorter = shape;
+    shorter[dim] = 1;
+    const std::vector<std::int64_t>& values = of(shorter);  // std::map: stays valid
+    const NodeId n = torus_.node_count();
+    const int size = torus_.size(dim), width = shape[dim];
+    Coord unit{};
+    unit[dim] = 1;
+    const NodeId stride = torus_.id(unit), period = stride * static_cast<NodeId>(size);
+    std::vector<std::int64_t> next(n);
+    std::vector<std::int64_t> line(static_cast<std::size_t>(size + width));
+    for (NodeId outer = 0; outer < n; outer += period)
+      for (NodeId base = outer; base < outer + stride; ++base) {
+        // The line once and its first `width` values again, so the window never wraps.
+        for (int i = 0; i < size + width; ++i) line[i] = values[base + static_cast<NodeId>(i % size) * stride];
+        std::int64_t sum = 0;
+        for (int i = 0; i < width; ++i) sum += line[i];
+        for (int origin = 0; origin < size; ++origin) {
+          next[base + static_cast<NodeId>(origin) * stride] = sum;
+          sum += line[origin + width] - line[origin];
+        }
+      }
+    return sums_.emplace(shape, std::move(next)).first->second;
+  }
+
+ private:
+  const Torus& torus_;
+  std::map<Shape, std::vector<std::int64_t>> sums_;
+};
+
+class Selector {
+ public:
+  Selector(const Network& network, const PlacementRequest& request);
+  PlacementResult run();
+
+ private:
+  bool is_free(NodeId node) const { return free_[node] != 0; }
+
+  // Taken or failed nodes in the layers right outside the block, each layer
+  // counted once (on a ring of 2, or a block one short of the ring, the two
+  // sides are one layer).
+  // Blocks of the shapes of one class, best first, at most kBlocksKept.
+  std::vector<Candidate> free_blocks(const std::vector<Shape>& shapes);
+  // The first `leaders` are one block of each of the best shape classes.
+  std::vector<Candidate> block_candidates(std::size_t& leaders);
+  std::vector<Candidate> nearest_candidates();
+  std::vector<Candidate> run_candidates() const;
+  void measure_set(Candidate& candidate) const;
+  void route(Candidate& candidate, RouteTable& table, const GeneratorOptions& options) const;
+
+  const Network& network_;
+  const Torus& torus_;
+  const PlacementRequest& request_;
+  std::vector<unsigned char> free_;
+  std::vector<std::uint32_t> busy_ports_;  // per node: channels leaving it that running jobs use
+  bool any_busy_ = false;
+  std::size_t count_ = 0;
+  BoxSums taken_;            // of 1 per node that is not free (taken or failed)
+  BoxSums busy_;             // of busy_ports_
+  std::size_t considered_ = 0;
+  bool has_failures_ = false;
+};
+
+// "3 of 56 ordered pairs have no encodable route around the failures
+// (routability oracle), first 0,1,0,0 -> 2,1,0,0".
+std::string cut_off_text(const Torus& torus, const AllocationRoutability& routability) {
+  const std::size_t n = routability.nodes.size();
+  std::string text = std::to_string(routability.cut_off_pairs) + " of " + std::to_string(n * (n - 1)) +
+                     " ordered pairs have no encodable route around the failures (routability oracle)";
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t d = 0; d < n; ++d)
+      if (s != d && routability.at(s, d) < 0)
+        return text + ", first " + torus.format_coord(routability.nodes[s]) + " -> " +
+               torus.format_coord(routability.nodes[d]);
+  return text;
+}
+
+std::vector<std::int64_t> taken_values(const Network& network, const PlacementRequest& request) {
+  const Torus& torus = network.torus();
+  std::vector<std::int64_t> taken(torus.node_count(), 0);
+  for (NodeId node = 0; node < torus.node_count(); ++node)
+    taken[node] = !(network.node_alive(node) && (request.free.empty() || request.free.at(node) != 0));
+  return taken;
+}
+
+std::vector<std::uint32_t> busy_port_values(const Torus& torus, const PlacementRequest& request) {
+  std::vector<std::uint32_t> ports(torus.node_count(), 0);
+  if (request.busy.size() == torus.channel_slots())
+    for (ChannelId c = 0; c < request.busy.size(); ++c)
+      if (request.busy[c]) ++ports[Torus::channel_node(c)];
+  return ports;
+}
+
+Selector::Selector(const Network& network, const PlacementRequest& request)
+    : network_(network),
+      torus_(network.torus()),
+      request_(request),
+      busy_ports_(busy_port_values(torus_, request)),
+      taken_(torus_, taken_values(network, request)),
+      busy_(torus_, std::vector<std::int64_t>(busy_ports_.begin(), busy_ports_.end())) {
+  if (!request.free.empty() && request.free.size() != torus_.node_count())
+    throw std::invalid_argument("placement: free-node mask has the wrong size");
+  if (!request.busy.empty() && request.busy.size() != torus_.channel_slots())
+    throw std::invalid_argument("placement: busy-channel loads have the wrong size");
+  has_failures_ = !network.failed_nodes().empty() || !network.failed_links().empty();
+  any_busy_ = std::any_of(busy_ports_.begin(), busy_ports_.end(), [](std::uint32_t v) { return v != 0; });
+  free_.assign(torus_.node_count(), 0);
+  for (NodeId node = 0; node < torus_.node_count(); ++node)
+    free_[node] = network.node_alive(node) && (request.free.empty() || request.free[node] != 0);
+  count_ = request.node_count ? request.node_count : (request.shape ? volume(*request.shape) : 0);
+}
+
+std::vector<Candidate> Selector::free_blocks(const std::vector<Shape>& shapes) {
+  struct Found {
+    std::int64_t busy;
+    std::size_t contact;
+    Shape shape;
+    Coord origin;
+  };
+  const auto better = [](const Found& a, const Found& b) {
+    return a.busy != b.busy ? a.busy < b.busy : a.contact > b.contact;
+  };
+  std::vector<Found> kept;  // sorted, best first
+  for (const Shape& shape : shapes) {
+    const std::vector<std::int64_t>& taken = taken_.of(shape);
+    const std::vector<std::int64_t>* busy = any_busy_ ? &busy_.of(shape) : nullptr;
+    // Taken or failed nodes in the layers right outside the block, each
+    // layer counted once (on a ring of 2, or a block one short of the ring,
+    // the two sides are one layer): per dimension, the sums over the block's
+    // face at every origin, read one step below and one step above.
+    std::array<const std::vector<std::int64_t>*, kMaxDims> faces{};
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      if (shape[dim] >= torus_.size(dim)) continue;
+      Shape face = shape;
+      face[dim] = 1;
+      faces[dim] = &taken_.of(face);
+    }
+    std::array<NodeId, kMaxDims> stride{};
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      Coord unit{};
+      unit[dim] = 1;
+      stride[dim] = torus_.id(unit);
+    }
+    // The layers below and above the block at `origin` (NodeId `at`), by
+    // stride arithmetic: this runs for every free origin of every shape.
+    const auto contact_of = [&](const Coord& origin, NodeId at) {
+      std::int64_t contact = 0;
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int size = torus_.size(dim);
+        if (shape[dim] >= size) continue;
+        const NodeId row = at - static_cast<NodeId>(origin[dim]) * stride[dim];  // coordinate 0 of dim
+        const int below = origin[dim] == 0 ? size - 1 : origin[dim] - 1;
+        const int above = origin[dim] + shape[dim] >= size ? origin[dim] + shape[dim] - size : origin[dim] + shape[dim];
+        contact += (*faces[dim])[row + static_cast<NodeId>(below) * stride[dim]];
+        if (above != below) contact += (*faces[dim])[row + static_cast<NodeId>(above) * stride[dim]];
+      }
+      return static_cast<std::size_t>(contact);
+    };
+    Coord span{};
+    for (int dim = 0; dim < kMaxDims; ++dim) span[dim] = shape[dim] == torus_.size(dim) ? 1 : torus_.size(dim);
+    Coord origin{};
+    for (origin[3] = 0; origin[3] < span[3]; ++origin[3])
+      for (origin[2] = 0; origin[2] < span[2]; ++origin[2])
+        for (origin[1] = 0; origin[1] < span[1]; ++origin[1])
+          for (origin[0] = 0; origin[0] < span[0]; ++origin[0]) {
+            const NodeId at = torus_.id(origin);
+            if (taken[at] != 0) continue;
+            ++considered_;
+            const std::int64_t busy_here = busy ? (*busy)[at] : 0;
+            if (kept.size() == kBlocksKept && busy_here > kept.back().busy) continue;
+            const Found found{busy_here, contact_of(origin, at), shape, origin};
+            if (kept.size() == kBlocksKept && !better(found, kept.back())) continue;
+            kept.insert(std::upper_bound(kept.begin(), kept.end(), found, better), found);
+            if (kept.size() > kBlocksKept) kept.pop_back();
+          }
+  }
+  std::vector<Candidate> out;
+  for (const Found& found : kept) {
+    Candidate candidate;
+    candidate.kind = CandidateKind::block;
+    candidate.shape = found.shape;
+    candidate.origin = found.origin;
+    candidate.nodes = block_nodes(torus_, found.shape, found.origin);
+    candidate.busy_ports = static_cast<std::size_t>(found.busy);
+    candidate.contact = found.contact;
+    out.push_back(std::move(candidate));
+  }
+  return out;
+}
+
+// The blocks to compare: the shape classes by their intact-machine bound,
+// then mean distance; in each class its free blocks, least busy and best
+// packed first.  One block of each of the first classes leads the list; the
+// others follow as fallbacks.
+std::vector<Candidate> Selector::block_candidates(std::size_t& leader_count) {
+  std::vector<Shape> shapes;
+  if (request_.shape) {
+    shapes.push_back(*request_.shape);
+  } else {
+    Shape shape;
+    shape.fill(1);
+    shapes_of_volume(torus_, count_, 0, shape, shapes);
+  }
+  struct ShapeClass {
+    IntactBound bound;
+    std::vector<Shape> shapes;
+  };
+  const std::array<std::size_t, kMaxDims> channels = channels_per_dimension(Network(torus_));
+  std::map<ShapeClassKey, ShapeClass> classes;
+  for (const Shape& shape : shapes) {
+    auto [it, inserted] = classes.try_emplace(class_key(torus_, channels, shape));
+    if (inserted) it->second.bound = intact_bound(torus_, block_nodes(torus_, shape, Coord{}));
+    it->second.shapes.push_back(shape);
+  }
+  std::vector<const ShapeClass*> ranked;
+  for (const auto& entry : classes) ranked.push_back(&entry.second);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const ShapeClass* a, const ShapeClass* b) {
+    return std::tie(a->bound.bound, a->bound.distance) < std::tie(b->bound.bound, b->bound.distance);
+  });
+
+  std::vector<Candidate> leaders, rest;
+  for (const ShapeClass* shape_class : ranked) {
+    std::vector<Candidate> blocks = free_blocks(shape_class->shapes);
+    if (blocks.empty()) continue;
+    for (Candidate& block : blocks) {
+      block.lower_bound = shape_class->bound.bound;
+      block.average_distance = shape_class->bound.distance;
+    }
+    leaders.push_back(std::move(blocks.front()));
+    for (std::size_t i = 1; i < blocks.size(); ++i) rest.push_back(std::move(blocks[i]));
+    if (leaders.size() >= request_.route_limit) break;
+  }
+  leader_count = leaders.size();
+  leaders.insert(leaders.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+  return leaders;
+}
+
+// Sets of the `count` free nodes nearest to a seed (the smallest cube
+// around it first, then torus distance), for when no block fits or a count
+// has no good block shape.  Kept: the few distinct sets with the least total
+// distance to their seed, least busy and best packed first.
+// Bounding box, intact bound and mean distance of a candidate that is not
+// a block.
+void Selector::measure_set(Candidate& candidate) const {
+  std::array<std::vector<char>, kMaxDims> used;
+  for (int dim = 0; dim < kMaxDims; ++dim) used[dim].assign(static_cast<std::size_t>(torus_.size(dim)), 0);
+  for (NodeId node : candidate.nodes) {
+    const Coord c = torus_.coord(node);
+    for (int dim = 0; dim < kMaxDims; ++dim) used[dim][c[dim]] = 1;
+  }
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    candidate.shape[dim] = static_cast<int>(std::count(used[dim].begin(), used[dim].end(), 1));
+  const IntactBound bound = intact_bound(torus_, candidate.nodes);
+  candidate.lower_bound = bound.bound;
+  candidate.average_distance = bound.distance;
+}
+
+// What Slurm itself would give along the node order and along the nested
+// blocks (angara-route slurm-conf): routed first, so that select never
+// picks a set worse than Slurm's own choice at this moment.
+std::vector<Candidate> Selector::run_candidates() const {
+  // Node order (X fastest) and the row-major orders of every other
+  // permutation of the dimensions: a run of one is whole rings of its
+  // fastest dimension, stacked along the next.
+  std::vector<int> dims;  // slowest first
+  for (int dim = kMaxDims - 1; dim >= 0; --dim)
+    if (torus_.dim_present(dim)) dims.push_back(dim);
+  std::vector<std::vector<NodeId>> orders;
+  do {
+    // An odometer over the coordinates, dims.back() fastest.
+    std::vector<NodeId> order;
+    order.reserve(torus_.node_count());
+    Coord c{};
+    while (true) {
+      order.push_back(torus_.id(c));
+      std::size_t i = dims.size();
+      while (i > 0 && ++c[dims[i - 1]] == torus_.size(dims[i - 1])) c[dims[--i]] = 0;
+      if (i == 0) break;
+    }
+    orders.push_back(std::move(order));
+  } while (std::prev_permutation(dims.begin(), dims.end()));
+  // Each distinct set is measured once (on an idle machine many orders give
+  // the same block).
+  std::vector<std::vector<NodeId>> seen;
+  const auto run_along = [&](const std::vector<NodeId>& order) {
+    Candidate candidate;
+    candidate.kind = CandidateKind::run;
+    candidate.nodes = best_fit_run(order, free_, count_);
+    if (candidate.nodes.size() != count_ || std::find(seen.begin(), seen.end(), candidate.nodes) != seen.end())
+      return std::optional<Candidate>();
+    seen.push_back(candidate.nodes);
+    candidate.origin = torus_.coord(candidate.nodes.front());
+    for (NodeId node : candidate.nodes) candidate.busy_ports += busy_ports_[node];
+    measure_set(candidate);
+    return std::optional<Candidate>(std::move(candidate));
+  };
+  // Slurm's own two (node order, nested blocks) are always routed; of the
+  // other orders' runs, the few with the lowest intact bound.
+  std::vector<Candidate> out, others;
+  if (auto linear = run_along(orders.front())) out.push_back(std::move(*linear));
+  for (std::size_t i = 1; i < orders.size(); ++i)
+    if (auto run = run_along(orders[i])) others.push_back(std::move(*run));
+  std::stable_sort(others.begin(), others.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.lower_bound, a.average_distance) < std::tie(b.lower_bound, b.average_distance);
+  });
+  if (others.size() > kOtherRunsRouted) others.erase(others.begin() + kOtherRunsRouted, others.end());
+  out.insert(out.end(), std::make_move_iterator(others.begin()), std::make_move_iterator(others.end()));
+  // The nested-block run even when an order above gave the same set: it is
+  // Slurm's choice under slurm-conf (the pool drops the second copy).
+  seen.clear();
+  if (auto curve = run_along(nested_blocks(torus_).order)) out.push_back(std::move(*curve));
+  return out;
+}
+
+std::vector<Candidate> Selector::nearest_candidates() {
+  const NodeId n = torus_.node_count();
+  // Offsets from node 0, each coordinate taken the short way round.
+  struct Offset {
+    int reach;
+    int distance;
+    Coord delta;
+  };
+  std::vector<Offset> offsets;
+  offsets.reserve(n);
+  for (NodeId node = 0; node < n; ++node) {
+    const Coord c = torus_.coord(node);
+    Offset offset{0, 0, {}};
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const int size = torus_.size(dim);
+      offset.delta[dim] = c[dim] <= size / 2 ? c[dim] : c[dim] - size;
+      const int length = std::abs(offset.delta[dim]);
+      offset.distance += length;
+      offset.reach = std::max(offset.reach, length);
+    }
+    offsets.push_back(offset);
+  }
+  std::stable_sort(offsets.begin(), offsets.end(), [](const Offset& a, const Offset& b) {
+    return std::tie(a.reach, a.distance) < std::tie(b.reach, b.distance);
+  });
+
+  std::vector<NodeId> seeds;
+  for (NodeId node = 0; node < n; ++node)
+    if (is_free(node)) seeds.push_back(node);
+  if (seeds.size() > kMaxSeeds) {
+    std::vector<NodeId> sample;
+    for (std::size_t i = 0; i < kMaxSeeds; ++i) sample.push_back(seeds[i * seeds.size() / kMaxSeeds]);
+    seeds.swap(sample);
+  }
+
+  struct Scored {
+    std::uint64_t spread;
+    std::size_t busy_ports;
+    std::size_t contact;
+    std::vector<NodeId> nodes;  // sorted
+    NodeId seed;
+  };
+  const auto better = [](const Scored& a, const Scored& b) {
+    return std::make_tuple(a.spread, a.busy_ports, b.contact) < std::make_tuple(b.spread, b.busy_ports, a.contact);
+  };
+  std::vector<Scored> kept;  // best first, distinct sets
+  std::vector<unsigned char> member(n, 0);
+  for (NodeId seed : seeds) {
+    const Coord origin = torus_.coord(seed);
+    Scored scored{0, 0, 0, {}, seed};
+    for (const Offset& offset : offsets) {
+      Coord c;
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int size = torus_.size(dim);
+        c[dim] = ((origin[dim] + offset.delta[dim]) % size + size) % size;
+      }
+      const NodeId node = torus_.id(c);
+      if (!is_free(node)) continue;
+      scored.nodes.push_back(node);
+      scored.spread += static_cast<std::uint64_t>(offset.distance);
+      if (scored.nodes.size() == count_) break;
+    }
+    ++considered_;
+    if (kept.size() == kNearestKept && scored.spread > kept.back().spread) continue;
+    // Taken or failed nodes next to the set, and busy ports of its nodes.
+    for (NodeId node : scored.nodes) member[node] = 1;
+    for (NodeId node : scored.nodes) {
+      scored.busy_ports += busy_ports_[node];
+      for (int rank = 0; rank < kDirectionCount; ++rank) {
+        const Direction d(rank);
+        if (!torus_.direction_present(d)) continue;
+        const NodeId next = torus_.neighbor(node, d);
+        if (!member[next] && !is_free(next)) ++scored.contact;
+      }
+    }
+    for (NodeId node : scored.nodes) member[node] = 0;
+    std::sort(scored.nodes.begin(), scored.nodes.end());
+    if (kept.size() == kNearestKept && !better(scored, kept.back())) continue;
+    // The same set from another seed: keep its better score.
+    const auto same = std::find_if(kept.begin(), kept.end(), [&](const Scored& k) { return k.nodes == scored.nodes; });
+    if (same != kept.end()) {
+      if (!better(scored, *same)) continue;
+      kept.erase(same);
+    }
+    kept.insert(std::upper_bound(kept.begin(), kept.end(), scored, better), std::move(scored));
+    if (kept.size() > kNearestKept) kept.pop_back();
+  }
+  std::vector<Candidate> out;
+  for (Scored& scored : kept) {
+    Candidate candidate;
+    candidate.kind = CandidateKind::nearest;
+    candidate.origin = torus_.coord(scored.seed);
+    candidate.nodes = std::move(scored.nodes);
+    candidate.busy_ports = scored.busy_ports;
+    candidate.contact = scored.contact;
+    measure_set(candidate);
+    out.push_back(std::move(candidate));
+  }
+  // Slurm's own two (node order, nested blocks) are always routed; of the
+  // other orders' runs, the few with the lowest intact bound.
+  if (out.size() > 2 + kOtherRunsRouted) {
+    const auto first_other = out.begin() + 1, last_other = out.end() - 1;
+    std::stable_sort(first_other, last_other, [](const Candidate& a, const Candidate& b) {
+      return std::tie(a.lower_bound, a.average_distance) < std::tie(b.lower_bound, b.average_distance);
+    });
+    Candidate curve = std::move(out.back());
+    out.erase(first_other + kOtherRunsRouted, out.end());
+    out.push_back(std::move(curve));
+  }
+  return out;
+}
+
+// Routes a candidate and measures its table; the verifier runs on the
+// winner only (run() below), so a losing candidate costs one generator run.
+// When the generator cannot route a set on a machine with failures, the
+// routability oracle says whether any generator could (a pair cut off by
+// the failures); it runs only then, as its searches over the whole machine
+// cost more than routing a set that routes.
+void Selector::route(Candidate& candidate, RouteTable& table, const GeneratorOptions& options) const {
+  candidate.routed = true;
+  candidate.routable = false;
+  candidate.max_gamma = 0;
+  candidate.shared_channels = 0;
+  const std::unique_ptr<Generator> generator = make_generator(request_.algorithm);
+  try {
+    table = generator->generate(network_, candidate.nodes, options);
+  } catch (const RoutingError& error) {
+    candidate.failure = error.what();
+    if (has_failures_) {
+      const AllocationRoutability routability = assess_routability(network_, candidate.nodes);
+      if (!routability.all_routable()) candidate.failure = cut_off_text(torus_, routability);
+    }
+    return;
+  }
+  table.algorithm = request_.algorithm;
+  candidate.routable = true;
+  const std::vector<std::uint64_t> loads = channel_loads(network_, table);
+  for (ChannelId c = 0; c < loads.size(); ++c) {
+    candidate.max_gamma = std::max(candidate.max_gamma, loads[c]);
+    if (loads[c] && !request_.busy.empty() && request_.busy[c]) ++candidate.shared_channels;
+  }
+  std::uint64_t hops = 0, routes = 0;
+  for (std::size_t s = 0; s < table.size(); ++s)
+    for (std::size_t d = 0; d < table.size(); ++d)
+      if (s != d) {
+        hops += table.route(s, d).hops.size();
+        ++routes;
+      }
+  candidate.average_hops = routes ? static_cast<double>(hops) / static_cast<double>(routes) : 0;
+}
+
+PlacementResult Selector::run() {
+  const auto start = std::chrono::steady_clock::now();
+  if (count_ == 0) throw PlacementError("a node count (or a shape) is needed");
+  if (!make_generator(request_.algorithm))
+    throw PlacementError("unknown routing algorithm '" + request_.algorithm + "' (valid: " + generator_names() + ")");
+  if (request_.shape && volume(*request_.shape) != count_)
+    throw PlacementError("shape " + format_shape(torus_, *request_.shape) + " has " +
+                         std::to_string(volume(*request_.shape)) + " nodes, not " + std::to_string(count_));
+  const std::size_t free_count = static_cast<std::size_t>(std::count(free_.begin(), free_.end(), 1));
+  if (free_count < count_)
+    throw PlacementError(std::to_string(count_) + " nodes asked, only " + std::to_string(free_count) +
+                         " free live nodes on the " + torus_.to_string() + " machine");
+
+  std::size_t leaders = 0;
+  std::vector<Candidate> pool = block_candidates(leaders);
+  if (request_.shape && pool.empty())
+    throw PlacementError("no free block of shape " + format_shape(torus_, *request_.shape) + " on the " +
+                         torus_.to_string() + " machine");
+  // The leading blocks and nearest sets compete on their bound; the
+  // remaining blocks and sets stay behind them as fallbacks.
+  if (!request_.shape) {
+    std::vector<Candidate> nearest = nearest_candidates();
+    if (!nearest.empty()) {
+      const std::size_t lead = std::min<std::size_t>(kNearestLeading, nearest.size());
+      pool.insert(pool.begin() + static_cast<std::ptrdiff_t>(leaders), std::make_move_iterator(nearest.begin()),
+                  std::make_move_iterator(nearest.begin() + static_cast<std::ptrdiff_t>(lead)));
+      leaders += lead;
+      pool.insert(pool.end(), std::make_move_iterator(nearest.begin() + static_cast<std::ptrdiff_t>(lead)),
+                  std::make_move_iterator(nearest.end()));
+    }
+  }
+  std::stable_sort(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(leaders),
+                   [](const Candidate& a, const Candidate& b) {
+                     return std::make_tuple(a.lower_bound, a.kind, a.average_distance, a.busy_ports, b.contact) <
+                            std::make_tuple(b.lower_bound, b.kind, b.average_distance, b.busy_ports, a.contact);
+                   });
+  std::size_t runs = 0;
+  if (!request_.shape && request_.compare_slurm_runs) {
+    std::vector<Candidate> slurm_runs = run_candidates();
+    runs = slurm_runs.size();
+    pool.insert(pool.begin(), std::make_move_iterator(slurm_runs.begin()), std::make_move_iterator(slurm_runs.end()));
+    leaders += runs;
+  }
+  // A set already in the pool (a nearest set or a run that is a block) goes.
+  // A run that is a block keeps its place and takes the block's name.
+  std::map<std::vector<NodeId>, std::size_t> seen;  // nodes -> index in unique
+  std::vector<Candidate> unique;
+  std::size_t unique_leaders = 0;
+  for (std::size_t i = 0; i < pool.size(); ++i) {
+    const auto [it, inserted] = seen.try_emplace(pool[i].nodes, unique.size());
+    if (!inserted) {
+      Candidate& kept = unique[it->second];
+      if (kept.kind == CandidateKind::run && pool[i].kind == CandidateKind::block) {
+        kept.kind = CandidateKind::block;
+        kept.shape = pool[i].shape;
+        kept.origin = pool[i].origin;
+        kept.contact = pool[i].contact;
+      }
+      continue;
+    }
+    unique.push_back(std::move(pool[i]));
+    if (i < leaders) ++unique_leaders;
+  }
+  pool.swap(unique);
+  // Fallback blocks (more of a class already compared) are routed only
+  // while nothing could be.
+  const std::size_t compare = std::min(unique_leaders, request_.route_limit + runs);
+
+  // Two passes on large machines when the generator has a cheaper setting
+  // (Generator::scoring_options: balanced in direction order, a few
+  // milliseconds): every candidate is scored with it, and only the
+  // kFullyRouted best are routed as configured (balanced's First/Last Step
+  // stage costs some 60 ms for a 32-node set of a 4096-node machine); the
+  // winner is the best of those.  The scoring pass cannot see what the
+  // configured routing gains, so small machines, where routing every
+  // candidate as configured is cheap, route once.
+  GeneratorOptions scoring = request_.generator_options;
+  const std::unique_ptr<Generator> engine = make_generator(request_.algorithm);
+  const std::optional<GeneratorOptions> cheaper =
+      engine && torus_.node_count() > kOnePassMaxNodes ? engine->scoring_options(scoring) : std::nullopt;
+  const bool two_passes = cheaper.has_value();
+  if (two_passes) scoring = *cheaper;
+  // Routed max gamma, then channels shared with running jobs, then the
+  // shorter mean route; on a tie a block (a sub-torus) before a nearest set,
+  // then the earlier candidate.
+  const auto key = [](const Candidate& k) {
+    return std::make_tuple(k.max_gamma, k.shared_channels, k.average_hops, k.kind);
+  };
+
+  PlacementResult result;
+  std::vector<RouteTable> tables;  // of result.compared
+  std::size_t next = 0;
+  const auto routable_left = [&result] {
+    return std::any_of(result.compared.begin(), result.compared.end(), [](const Candidate& c) { return c.routable; });
+  };
+  while (true) {
+    while (next < pool.size() && next < kMaxRoutingAttempts && (next < compare || !routable_left())) {
+      tables.emplace_back();
+      route(pool[next], tables.back(), scoring);
+      pool[next].estimate = two_passes;
+      result.compared.push_back(std::move(pool[next++]));
+    }
+    // The best few scored ones, routed as configured (once each).
+    if (two_passes) {
+      std::vector<std::size_t> order;
+      for (std::size_t i = 0; i < result.compared.size(); ++i)
+        if (result.compared[i].routable) order.push_back(i);
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return key(result.compared[a]) < key(result.compared[b]);
+      });
+      std::size_t final_routed = 0;
+      for (std::size_t i : order) {
+        if (final_routed == kFullyRouted) break;
+        Candidate& c = result.compared[i];
+        if (c.estimate) {
+          c.estimated_gamma = c.max_gamma;
+          route(c, tables[i], request_.generator_options);
+          c.estimate = false;
+        }
+        final_routed += c.routable;
+      }
+    }
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < result.compared.size(); ++i) {
+      const Candidate& c = result.compared[i];
+      if (c.routable && !c.estimate && (!best || key(c) < key(result.compared[*best]))) best = i;
+    }
+    if (!best) {
+      if (routable_left()) continue;  // scored ones are left: route the next best as configured
+      const std::string reason = result.compared.empty() ? "no candidate" : result.compared.back().failure;
+      throw RoutingError("none of the " + std::to_string(result.compared.size()) + " candidate sets of " +
+                         std::to_string(count_) + " nodes could be routed (last: " + reason + ")");
+    }
+    result.report = verify(network_, tables[*best], request_.verify_options);
+    if (result.report.ok()) {
+      result.winner = *best;
+      result.table = std::move(tables[*best]);
+      break;
+    }
+    Candidate& rejected = result.compared[*best];
+    rejected.routable = false;
+    rejected.failure = std::string("rejected by the verifier: ") + rule_name(result.report.violations.front().rule) +
+                       ": " + result.report.violations.front().message;
+  }
+  result.nodes = result.compared[result.winner].nodes;
+  result.considered = considered_;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace
+
+const char* candidate_kind_name(CandidateKind kind) {
+  return kind == CandidateKind::block ? "block" : kind == CandidateKind::nearest ? "nearest" : "run";
+}
+
+std::vector<NodeId> best_fit_run(const std::vector<NodeId>& order, const std::vector<unsigned char>& free,
+                                 std::size_t count) {
+  std::vector<std::pair<std::size_t, std::size_t>> runs;  // (start, length) along order
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j < order.size() && free[order[j]]) ++j;
+    if (j > i) runs.emplace_back(i, j - i);
+    i = j + 1;
+  }
+  std::vector<NodeId> nodes;
+  const auto fit = std::min_element(runs.begin(), runs.end(), [count](const auto& a, const auto& b) {
+    const bool a_fits = a.second >= count, b_fits = b.second >= count;
+    if (a_fits != b_fits) return a_fits;
+    return a_fits ? a.second < b.second : a.second > b.second;
+  });
+  if (fit != runs.end() && fit->second >= count) {
+    for (std::size_t i = 0; i < count; ++i) nodes.push_back(order[fit->first + i]);
+  } else {
+    std::stable_sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& run : runs)
+      for (std::size_t i = 0; i < run.second && nodes.size() < count; ++i) nodes.push_back(order[run.first + i]);
+  }
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+std::size_t shape_volume(const Shape& shape) { return volume(shape); }
+
+Shape parse_shape(const Torus& torus, std::string_view text) {
+  Shape shape;
+  shape.fill(1);
+  const std::string expected = "expected up to " + std::to_string(torus.declared_dims()) +
+                               " sizes separated by 'x', each at most the machine's (" + torus.to_string() + ")";
+  int dim = 0;
+  std::size_t pos = 0;
+  while (true) {
+    std::size_t end = text.find('x', pos);
+    const std::string_view part = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    if (dim >= torus.declared_dims() || part.empty() || part.size() > 4 ||
+        part.find_first_not_of("0123456789") != std::string_view::npos)
+      throw PlacementError("bad shape '" + std::string(text) + "': " + expected);
+    const int size = std::stoi(std::string(part));
+    if (size < 1 || size > torus.size(dim))
+      throw PlacementError("bad shape '" + std::string(text) + "': size " + std::to_string(size) + " of " +
+                           dimension_letter(dim) + " is outside 1.." + std::to_string(torus.size(dim)) + "; " +
+                           expected);
+    shape[dim++] = size;
+    if (end == std::string_view::npos) break;
+    pos = end + 1;
+  }
+  return shape;
+}
+
+std::string format_shape(const Torus& torus, const Shape& shape) {
+  std::string out;
+  for (int dim = 0; dim < torus.declared_dims(); ++dim) {
+    if (dim) out += 'x';
+    out += std::to_string(shape[dim]);
+  }
+  return out;
+}
+
+std::vector<NodeId> block_nodes(const Torus& torus, const Shape& shape, const Coord& origin) {
+  std::vector<NodeId> nodes;
+  nodes.reserve(volume(shape));
+  for (int k = 0; k < shape[3]; ++k)
+    for (int z = 0; z < shape[2]; ++z)
+      for (int y = 0; y < shape[1]; ++y)
+        for (int x = 0; x < shape[0]; ++x)
+          nodes.push_back(torus.id({(origin[0] + x) % torus.size(0), (origin[1] + y) % torus.size(1),
+                                    (origin[2] + z) % torus.size(2), (origin[3] + k) % torus.size(3)}));
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+PlacementResult select_nodes(const Network& network, const PlacementRequest& request) {
+  return Selector(network, request).run();
+}
+
+namespace {
+
+// Which dimension a block is halved along (NestedBlocks above), -1 for a
+// single node.
+int split_dimension(const Torus& torus, const Shape& shape) {
+  for (int dim = kMaxDims - 1; dim >= 0; --dim)
+    if (torus.size(dim) == 2 && shape[dim] == 2) return dim;
+  int best = -1;
+  for (int dim = kMaxDims - 1; dim >= 0; --dim)
+    if (shape[dim] >= 2 && (best < 0 || shape[dim] > shape[best])) best = dim;
+  return best;
+}
+
+void add_nested_block(const Torus& torus, const Shape& shape, const Coord& origin, int level, std::string path,
+                      NestedBlocks& out) {
+  const std::size_t index = out.blocks.size();
+  out.blocks.emplace_back();
+  {
+    NestedBlock& block = out.blocks.back();
+    block.shape = shape;
+    block.origin = origin;
+    block.first = out.order.size();
+    block.count = volume(shape);
+    block.level = level;
+    block.path = path;
+  }
+  const int dim = split_dimension(torus, shape);
+  if (dim < 0) {
+    out.order.push_back(torus.id(origin));
+    return;
+  }
+  Shape lower = shape, upper = shape;
+  lower[dim] = (shape[dim] + 1) / 2;
+  upper[dim] = shape[dim] - lower[dim];
+  Coord upper_origin = origin;
+  upper_origin[dim] = (origin[dim] + lower[dim]) % torus.size(dim);
+  out.blocks[index].children.push_back(out.blocks.size());
+  add_nested_block(torus, lower, origin, level + 1, path + '0', out);
+  out.blocks[index].children.push_back(out.blocks.size());
+  add_nested_block(torus, upper, upper_origin, level + 1, path + '1', out);
+}
+
+}  // namespace
+
+NestedBlocks nested_blocks(const Torus& torus) {
+  NestedBlocks out;
+  out.order.reserve(torus.node_count());
+  out.blocks.reserve(2 * torus.node_count());
+  add_nested_block(torus, torus.sizes(), Coord{}, 0, "", out);
+  return out;
+}
+
+void add_busy_channels(const Network& network, const RouteTable& table, std::vector<std::uint64_t>& busy) {
+  busy.resize(network.torus().channel_slots(), 0);
+  const std::vector<std::uint64_t> loads = channel_loads(network, table);
+  for (std::size_t c = 0; c < loads.size() && c < busy.size(); ++c) busy[c] += loads[c];
+}
+
+}  // namespace angara

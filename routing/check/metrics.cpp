@@ -1,0 +1,355 @@
+// Channel loads, the papers' balance metrics and the per-dimension lower bound
+// (shared/angara-model.md, "Metrics"; ANSU paper, section 1.1).
+#include "routing/check/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace angara {
+
+namespace {
+
+bool inside(const Torus& torus, NodeId node) { return node < torus.node_count(); }
+
+// Bit masks over the positions of one ring, for the coordinate values that
+// allocated nodes actually take in that dimension (the "occupied" values).
+// A mask has ceil(size / 64) words.
+class RingMasks {
+ public:
+  RingMasks(int size, const std::vector<int>& occupied)
+      : size_(size), words_((size + 63) / 64), occupied_(occupied.size()) {
+    slot_of_.assign(static_cast<std::size_t>(size), -1);
+    for (std::size_t k = 0; k < occupied.size(); ++k) slot_of_[occupied[k]] = static_cast<int>(k);
+    const std::size_t pairs = occupied_ * occupied_;
+    arcs_.assign(pairs * words_, 0);
+    hops_[0].assign(pairs * words_, 0);
+    hops_[1].assign(pairs * words_, 0);
+    for (int a : occupied)
+      for (int b : occupied) fill(a, b);
+  }
+
+  int words() const { return words_; }
+  // Positions on a shortest arc between a and b, both arcs when equidistant.
+  const std::uint64_t* arc(int a, int b) const { return &arcs_[offset(a, b)]; }
+  // Positions u whose hop u -> u + step lies on a shortest arc from s to t
+  // that runs in the direction of `step`.
+  const std::uint64_t* hop(bool negative, int s, int t) const { return &hops_[negative][offset(s, t)]; }
+
+  static bool test(const std::uint64_t* mask, int position) {
+    return (mask[position >> 6] >> (position & 63)) & 1u;
+  }
+  int count(const std::uint64_t* mask) const {
+    int total = 0;
+    for (int w = 0; w < words_; ++w) total += __builtin_popcountll(mask[w]);
+    return total;
+  }
+
+ private:
+  std::size_t offset(int a, int b) const {
+    const std::size_t pair =
+        static_cast<std::size_t>(slot_of_[a]) * occupied_ + static_cast<std::size_t>(slot_of_[b]);
+    return pair * static_cast<std::size_t>(words_);
+  }
+
+  void set(std::vector<std::uint64_t>& bits, std::size_t base, int position) {
+    bits[base + static_cast<std::size_t>(position >> 6)] |= std::uint64_t{1} << (position & 63);
+  }
+
+  void fill(int a, int b) {
+    const std::size_t base = offset(a, b);
+    const int forward = ((b - a) % size_ + size_) % size_;
+    const int backward = (size_ - forward) % size_;
+    set(arcs_, base, a);
+    if (forward == 0) return;
+    if (forward <= backward) {  // the + arc a, a+1, ..., b is shortest
+      for (int k = 0; k < forward; ++k) {
+        set(hops_[0], base, (a + k) % size_);
+        set(arcs_, base, (a + k + 1) % size_);
+      }
+    }
+    if (backward <= forward) {  // the - arc a, a-1, ..., b is shortest
+      for (int k = 0; k < backward; ++k) {
+        set(hops_[1], base, ((a - k) % size_ + size_) % size_);
+        set(arcs_, base, ((a - k - 1) % size_ + size_) % size_);
+      }
+    }
+  }
+
+  int size_;
+  int words_;
+  std::size_t occupied_;
+  std::vector<int> slot_of_;  // position -> index among occupied values, -1 if unoccupied
+  std::vector<std::uint64_t> arcs_;
+  std::vector<std::uint64_t> hops_[2];  // [negative]
+};
+
+// One class of pairs as seen by the channels of dimension `dim`: the hop
+// mask in `dim` and the arc masks of the other present dimensions.
+struct PairPattern {
+  const std::uint64_t* hop = nullptr;
+  std::array<const std::uint64_t*, kMaxDims> arc{};
+  std::uint64_t coverage = 0;  // channels it covers; broad patterns are tried first
+};
+
+}  // namespace
+
+std::vector<std::uint64_t> channel_loads(const Network& network, const RouteTable& table) {
+  const Torus& torus = network.torus();
+  std::vector<std::uint64_t> loads(torus.channel_slots(), 0);
+  const std::vector<NodeId>& nodes = table.nodes();
+  for (std::size_t s = 0; s < nodes.size(); ++s) {
+    if (!inside(torus, nodes[s])) continue;
+    for (std::size_t d = 0; d < nodes.size(); ++d) {
+      if (!table.has_route(s, d)) continue;
+      NodeId at = nodes[s];
+      table.for_each_run(s, d, [&](Direction hop, int count) {
+        for (int k = 0; k < count; ++k) {
+          ++loads[Torus::channel(at, hop)];
+          at = torus.neighbor(at, hop);
+        }
+      });
+    }
+  }
+  return loads;
+}
+
+std::vector<ChannelId> measured_channels(const Network& network, const RouteTable& table,
+                                         const std::vector<std::uint64_t>& loads) {
+  const Torus& torus = network.torus();
+  std::vector<ChannelId> measured;
+  for (ChannelId c = 0; c < torus.channel_slots(); ++c) {
+    bool counted = c < loads.size() && loads[c] > 0;
+    if (!counted && network.channel_alive(c)) {
+      const NodeId from = Torus::channel_node(c);
+      const NodeId to = torus.neighbor(from, Torus::channel_direction(c));
+      counted = table.index_of(from) != RouteTable::npos && table.index_of(to) != RouteTable::npos;
+    }
+    if (counted) measured.push_back(c);
+  }
+  return measured;
+}
+
+std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& network,
+                                                                const std::vector<NodeId>& allocation) {
+  const Torus& torus = network.torus();
+  std::array<DimensionBoundTerms, kMaxDims> terms{};
+
+  std::vector<unsigned char> allocated(torus.node_count(), 0);
+  std::vector<Coord> coords;
+  coords.reserve(allocation.size());
+  for (NodeId node : allocation)
+    if (inside(torus, node) && !allocated[node]) {
+      allocated[node] = 1;
+      coords.push_back(torus.coord(node));
+    }
+  if (coords.size() < 2) return terms;
+
+  // Per-dimension coordinate histograms give the hop sums in O(size^2).
+  std::array<std::vector<std::uint64_t>, kMaxDims> histogram;
+  std::array<std::vector<int>, kMaxDims> occupied;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    histogram[dim].assign(static_cast<std::size_t>(torus.size(dim)), 0);
+    for (const Coord& c : coords) ++histogram[dim][c[dim]];
+    for (int v = 0; v < torus.size(dim); ++v)
+      if (histogram[dim][v]) occupied[dim].push_back(v);
+  }
+
+  std::vector<RingMasks> masks;
+  masks.reserve(kMaxDims);
+  for (int dim = 0; dim < kMaxDims; ++dim) masks.emplace_back(torus.size(dim), occupied[dim]);
+
+  std::vector<int> present;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (torus.dim_present(dim)) present.push_back(dim);
+
+  std::vector<std::uint64_t> keys;
+  for (int dim : present) {
+    DimensionBoundTerms& term = terms[dim];
+    for (int a : occupied[dim])
+      for (int b : occupied[dim])
+        term.hops += histogram[dim][a] * histogram[dim][b] *
+                     static_cast<std::uint64_t>(torus.ring_distance(dim, a, b));
+    if (term.hops == 0) continue;
+
+    // A channel between two allocated nodes is the whole minimal path of
+    // that pair (one hop is a shortest arc on any ring), so it counts at
+    // once.  Only channels leaving the allocation need the pair scan below:
+    // a whole machine has none and costs O(channels).
+    std::vector<ChannelId> undecided;
+    for (NodeId node = 0; node < torus.node_count(); ++node)
+      for (int negative = 0; negative <= 1; ++negative) {
+        const Direction direction = Direction::make(dim, negative != 0);
+        if (!network.channel_alive(node, direction)) continue;
+        if (allocated[node] && allocated[torus.neighbor(node, direction)])
+          ++term.channels;
+        else
+          undecided.push_back(Torus::channel(node, direction));
+      }
+    if (undecided.empty()) continue;
+
+    // Distinct pair classes: (s_dim, t_dim) ordered, and for every other
+    // dimension the unordered {s_j, t_j}, since arcs are symmetric.  Each
+    // coordinate is below 256, so a class fits in 8 bytes.
+    keys.clear();
+    keys.reserve(coords.size() * coords.size());
+    for (const Coord& s : coords)
+      for (const Coord& t : coords) {
+        if (s[dim] == t[dim]) continue;
+        std::uint64_t key = 0;
+        for (int j = 0; j < kMaxDims; ++j) {
+          const int low = j == dim ? s[j] : std::min(s[j], t[j]);
+          const int high = j == dim ? t[j] : std::max(s[j], t[j]);
+          key = (key << 16) | (static_cast<std::uint64_t>(low) << 8) | static_cast<std::uint64_t>(high);
+        }
+        keys.push_back(key);
+      }
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+
+    std::array<std::vector<PairPattern>, 2> patterns;  // [negative]
+    for (std::uint64_t key : keys) {
+      std::array<int, kMaxDims> low{}, high{};
+      for (int j = kMaxDims - 1; j >= 0; --j) {
+        high[j] = static_cast<int>(key & 0xFF);
+        low[j] = static_cast<int>((key >> 8) & 0xFF);
+        key >>= 16;
+      }
+      for (int negative = 0; negative <= 1; ++negative) {
+        PairPattern pattern;
+        pattern.hop = masks[dim].hop(negative != 0, low[dim], high[dim]);
+        pattern.coverage = static_cast<std::uint64_t>(masks[dim].count(pattern.hop));
+        if (pattern.coverage == 0) continue;  // the shortest arcs run the other way
+        for (int j : present) {
+          if (j == dim) continue;
+          pattern.arc[j] = masks[j].arc(low[j], high[j]);
+          pattern.coverage *= static_cast<std::uint64_t>(masks[j].count(pattern.arc[j]));
+        }
+        patterns[negative].push_back(pattern);
+      }
+    }
+    for (auto& list : patterns)
+      std::stable_sort(list.begin(), list.end(),
+                       [](const PairPattern& x, const PairPattern& y) { return x.coverage > y.coverage; });
+
+    // The union of the patterns per dimension: a channel outside it lies on
+    // no pattern, and most channels of a large machine around a compact
+    // allocation are, so they skip the scan.
+    std::array<std::array<std::vector<std::uint64_t>, kMaxDims>, 2> reach;  // [negative][dimension]
+    for (int negative = 0; negative <= 1; ++negative)
+      for (int j : present) {
+        std::vector<std::uint64_t>& bits = reach[negative][j];
+        bits.assign(static_cast<std::size_t>(masks[j].words()), 0);
+        for (const PairPattern& pattern : patterns[negative]) {
+          const std::uint64_t* mask = j == dim ? pattern.hop : pattern.arc[j];
+          for (std::size_t w = 0; w < bits.size(); ++w) bits[w] |= mask[w];
+        }
+      }
+    for (ChannelId c : undecided) {
+      const Coord u = torus.coord(Torus::channel_node(c));
+      const bool negative = Torus::channel_direction(c).negative();
+      bool reachable = true;
+      for (std::size_t k = 0; reachable && k < present.size(); ++k)
+        reachable = RingMasks::test(reach[negative][present[k]].data(), u[present[k]]);
+      if (!reachable) continue;
+      for (const PairPattern& pattern : patterns[negative]) {
+        bool on_path = RingMasks::test(pattern.hop, u[dim]);
+        for (std::size_t k = 0; on_path && k < present.size(); ++k) {
+          const int j = present[k];
+          if (j != dim) on_path = RingMasks::test(pattern.arc[j], u[j]);
+        }
+        if (on_path) {
+          ++term.channels;
+          break;
+        }
+      }
+    }
+  }
+  return terms;
+}
+
+std::array<double, kMaxDims> dimension_lower_bounds(const Network& network,
+                                                    const std::vector<NodeId>& allocation) {
+  const auto terms = dimension_bound_terms(network, allocation);
+  std::array<double, kMaxDims> bounds{};
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (terms[dim].channels > 0)
+      bounds[dim] = static_cast<double>(terms[dim].hops) / static_cast<double>(terms[dim].channels);
+  return bounds;
+}
+
+std::uint64_t integer_lower_bound(const std::array<DimensionBoundTerms, kMaxDims>& terms) {
+  std::uint64_t bound = 0;
+  for (const DimensionBoundTerms& term : terms)
+    if (term.channels > 0) bound = std::max(bound, (term.hops + term.channels - 1) / term.channels);
+  return bound;
+}
+
+Metrics compute_metrics(const Network& network, const RouteTable& table) {
+  return compute_metrics(network, table, channel_loads(network, table));
+}
+
+Metrics compute_metrics(const Network& network, const RouteTable& table, const std::vector<std::uint64_t>& loads,
+                        const RouteLengths* lengths) {
+  Metrics metrics;
+  const std::vector<ChannelId> measured = measured_channels(network, table, loads);
+  metrics.channels = measured.size();
+  if (!measured.empty()) {
+    std::uint64_t total = 0;
+    metrics.min_gamma = std::numeric_limits<std::uint64_t>::max();
+    for (ChannelId c : measured) {
+      total += loads[c];
+      metrics.max_gamma = std::max(metrics.max_gamma, loads[c]);
+      metrics.min_gamma = std::min(metrics.min_gamma, loads[c]);
+    }
+    metrics.avg_gamma = static_cast<double>(total) / static_cast<double>(measured.size());
+    double fourth_moment = 0;
+    for (ChannelId c : measured) {
+      const double deviation = metrics.avg_gamma - static_cast<double>(loads[c]);
+      fourth_moment += deviation * deviation * deviation * deviation;
+    }
+    metrics.sigma4 = std::pow(fourth_moment / static_cast<double>(measured.size()), 0.25);
+  }
+
+  const Torus& torus = network.torus();
+  RouteLengths counted;
+  if (!lengths) {
+    const std::size_t n = table.size();
+    for (std::size_t s = 0; s < n; ++s)
+      for (std::size_t d = 0; d < n; ++d) {
+        if (!table.has_route(s, d)) continue;
+        const std::size_t length = table.hop_count(s, d);
+        if (length > static_cast<std::size_t>(torus.distance(table.nodes()[s], table.nodes()[d])))
+          ++counted.non_minimal;
+        ++counted.routes;
+        counted.hops += length;
+        counted.max_hops = std::max(counted.max_hops, static_cast<int>(length));
+      }
+    lengths = &counted;
+  }
+  if (lengths->non_minimal) metrics.bound_for_minimal_routing = false;
+  metrics.max_hops = lengths->max_hops;
+  if (lengths->routes)
+    metrics.avg_hops = static_cast<double>(lengths->hops) / static_cast<double>(lengths->routes);
+
+  auto terms = dimension_bound_terms(network, table.nodes());
+  // The per-dimension bound holds for minimal routings only: a detour around
+  // a failure may carry a dimension's hops on channels that lie on no minimal
+  // path (4 Desmos nodes around a failed +X cable: max gamma 3, "bound" 4).
+  // Every route still makes at least its ring distance of hops in each
+  // dimension, so over every live channel of the dimension it bounds any
+  // routing.
+  if (!metrics.bound_for_minimal_routing) {
+    for (DimensionBoundTerms& term : terms) term.channels = 0;
+    for (ChannelId c = 0; c < torus.channel_slots(); ++c)
+      if (network.channel_alive(c) && terms[Torus::channel_direction(c).dim()].hops > 0)
+        ++terms[Torus::channel_direction(c).dim()].channels;
+  }
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (terms[dim].channels > 0)
+      metrics.dim_bound[dim] = static_cast<double>(terms[dim].hops) / static_cast<double>(terms[dim].channels);
+  metrics.lower_bound = integer_lower_bound(terms);
+  return metrics;
+}
+
+}  // namespace angara

@@ -1,0 +1,539 @@
+#include "routing/common/candidates.hpp"
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <string>
+
+#include "routing/common/dependency_graph.hpp"
+#include "routing/common/generator_support.hpp"
+
+namespace angara {
+
+namespace {
+
+constexpr std::uint8_t bit(Direction d) { return direction_bit(d); }
+
+// The channel that arrives at `node` travelling in direction `d`.
+ChannelId arriving_channel(const Torus& torus, NodeId node, Direction d) {
+  return Torus::channel(torus.neighbor(node, d.opposite()), d);
+}
+
+// Highest direction in a non-empty mask: the last hop of a DOR middle.
+Direction last_direction(unsigned mask) {
+  int rank = kDirectionCount - 1;
+  while (!((mask >> rank) & 1u)) --rank;
+  return Direction(rank);
+}
+
+}  // namespace
+
+bool route_is_usable(const Network& network, const TurnRules& rules, NodeId src,
+                     const std::vector<Direction>& hops, std::vector<ChannelId>* channels) {
+  const Torus& torus = network.torus();
+  if (channels) channels->clear();
+  NodeId at = src;
+  ChannelId previous = 0;
+  for (std::size_t i = 0; i < hops.size(); ++i) {
+    const ChannelId c = Torus::channel(at, hops[i]);
+    if (!torus.direction_present(hops[i]) || !network.channel_alive(c)) return false;
+    if (i > 0 && !rules.step_allowed(previous, hops[i])) return false;
+    if (channels) channels->push_back(c);
+    previous = c;
+    at = torus.neighbor(at, hops[i]);
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Minimal routes.
+
+namespace {
+
+using HopCounts = std::array<int, kDirectionCount>;
+
+// Appends `counts` in DOR: every direction in rank order, repeated.
+void append_dor(const HopCounts& counts, std::vector<Direction>& hops) {
+  for (int rank = 0; rank < kDirectionCount; ++rank)
+    for (int k = 0; k < counts[rank]; ++k) hops.push_back(Direction(rank));
+}
+
+// Sign choices of a pair, lexicographic over X..K with + before -: at most
+// two per dimension, so at most 16.
+struct SignChoices {
+  std::array<HopCounts, 1u << kMaxDims> counts;
+  std::size_t size = 0;
+};
+
+void sign_choices(const Torus& torus, const Coord& from, const Coord& to, SignChoices& out) {
+  std::array<std::array<std::pair<int, int>, 2>, kMaxDims> options{};  // (rank, count)
+  std::array<int, kMaxDims> option_count{};
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int size = torus.size(dim);
+    const int forward = ((to[dim] - from[dim]) % size + size) % size;
+    if (forward == 0) continue;
+    const int backward = size - forward;
+    if (forward <= backward)
+      options[dim][option_count[dim]++] = {Direction::make(dim, false).rank(), forward};
+    if (backward <= forward)
+      options[dim][option_count[dim]++] = {Direction::make(dim, true).rank(), backward};
+  }
+  out.size = 0;
+  std::array<int, kMaxDims> pick{};
+  while (true) {
+    HopCounts& counts = out.counts[out.size++];
+    counts.fill(0);
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      if (option_count[dim]) counts[options[dim][pick[dim]].first] = options[dim][pick[dim]].second;
+    // Odometer with K the fastest digit, so X varies slowest.
+    int dim = kMaxDims - 1;
+    for (; dim >= 0; --dim) {
+      if (option_count[dim] > 1 && pick[dim] + 1 < option_count[dim]) {
+        ++pick[dim];
+        break;
+      }
+      pick[dim] = 0;
+    }
+    if (dim < 0) break;
+  }
+}
+
+int first_rank(const HopCounts& counts) {
+  for (int rank = 0; rank < kDirectionCount; ++rank)
+    if (counts[rank]) return rank;
+  return -1;
+}
+
+int last_rank(const HopCounts& counts) {
+  for (int rank = kDirectionCount - 1; rank >= 0; --rank)
+    if (counts[rank]) return rank;
+  return -1;
+}
+
+}  // namespace
+
+std::vector<std::vector<Direction>> minimal_routes(const Network& network, const TurnRules& rules,
+                                                   NodeId src, NodeId dst, std::size_t cap) {
+  std::vector<std::vector<Direction>> out;
+  if (src == dst || cap == 0) return out;
+  SignChoices signs;
+  sign_choices(network.torus(), network.torus().coord(src), network.torus().coord(dst), signs);
+  std::vector<Direction> hops;
+
+  auto offer = [&](const std::vector<Direction>& candidate) {
+    if (out.size() >= cap) return;
+    if (std::find(out.begin(), out.end(), candidate) != out.end()) return;
+    if (route_is_usable(network, rules, src, candidate)) out.push_back(candidate);
+  };
+
+  for (std::size_t k = 0; k < signs.size; ++k) {
+    const HopCounts& counts = signs.counts[k];
+    hops.clear();
+    append_dor(counts, hops);
+    offer(hops);
+  }
+  // Without any allowed turn an FS/LS order is either the DOR order itself
+  // or needs a turn, so only the DOR routes exist.
+  if (!rules.turns_possible()) return out;
+
+  // First Step: one positive hop P moved before a lower direction.
+  for (std::size_t k = 0; k < signs.size; ++k)
+    for (int p = 0; p < kMaxDims; ++p) {
+      const HopCounts& counts = signs.counts[k];
+      if (!counts[p] || p == first_rank(counts)) continue;
+      HopCounts rest = counts;
+      --rest[p];
+      hops.assign(1, Direction(p));
+      append_dor(rest, hops);
+      offer(hops);
+    }
+  // Last Step: one negative hop M moved after a higher direction.
+  for (std::size_t k = 0; k < signs.size; ++k)
+    for (int m = kMaxDims; m < kDirectionCount; ++m) {
+      const HopCounts& counts = signs.counts[k];
+      if (!counts[m] || m == last_rank(counts)) continue;
+      HopCounts rest = counts;
+      --rest[m];
+      hops.clear();
+      append_dor(rest, hops);
+      hops.push_back(Direction(m));
+      offer(hops);
+    }
+  // Both.
+  for (std::size_t k = 0; k < signs.size; ++k)
+    for (int p = 0; p < kMaxDims; ++p) {
+      const HopCounts& counts = signs.counts[k];
+      if (!counts[p] || p == first_rank(counts)) continue;
+      for (int m = kMaxDims; m < kDirectionCount; ++m) {
+        if (!counts[m] || m == last_rank(counts)) continue;
+        HopCounts rest = counts;
+        --rest[p];
+        --rest[m];
+        hops.assign(1, Direction(p));
+        append_dor(rest, hops);
+        hops.push_back(Direction(m));
+        offer(hops);
+      }
+    }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Shortest encodable routes by BFS over (node, route state).
+//
+// Stages: 0 = at the source, nothing sent; 1 + P = after a First Step P;
+// 5 + mask = inside the DOR middle having used the directions in `mask`
+// (its highest direction is the last hop).  A Last Step ends the route and is
+// recorded per node (ls_dist_).
+
+namespace {
+constexpr int kBegin = 0;
+constexpr int kFirstStep = 1;
+constexpr int kMiddle = 5;
+
+struct Successor {
+  int stage;
+  bool last_step;
+};
+
+// Fills up to two successors of (node, stage) for a hop in direction d over
+// a live channel; returns how many.
+int successors(const Torus& torus, const TurnRules& rules, NodeId node, int stage, Direction d,
+                      Successor out[2]) {
+  int n = 0;
+  if (stage == kBegin) {
+    out[n++] = {kMiddle + bit(d), false};
+    if (d.positive()) out[n++] = {kFirstStep + d.rank(), false};
+    return n;
+  }
+  if (stage < kMiddle) {
+    const Direction first(stage - kFirstStep);
+    if (rules.step_allowed(arriving_channel(torus, node, first), d)) out[n++] = {kMiddle + bit(d), false};
+    return n;
+  }
+  const unsigned mask = static_cast<unsigned>(stage - kMiddle);
+  const Direction last = last_direction(mask);
+  if (last <= d && !(mask & bit(d.opposite()))) {
+    out[n++] = {kMiddle + static_cast<int>(mask | bit(d)), false};
+  } else if (d.negative() && rules.step_allowed(arriving_channel(torus, node, last), d)) {
+    out[n++] = {-1, true};
+  }
+  return n;
+}
+
+}  // namespace
+
+ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules& rules, NodeId src,
+                                         const std::vector<NodeId>& targets)
+    : network_(network),
+      rules_(rules),
+      src_(src),
+      dist_(std::size_t(network.torus().node_count()) * kStages, -1),
+      ls_dist_(network.torus().node_count(), -1) {
+  const Torus& torus = network.torus();
+  std::vector<std::pair<NodeId, int>> frontier{{src, kBegin}}, next;
+  dist_[state(src, kBegin)] = 0;
+  for (int depth = 0; !frontier.empty(); ++depth) {
+    next.clear();
+    for (const auto& [node, stage] : frontier)
+      for (int rank = 0; rank < kDirectionCount; ++rank) {
+        const Direction d(rank);
+        if (!torus.direction_present(d) || !network.channel_alive(node, d)) continue;
+        const NodeId to = torus.neighbor(node, d);
+        Successor succ[2];
+        const int count = successors(torus, rules, node, stage, d, succ);
+        for (int k = 0; k < count; ++k) {
+          if (succ[k].last_step) {
+            if (ls_dist_[to] < 0) ls_dist_[to] = depth + 1;
+            continue;
+          }
+          int& slot = dist_[state(to, succ[k].stage)];
+          if (slot >= 0) continue;
+          slot = depth + 1;
+          next.emplace_back(to, succ[k].stage);
+        }
+      }
+    frontier.swap(next);
+    // Every layer up to depth + 1 is complete: stop once each target is in one.
+    if (!targets.empty() &&
+        std::all_of(targets.begin(), targets.end(), [&](NodeId t) { return t == src || length(t) >= 0; }))
+      break;
+  }
+}
+
+int ShortestRouteSearch::length(NodeId dst) const {
+  if (dst == src_) return 0;
+  int best = ls_dist_[dst];
+  for (int stage = 1; stage < kStages; ++stage) {
+    const int d = dist_[state(dst, stage)];
+    if (d >= 0 && (best < 0 || d < best)) best = d;
+  }
+  return best;
+}
+
+bool ShortestRouteSearch::transition(NodeId node, int stage, Direction d, int* next_stage, bool* last_step) const {
+  Successor succ[2];
+  const int count = successors(network_.torus(), rules_, node, stage, d, succ);
+  for (int k = 0; k < count; ++k)
+    if (succ[k].last_step == *last_step && (*last_step || succ[k].stage == *next_stage)) return true;
+  return false;
+}
+
+// Walks the BFS layers backwards from (node, stage) to the source; `suffix`
+// holds the hops after this state, last hop first.
+void ShortestRouteSearch::collect(NodeId node, int stage, std::vector<Direction>& suffix,
+                                  std::vector<std::vector<Direction>>& out, std::size_t limit) const {
+  if (out.size() >= limit) return;
+  const int depth = stage < 0 ? ls_dist_[node] : dist_[state(node, stage)];
+  if (depth == 0) {
+    out.emplace_back(suffix.rbegin(), suffix.rend());
+    return;
+  }
+  const Torus& torus = network_.torus();
+  for (int rank = 0; rank < kDirectionCount && out.size() < limit; ++rank) {
+    const Direction d(rank);
+    if (!torus.direction_present(d)) continue;
+    const ChannelId into = arriving_channel(torus, node, d);
+    if (!network_.channel_alive(into)) continue;
+    const NodeId from = Torus::channel_node(into);
+    for (int before = 0; before < kStages && out.size() < limit; ++before) {
+      if (dist_[state(from, before)] != depth - 1) continue;
+      int next_stage = stage;
+      bool last_step = stage < 0;
+      if (!transition(from, before, d, &next_stage, &last_step)) continue;
+      suffix.push_back(d);
+      collect(from, before, suffix, out, limit);
+      suffix.pop_back();
+    }
+  }
+}
+
+std::vector<std::vector<Direction>> ShortestRouteSearch::routes(NodeId dst, std::size_t cap) const {
+  std::vector<std::vector<Direction>> raw, out;
+  const int best = length(dst);
+  if (best <= 0 || cap == 0) return out;
+  // Several stage paths spell the same hops (a first hop is both a First
+  // Step and a DOR hop), so gather more than needed before deduplicating.
+  const std::size_t limit = cap * 4;
+  std::vector<Direction> suffix;
+  for (int stage = 1; stage < kStages && raw.size() < limit; ++stage)
+    if (dist_[state(dst, stage)] == best) collect(dst, stage, suffix, raw, limit);
+  if (ls_dist_[dst] == best) collect(dst, -1, suffix, raw, limit);
+  for (auto& hops : raw) {
+    if (out.size() >= cap) break;
+    if (std::find(out.begin(), out.end(), hops) == out.end()) out.push_back(std::move(hops));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// CandidateSet.
+
+CandidateSet::CandidateSet(const Network& network, const TurnRules& rules, std::vector<NodeId> allocation,
+                           std::size_t cap_per_pair, bool allow_unroutable)
+    : nodes_(std::move(allocation)) {
+  std::sort(nodes_.begin(), nodes_.end());
+  nodes_.erase(std::unique(nodes_.begin(), nodes_.end()), nodes_.end());
+  const Torus& torus = network.torus();
+  const std::size_t n = nodes_.size();
+  minimal_.assign(n * n, 1);
+  pair_first_.reserve(n * n + 1);
+  std::vector<ChannelId> walk;
+  std::vector<Direction> hops;
+  SignChoices signs;
+  // Head node of every live channel, so the fast path below walks routes
+  // without coordinate arithmetic (kNoNode: dead or absent).
+  std::vector<NodeId> head(torus.channel_slots(), kNoNode);
+  for (ChannelId c = 0; c < torus.channel_slots(); ++c)
+    if (network.channel_alive(c)) head[c] = torus.neighbor(Torus::channel_node(c), Torus::channel_direction(c));
+  std::vector<Coord> coords(n);
+  for (std::size_t i = 0; i < n; ++i) coords[i] = torus.coord(nodes_[i]);
+  for (std::size_t s = 0; s < n; ++s) {
+    std::unique_ptr<ShortestRouteSearch> search;  // built only if some pair needs a detour
+    for (std::size_t d = 0; d < n; ++d) {
+      if (s != d && !rules.turns_possible()) {
+        // Fast path without turns: only the DOR route of each sign choice
+        // (see minimal_routes), written straight into the flat arrays.
+        sign_choices(torus, coords[s], coords[d], signs);
+        std::size_t added = 0;
+        for (std::size_t k = 0; k < signs.size && added < cap_per_pair; ++k) {
+          const std::size_t mark = channels_.size();
+          NodeId at = nodes_[s];
+          for (int rank = 0; rank < kDirectionCount && at != kNoNode; ++rank)
+            for (int step = 0; step < signs.counts[k][rank] && at != kNoNode; ++step) {
+              const ChannelId c = Torus::channel(at, Direction(rank));
+              channels_.push_back(c);
+              at = head[c];
+            }
+          if (at == kNoNode) {
+            channels_.resize(mark);
+            continue;
+          }
+          route_first_.push_back(channels_.size());
+          ++added;
+        }
+        if (added > 0) {
+          pair_first_.push_back(route_first_.size() - 1);
+          continue;
+        }
+      }
+      if (s != d) {
+        std::vector<std::vector<Direction>> routes = minimal_routes(network, rules, nodes_[s], nodes_[d], cap_per_pair);
+        if (routes.empty()) {
+          if (!search) search = std::make_unique<ShortestRouteSearch>(network, rules, nodes_[s], nodes_);
+          routes = search->routes(nodes_[d], cap_per_pair);
+          minimal_[s * n + d] = 0;
+        }
+        if (routes.empty() && allow_unroutable) unroutable_.push_back(s * n + d);
+        if (routes.empty() && !allow_unroutable)
+          throw RoutingError("no deadlock-free Angara-encodable route from " + torus.format_coord(nodes_[s]) +
+                             " to " + torus.format_coord(nodes_[d]));
+        for (const auto& hops : routes) {
+          route_is_usable(network, rules, nodes_[s], hops, &walk);
+          add_route(walk);
+        }
+      }
+      pair_first_.push_back(route_first_.size() - 1);
+    }
+  }
+}
+
+CandidateSet CandidateSet::with_long_way_dor(const Network& network, const CandidateSet& base, int extra_hops) {
+  const Torus& torus = network.torus();
+  CandidateSet set;
+  set.nodes_ = base.nodes_;
+  set.minimal_ = base.minimal_;
+  set.unroutable_ = base.unroutable_;
+  const std::size_t n = set.nodes_.size();
+  set.pair_first_.reserve(n * n + 1);
+  std::vector<ChannelId> walk;
+  for (std::size_t p = 0; p < base.pair_count(); ++p) {
+    for (std::size_t v = 0; v < base.variants(p); ++v) {
+      const ChannelSpan span = base.channels(p, v);
+      walk.assign(span.begin(), span.end());
+      set.add_route(walk);
+    }
+    const NodeId src = set.nodes_[base.pair_source(p)], dst = set.nodes_[base.pair_destination(p)];
+    if (src != dst && base.variants(p) > 0 && base.minimal(p)) {
+      // Per dimension the + and - hop counts; a choice is minimal iff every
+      // dimension takes its shorter way (both when tied): those are in base.
+      const Coord from = torus.coord(src), to = torus.coord(dst);
+      std::array<std::array<int, 2>, kMaxDims> count{};  // [dim][0: +, 1: -]
+      std::array<bool, kMaxDims> moves{};
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int size = torus.size(dim);
+        const int forward = ((to[dim] - from[dim]) % size + size) % size;
+        moves[dim] = forward != 0;
+        count[dim] = {forward, size - forward};
+      }
+      for (unsigned signs = 0; signs < (1u << kMaxDims); ++signs) {
+        bool valid = true, minimal = true;
+        int extra = 0;
+        HopCounts counts{};
+        for (int dim = 0; dim < kMaxDims && valid; ++dim) {
+          const int minus = (signs >> dim) & 1u;
+          if (!moves[dim]) {
+            valid = minus == 0;  // one pattern for a dimension that does not move
+            continue;
+          }
+          if (count[dim][minus] > count[dim][1 - minus]) {
+            minimal = false;
+            extra += count[dim][minus] - count[dim][1 - minus];
+          }
+          counts[Direction::make(dim, minus != 0).rank()] = count[dim][minus];
+        }
+        if (!valid || minimal || extra > extra_hops) continue;
+        walk.clear();
+        NodeId at = src;
+        for (int rank = 0; rank < kDirectionCount && at != kNoNode; ++rank)
+          for (int step = 0; step < counts[rank] && at != kNoNode; ++step) {
+            const ChannelId c = Torus::channel(at, Direction(rank));
+            if (!torus.direction_present(Direction(rank)) || !network.channel_alive(c)) {
+              at = kNoNode;
+              break;
+            }
+            walk.push_back(c);
+            at = torus.neighbor(at, Direction(rank));
+          }
+        if (at == dst) set.add_route(walk);
+      }
+    }
+    set.pair_first_.push_back(set.route_first_.size() - 1);
+  }
+  return set;
+}
+
+CandidateSet CandidateSet::with_all_turns(const Network& network, const CandidateSet& base, const RouteTable& table,
+                                          std::size_t cap_per_pair) {
+  const TurnRules rules(network, TurnRules::Mode::all_turns);
+  const Torus& torus = network.torus();
+  CandidateSet set;
+  set.nodes_ = base.nodes_;
+  set.minimal_ = base.minimal_;
+  set.pair_first_.reserve(base.pair_count() + 1);
+  std::vector<ChannelId> walk;
+  for (std::size_t p = 0; p < base.pair_count(); ++p) {
+    const std::size_t s = base.pair_source(p), d = base.pair_destination(p);
+    std::vector<std::vector<Direction>> routes;
+    if (s != d && base.variants(p) > 0 && base.minimal(p))
+      routes = minimal_routes(network, rules, set.nodes_[s], set.nodes_[d], cap_per_pair);
+    for (const auto& hops : routes) {
+      route_is_usable(network, rules, set.nodes_[s], hops, &walk);
+      set.add_route(walk);
+    }
+    if (table.has_route(s, d)) {
+      const std::vector<Direction>& own = table.route(s, d).hops;
+      if (std::find(routes.begin(), routes.end(), own) == routes.end())
+        set.add_route(route_channels(torus, set.nodes_[s], own));
+    } else if (s != d) {
+      set.unroutable_.push_back(p);
+    }
+    set.pair_first_.push_back(set.route_first_.size() - 1);
+  }
+  return set;
+}
+
+void CandidateSet::add_route(const std::vector<ChannelId>& channels) {
+  channels_.insert(channels_.end(), channels.begin(), channels.end());
+  route_first_.push_back(channels_.size());
+}
+
+std::vector<Direction> CandidateSet::hops(std::size_t pair, std::size_t variant) const {
+  std::vector<Direction> out;
+  for (ChannelId c : channels(pair, variant)) out.push_back(Torus::channel_direction(c));
+  return out;
+}
+
+std::size_t CandidateSet::find(std::size_t pair, const std::vector<Direction>& wanted) const {
+  for (std::size_t v = 0; v < variants(pair); ++v) {
+    const ChannelSpan span = channels(pair, v);
+    if (span.size() != wanted.size()) continue;
+    if (std::equal(span.begin(), span.end(), wanted.begin(),
+                   [](ChannelId c, Direction d) { return Torus::channel_direction(c) == d; }))
+      return v;
+  }
+  return npos;
+}
+
+std::vector<ChannelId> CandidateSet::used_channels() const {
+  ChannelId top = 0;
+  for (ChannelId c : channels_) top = std::max(top, c + 1);
+  std::vector<unsigned char> seen(top, 0);
+  for (ChannelId c : channels_) seen[c] = 1;
+  std::vector<ChannelId> used;
+  for (ChannelId c = 0; c < top; ++c)
+    if (seen[c]) used.push_back(c);
+  return used;
+}
+
+RouteTable CandidateSet::make_table(const std::vector<std::uint32_t>& choice, const std::string& algorithm) const {
+  RouteTable table(nodes_);
+  const std::size_t n = nodes_.size();
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t d = 0; d < n; ++d)
+      if (s != d && variants(pair(s, d)) > 0) table.set_route(s, d, Route{hops(pair(s, d), choice[pair(s, d)])});
+  table.algorithm = algorithm;
+  return table;
+}
+
+}  // namespace angara

@@ -1,0 +1,330 @@
+#include "routing/common/checked_turns.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <tuple>
+
+#include "routing/common/oracle.hpp"
+
+namespace angara {
+
+namespace {
+
+using encodable::kBegin;
+using encodable::kLastStep;
+using encodable::kStages;
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+Direction highest(unsigned mask) {
+  int rank = kDirectionCount - 1;
+  while (!((mask >> rank) & 1u)) --rank;
+  return Direction(rank);
+}
+
+// The channel that entered `node` with the hop `last_hop`.
+ChannelId entry_channel(const Torus& torus, NodeId node, Direction last_hop) {
+  return Torus::channel(torus.neighbor(node, last_hop.opposite()), last_hop);
+}
+
+}  // namespace
+
+// Route states as in ShortestRouteSearch (routing/candidates.hpp): at the
+// source; after a First Step P; inside the DOR middle with the used-direction
+// mask (directions in rank order, never both signs of a dimension); after a
+// Last Step, which is negative and not the reverse of the middle's last hop.
+int encodable::next_stages(int stage, Direction d, int targets[2]) {
+  int count = 0;
+  if (stage == kBegin) {
+    targets[count++] = kMiddle + direction_bit(d);
+    if (d.positive()) targets[count++] = kFirstStep + d.rank();
+  } else if (stage < kMiddle) {
+    if (d != Direction(stage - kFirstStep).opposite()) targets[count++] = kMiddle + direction_bit(d);
+  } else if (stage < kLastStep) {
+    const unsigned mask = static_cast<unsigned>(stage - kMiddle);
+    const Direction last = highest(mask);
+    if (last <= d && !(mask & direction_bit(d.opposite())))
+      targets[count++] = kMiddle + static_cast<int>(mask | direction_bit(d));
+    else if (d.negative() && d != last.opposite())
+      targets[count++] = kLastStep;
+  }
+  return count;
+}
+
+void DependencyMemo::forget() {
+  epoch_ += 1;
+  if (epoch_ > 0x7FFFFFFFu) {  // the stamps would wrap: start over
+    std::fill(stamps_.begin(), stamps_.end(), 0);
+    epoch_ = 1;
+  }
+}
+
+bool DependencyMemo::allowed(const IncrementalDependencyGraph& graph, ChannelId from, ChannelId to) {
+  std::uint32_t& stamp = stamps_[static_cast<std::size_t>(from) * kDirectionCount +
+                                 static_cast<std::size_t>(Torus::channel_direction(to).rank())];
+  if ((stamp >> 1) != epoch_) stamp = epoch_ << 1 | (graph.has_edge(from, to) || !graph.closes_cycle(from, to) ? 1 : 0);
+  return stamp & 1u;
+}
+
+std::optional<std::vector<Direction>> find_checked_route(const Network& network,
+                                                         const IncrementalDependencyGraph& graph, NodeId src,
+                                                         NodeId dst, std::size_t max_hops, DependencyMemo* memo) {
+  const Torus& torus = network.torus();
+  if (src == dst) return std::vector<Direction>{};
+  const std::size_t states = static_cast<std::size_t>(torus.node_count()) * kStages;
+  std::vector<std::uint32_t> parent(states, kNone);
+  std::vector<std::uint8_t> hop(states, 0);
+  std::vector<std::uint8_t> reached(states, 0);
+  // The cycle test per dependency (channel, next direction), asked once: the
+  // graph does not change during the search.
+  std::optional<DependencyMemo> own;
+  if (!memo) memo = &own.emplace(torus);
+  auto dependency_ok = [&](ChannelId from, ChannelId to) { return memo->allowed(graph, from, to); };
+
+  auto state = [](NodeId node, int stage) { return static_cast<std::uint32_t>(node) * kStages + stage; };
+  std::vector<std::uint32_t> frontier{state(src, kBegin)}, next;
+  reached[frontier[0]] = 1;
+  std::uint32_t goal = kNone;
+  for (std::size_t depth = 0; !frontier.empty() && goal == kNone && (max_hops == 0 || depth < max_hops); ++depth) {
+    next.clear();
+    for (const std::uint32_t s : frontier) {
+      const NodeId node = s / kStages;
+      const int stage = static_cast<int>(s % kStages);
+      if (stage == kLastStep) continue;
+      const bool has_entry = stage != kBegin;
+      const ChannelId in = has_entry ? entry_channel(torus, node, Direction(hop[s])) : 0;
+      for (int rank = 0; rank < kDirectionCount && goal == kNone; ++rank) {
+        const Direction d(rank);
+        if (!torus.direction_present(d)) continue;
+        const ChannelId out = Torus::channel(node, d);
+        if (!network.channel_alive(out)) continue;
+        int targets[2];
+        const int count = encodable::next_stages(stage, d, targets);
+        if (count == 0 || (has_entry && !dependency_ok(in, out))) continue;
+        const NodeId to = torus.neighbor(node, d);
+        for (int k = 0; k < count; ++k) {
+          const std::uint32_t t = state(to, targets[k]);
+          if (reached[t]) continue;
+          reached[t] = 1;
+          parent[t] = s;
+          hop[t] = static_cast<std::uint8_t>(rank);
+          if (to == dst) {
+            goal = t;
+            break;
+          }
+          next.push_back(t);
+        }
+      }
+      if (goal != kNone) break;
+    }
+    frontier.swap(next);
+  }
+  if (goal == kNone) return std::nullopt;
+  std::vector<Direction> hops;
+  for (std::uint32_t s = goal; parent[s] != kNone; s = parent[s]) hops.push_back(Direction(hop[s]));
+  std::reverse(hops.begin(), hops.end());
+  return hops;
+}
+
+namespace {
+
+constexpr std::size_t kShortestCandidates = 32;
+// Attempts of the rip-up loop below.
+constexpr int kAttempts = 6;
+
+using Pair = std::pair<std::size_t, std::size_t>;  // allocation indices
+
+// One attempt of the stage: builds the dependency graph and the routes from
+// scratch, `first` pairs before everything else.
+class CheckedTurnAttempt {
+ public:
+  CheckedTurnAttempt(const Network& network, const RouteTable& original, const RoutabilityOracle& oracle,
+                     FlowControl rule)
+      : network_(network),
+        torus_(network.torus()),
+        oracle_(oracle),
+        table_(original),
+        graph_(torus_, rule),
+        memo_(torus_),
+        loads_(torus_.channel_slots(), 0) {}
+
+  // Routes the pairs of `first` (their shortest admissible routes), then
+  // takes the generator's routes of the others where they close no
+  // forbidden cycle (rerouting those that do), then fills the pairs the
+  // generator left out and shortens its detours.  Returns the pairs left
+  // without a route.
+  std::vector<Pair> run(const std::vector<Pair>& first, const std::vector<Pair>& work) {
+    const std::size_t n = table_.size();
+    std::vector<unsigned char> done(n * n, 0);
+    std::vector<Pair> failed;
+    const auto& nodes = table_.nodes();
+    for (const Pair& p : first) {
+      done[p.first * n + p.second] = 1;
+      if (!route(p, 0)) failed.push_back(p);
+    }
+    for (std::size_t s = 0; s < n; ++s)
+      for (std::size_t d = 0; d < n; ++d) {
+        if (s == d || done[s * n + d] || !original_has(s, d)) continue;
+        const std::vector<ChannelId> channels = route_channels(torus_, nodes[s], table_.route(s, d).hops);
+        if (graph_.try_add_path(channels)) {
+          memo_.forget();
+          for (ChannelId c : channels) ++loads_[c];
+          done[s * n + d] = 1;
+        }
+      }
+    for (std::size_t s = 0; s < n; ++s)
+      for (std::size_t d = 0; d < n; ++d)
+        if (s != d && !done[s * n + d] && original_has(s, d)) {  // refused above
+          done[s * n + d] = 1;
+          if (!route({s, d}, 0)) failed.push_back({s, d});
+        }
+    std::vector<unsigned char> claimed(n * n, 0);
+    for (const Pair& p : first) claimed[p.first * n + p.second] = 1;
+    for (const Pair& p : failed) claimed[p.first * n + p.second] = 1;
+    for (const Pair& p : work) {
+      if (claimed[p.first * n + p.second]) continue;
+      if (!table_.has_route(p.first, p.second)) {
+        if (!route(p, 0)) failed.push_back(p);
+        continue;
+      }
+      // A detour: replace it only by something shorter.  The shorter routes
+      // are checked alongside the detour (its dependencies stay while they
+      // are), so a failed try leaves the graph as it was and the searches
+      // of every pair share one memo of the cycle test.
+      const std::size_t length = table_.route(p.first, p.second).hops.size();
+      if (length <= static_cast<std::size_t>(oracle_.shortest(nodes[p.first], nodes[p.second]))) continue;
+      const std::vector<ChannelId> old = route_channels(torus_, nodes[p.first], table_.route(p.first, p.second).hops);
+      if (route(p, old.size() - 1)) {
+        graph_.remove_path(old);
+        memo_.forget();
+        for (ChannelId c : old) --loads_[c];
+        ++stats_.shortened;
+      }
+    }
+    for (const Pair& p : failed) table_.set_route(p.first, p.second, Route{});
+    return failed;
+  }
+
+  RouteTable& table() { return table_; }
+  const CheckedTurnStats& stats() const { return stats_; }
+  void mark_original(const RouteTable& original) { original_ = &original; }
+
+ private:
+  bool original_has(std::size_t s, std::size_t d) const { return original_->has_route(s, d); }
+
+  // The shortest encodable routes of the pair, least loaded first (highest
+  // channel load on the route, then the summed load; ties keep the oracle's
+  // order), the first that closes no forbidden cycle; failing that, the
+  // checked search, at most `max_hops` long (0: any).  True when routed.
+  bool route(const Pair& p, std::size_t max_hops) {
+    const NodeId src = table_.nodes()[p.first], dst = table_.nodes()[p.second];
+    const int best = oracle_.shortest(src, dst);
+    if (best < 0 || (max_hops && static_cast<std::size_t>(best) > max_hops)) return false;
+    const std::vector<std::vector<Direction>> candidates = oracle_.shortest_routes(src, dst, kShortestCandidates);
+    std::vector<std::pair<std::uint64_t, std::size_t>> order;
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      std::uint64_t peak = 0, sum = 0;
+      for (ChannelId c : route_channels(torus_, src, candidates[k])) {
+        peak = std::max<std::uint64_t>(peak, loads_[c]);
+        sum += loads_[c];
+      }
+      order.emplace_back((peak << 32) | std::min<std::uint64_t>(sum, 0xFFFFFFFFu), k);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [cost, k] : order)
+      if (admit(p, candidates[k])) return true;
+    // The checked search stays within twice the shortest length (plus a
+    // little): longer detours are rarely admissible where short ones are not,
+    // and the search is the expensive part of this stage.
+    const std::size_t limit = max_hops ? max_hops : 2 * static_cast<std::size_t>(best) + 4;
+    const std::optional<std::vector<Direction>> found =
+        find_checked_route(network_, graph_, src, dst, limit, &memo_);
+    return found && admit(p, *found);
+  }
+
+  bool admit(const Pair& p, const std::vector<Direction>& hops) {
+    const std::vector<ChannelId> channels = route_channels(torus_, table_.nodes()[p.first], hops);
+    if (!graph_.try_add_path(channels)) return false;  // the graph is as it was
+    memo_.forget();
+    for (ChannelId c : channels) ++loads_[c];
+    if (!original_->has_route(p.first, p.second)) ++stats_.filled;
+    table_.set_route(p.first, p.second, Route{hops});
+    return true;
+  }
+
+  const Network& network_;
+  const Torus& torus_;
+  const RoutabilityOracle& oracle_;
+  const RouteTable* original_ = nullptr;
+  RouteTable table_;
+  IncrementalDependencyGraph graph_;
+  DependencyMemo memo_;  // valid for graph_ as it is; forgotten when its edges change
+  std::vector<std::uint32_t> loads_;
+  CheckedTurnStats stats_;
+};
+
+}  // namespace
+
+// The first attempt keeps every route of the generator (they are safe among
+// themselves: static turns only) and routes the rest around them.  Pairs
+// that stay unrouted go first in the next attempt, before the generator's
+// routes claim their dependencies (rip-up and reroute), until every pair is
+// routed, an attempt does no better than the best before it, or kAttempts
+// attempts are spent; the best attempt is kept.
+CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
+                                             const GeneratorOptions& options) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = table.nodes();
+  const std::size_t n = nodes.size();
+  const bool faulty = !network.failed_nodes().empty() || !network.failed_links().empty();
+  if (n < 2 || !faulty) {
+    if (!unrouted_pairs(table).empty()) throw RoutingError(describe_unrouted_pairs(generator, network, table));
+    return {};
+  }
+
+  // Missing pairs first (they must be routed), then the detours.
+  std::vector<Pair> work, detours;
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t d = 0; d < n; ++d) {
+      if (s == d) continue;
+      if (!table.has_route(s, d))
+        work.emplace_back(s, d);
+      else if (table.route(s, d).hops.size() > static_cast<std::size_t>(torus.distance(nodes[s], nodes[d])))
+        detours.emplace_back(s, d);
+    }
+  if (work.empty() && detours.empty()) return {};
+  work.insert(work.end(), detours.begin(), detours.end());
+
+  const RoutabilityOracle oracle(network);
+  std::vector<Pair> first;
+  std::optional<CheckedTurnAttempt> best;
+  std::size_t best_failed = 0;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    CheckedTurnAttempt current(network, table, oracle, options.flow_control);
+    current.mark_original(table);
+    const std::vector<Pair> failed = current.run(first, work);
+    // An attempt that does no better than the best one ends the loop: going
+    // first helps some pairs and hurts others, and it seldom turns around.
+    if (best && failed.size() >= best_failed) break;
+    if (!best || failed.size() < best_failed) {
+      best.emplace(std::move(current));
+      best->mark_original(table);
+      best_failed = failed.size();
+    }
+    if (failed.empty()) break;
+    // Cut-off pairs cannot be helped by going first.
+    // The newest failures go before the older ones.
+    std::vector<Pair> next;
+    for (const Pair& p : failed)
+      if (oracle.shortest(nodes[p.first], nodes[p.second]) >= 0) next.push_back(p);
+    if (next.empty()) break;
+    for (const Pair& p : first)
+      if (std::find(next.begin(), next.end(), p) == next.end()) next.push_back(p);
+    first.swap(next);
+  }
+  table = best->table();
+  if (!unrouted_pairs(table).empty())
+    throw RoutingError(describe_unrouted_pairs(generator, network, table), table);
+  return best->stats();
+}
+
+}  // namespace angara

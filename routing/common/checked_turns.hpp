@@ -1,0 +1,91 @@
+// CDG-checked First/Last Steps (issue 7): the last stage of bfs, sssp,
+// balanced and genetic on a faulty network.
+//
+// The generators search with the static section-3.2 augmentation of the ANSU
+// paper (angara/routing_graph.hpp), which on a torus admits almost no turn:
+// around a few failures they either find no route for a pair or take a long
+// detour.  This stage asks the real question instead: does the turn close a
+// forbidden cycle in the channel dependency graph that the table's routes
+// induce (routing/dependency_graph.hpp)?  Every route of the table goes into
+// an IncrementalDependencyGraph; then, pairs without a route first, each
+// pair whose route is missing or longer than the shortest encodable route
+// (routing/oracle.hpp) tries the shortest encodable routes, least loaded
+// first, and keeps the first one that closes no forbidden cycle; failing
+// that, a breadth-first search over the encodable routes that steps only
+// over dependencies closing no forbidden cycle.  Pairs still without a route
+// go first in a fresh attempt, before the generator's routes claim their
+// dependencies (rip-up and reroute, a few attempts; the best one is kept).
+// The table stays
+// deadlock-free under `flow_control` by construction; the verifier checks it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "routing/common/dependency_graph.hpp"
+#include "routing/common/generator_support.hpp"
+
+namespace angara {
+
+struct CheckedTurnStats {
+  std::size_t filled = 0;     // pairs the generator left without a route, now routed
+  std::size_t shortened = 0;  // detours replaced by shorter encodable routes
+};
+
+// Runs the stage on `table` (layer 0 routes) and throws RoutingError with
+// describe_unrouted_pairs() (routing/oracle.hpp) when pairs stay without a
+// route.  Does nothing on a network without failures, so fault-free tables
+// are exactly the generator's own.
+CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
+                                             const GeneratorOptions& options);
+
+// The automaton of Angara-encodable routes (the routing graph of the ANSU
+// paper, section 3.1, with every First/Last Step turn): a route is in a stage
+// at each node; it may take direction d from there into the stages
+// next_stages() returns.
+namespace encodable {
+constexpr int kBegin = 0;                       // at the source
+constexpr int kFirstStep = 1;                   // + rank of the positive First Step
+constexpr int kMiddle = 5;                      // + the used-direction mask of the DOR middle
+constexpr int kLastStep = kMiddle + 256;        // after the negative Last Step: nothing follows
+constexpr int kStages = kLastStep + 1;
+// Writes the stages hop d leads to from `stage` into targets (at most two:
+// from the source a positive hop may be the First Step or the middle's
+// first) and returns how many.
+int next_stages(int stage, Direction d, int targets[2]);
+}  // namespace encodable
+
+// The answers of the per-dependency cycle test (present, or closes no
+// forbidden cycle) on one graph, shared by searches while the graph's edges
+// stay as they are: the caller calls forget() whenever they change.  (On a
+// faulty 8x8x8 thousands of searches ask about the same dependencies.)
+class DependencyMemo {
+ public:
+  explicit DependencyMemo(const Torus& torus)
+      : stamps_(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0) {}
+  void forget();
+  // Whether from -> to may be used in `graph`, from the memo or asked.
+  bool allowed(const IncrementalDependencyGraph& graph, ChannelId from, ChannelId to);
+
+ private:
+  std::vector<std::uint32_t> stamps_;  // slot -> epoch * 2 + allowed, when of the current epoch
+  std::uint32_t epoch_ = 1;
+};
+
+// The shortest Angara-encodable route from src to dst each of whose
+// dependencies is present in `graph` or closes no forbidden cycle there, at
+// most `max_hops` long (0: any length); nullopt when there is none.  The
+// route as a whole may still close a cycle through several new
+// dependencies: admit it with try_add_path().  `memo`, when given, holds
+// answers about this graph as it is now (and receives the new ones).
+std::optional<std::vector<Direction>> find_checked_route(const Network& network,
+                                                         const IncrementalDependencyGraph& graph, NodeId src,
+                                                         NodeId dst, std::size_t max_hops = 0,
+                                                         DependencyMemo* memo = nullptr);
+
+}  // namespace angara

@@ -1,0 +1,294 @@
+// Incremental channel dependency graph with forbidden-cycle detection; see
+// routing/dependency_graph.hpp for the rule.
+#include "routing/common/dependency_graph.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <string>
+
+namespace angara {
+
+namespace {
+
+bool is_turn(ChannelId a, ChannelId b) { return Torus::channel_direction(a) != Torus::channel_direction(b); }
+
+// Per-thread scratch for the searches, so that closes_cycle() stays const and
+// thread-safe without allocating per call.  A state (channel, turn seen) is
+// visited when its stamp equals the current epoch.
+struct SearchScratch {
+  std::vector<std::uint32_t> stamp;
+  std::vector<std::pair<ChannelId, bool>> stack;
+  std::uint32_t epoch = 0;
+
+  void start(std::size_t states) {
+    if (stamp.size() < states) stamp.resize(states, 0);
+    if (++epoch == 0) {  // wrapped: forget every old stamp
+      std::fill(stamp.begin(), stamp.end(), 0);
+      epoch = 1;
+    }
+    stack.clear();
+  }
+  // Marks the state; false when it was visited already.
+  bool visit(ChannelId c, bool turn) {
+    std::uint32_t& s = stamp[2 * static_cast<std::size_t>(c) + (turn ? 1 : 0)];
+    if (s == epoch) return false;
+    s = epoch;
+    return true;
+  }
+  bool visited(ChannelId c, bool turn) const { return stamp[2 * static_cast<std::size_t>(c) + (turn ? 1 : 0)] == epoch; }
+};
+
+SearchScratch& scratch() {
+  thread_local SearchScratch instance;
+  return instance;
+}
+
+}  // namespace
+
+namespace {
+
+// The node every channel slot enters (kNoNode for absent directions), shared
+// by the graphs of one torus shape: a graph is built per allocation, often
+// many times over on one machine, and this table is sized by the machine.
+// The last shape's table is kept.
+std::shared_ptr<const std::vector<NodeId>> channel_heads(const Torus& torus) {
+  static std::mutex mutex;
+  static std::array<int, kMaxDims> last_sizes{};
+  static std::shared_ptr<const std::vector<NodeId>> last;
+  std::array<int, kMaxDims> sizes{};
+  for (int dim = 0; dim < kMaxDims; ++dim) sizes[dim] = torus.size(dim);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (last && last_sizes == sizes) return last;
+  auto heads = std::make_shared<std::vector<NodeId>>(torus.channel_slots(), kNoNode);
+  for (NodeId node = 0; node < torus.node_count(); ++node)
+    for (int rank = 0; rank < kDirectionCount; ++rank) {
+      const Direction d(rank);
+      if (torus.direction_present(d)) (*heads)[Torus::channel(node, d)] = torus.neighbor(node, d);
+    }
+  last = std::move(heads);
+  last_sizes = sizes;
+  return last;
+}
+
+}  // namespace
+
+IncrementalDependencyGraph::IncrementalDependencyGraph(const Torus& torus, FlowControl rule)
+    : torus_(torus),
+      rule_(rule),
+      heads_(channel_heads(torus)),
+      head_(heads_->data()),
+      slots_(heads_->size()),
+      successors_(torus.channel_slots(), 0),
+      counts_(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0),
+      order_(torus.channel_slots(), 0),
+      listed_(torus.channel_slots(), 0) {}
+
+void IncrementalDependencyGraph::clear() {
+  for (const ChannelId c : active_) {
+    std::fill_n(counts_.begin() + static_cast<std::ptrdiff_t>(c) * kDirectionCount, kDirectionCount, 0u);
+    successors_[c] = 0;
+    listed_[c] = 0;
+  }
+  active_.clear();
+}
+
+std::size_t IncrementalDependencyGraph::slot(ChannelId from, ChannelId to) const {
+  if (from >= slots_ || to >= slots_ || head_[from] == kNoNode || head_[to] == kNoNode ||
+      Torus::channel_node(to) != head_[from])
+    throw std::invalid_argument("channel dependency " + std::to_string(from) + " -> " + std::to_string(to) +
+                                ": the second channel does not leave the node the first one enters");
+  return static_cast<std::size_t>(from) * kDirectionCount + static_cast<std::size_t>(Torus::channel_direction(to).rank());
+}
+
+bool IncrementalDependencyGraph::has_edge(ChannelId from, ChannelId to) const { return counts_[slot(from, to)] != 0; }
+
+std::uint32_t IncrementalDependencyGraph::edge_count(ChannelId from, ChannelId to) const {
+  return counts_[slot(from, to)];
+}
+
+// A new edge from -> to closes a forbidden cycle iff a walk to ->* from exists
+// over present edges (rule none), and under bubble iff moreover the edge or
+// that walk holds a turn: every turn on a closed walk lies in one strongly
+// connected component, which is exactly the verifier's criterion.  Depth-first
+// search over the states (channel, turn seen on the way); a state with a turn
+// seen dominates the same channel without one, so each channel is expanded at
+// most twice.
+bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) const {
+  if (counts_[slot(from, to)] != 0) return false;
+  const bool need_turn = rule_ == FlowControl::bubble && !is_turn(from, to);
+  std::uint32_t limit = 0;
+  bool ordered = true;
+  {
+    const std::lock_guard<std::mutex> lock(*order_mutex_);
+    if (order_stale_ && stale_work_ >= active_.size()) refresh_order();
+    ordered = !order_stale_;
+    limit = order_[from];
+  }
+  if (ordered && order_[to] > limit) return false;  // every walk from `to` stays after `from`
+  std::uint64_t expanded = 0;
+
+  SearchScratch& search = scratch();
+  search.start(2 * slots_);
+  search.visit(to, !need_turn);
+  search.stack.emplace_back(to, !need_turn);
+  while (!search.stack.empty()) {
+    const auto [c, turn_seen] = search.stack.back();
+    search.stack.pop_back();
+    if (c == from && turn_seen) {
+      if (!ordered) count_stale_work(expanded);
+      return true;
+    }
+    if (!turn_seen && search.visited(c, true)) continue;  // dominated, explored already
+    ++expanded;
+    const std::uint8_t mask = successors_[c];
+    for (int rank = 0; mask >> rank; ++rank) {
+      if (!((mask >> rank) & 1u)) continue;
+      const ChannelId next = target(c, rank);
+      if (ordered && order_[next] > limit) continue;  // cannot lead back to `from`
+      const bool turn = turn_seen || Torus::channel_direction(c).rank() != rank;
+      if (!turn && search.visited(next, true)) continue;
+      if (search.visit(next, turn)) search.stack.emplace_back(next, turn);
+    }
+  }
+  if (!ordered) count_stale_work(expanded);
+  return false;
+}
+
+void IncrementalDependencyGraph::count_stale_work(std::uint64_t expanded) const {
+  const std::lock_guard<std::mutex> lock(*order_mutex_);
+  stale_work_ += expanded;
+}
+
+void IncrementalDependencyGraph::increment(ChannelId from, ChannelId to) {
+  const std::size_t s = slot(from, to);
+  if (counts_[s]++ == 0) {
+    if (!listed_[from]) {
+      listed_[from] = 1;
+      active_.push_back(from);
+    }
+    successors_[from] |= static_cast<std::uint8_t>(1u << Torus::channel_direction(to).rank());
+    if (order_[from] > order_[to]) {
+      // A channel without successors may move later at will (every edge into
+      // it still goes forward); otherwise the order must be recomputed.
+      if (successors_[to] == 0)
+        order_[to] = order_[from];
+      else
+        order_stale_ = true;
+    }
+  }
+}
+
+// Tarjan's strongly connected components, iteratively.  Components come out
+// sinks first; positions count down, so every edge goes to an equal or a
+// later position.  Only channels that have had a successor are roots (and
+// what they reach is visited): every other channel has no edge at all, so
+// its position does not matter.  The work and the scratch it resets are
+// thus sized by the routes added, not by the machine (a 32-node allocation
+// of a 4096-node torus touches a few hundred of its 32768 channels).
+void IncrementalDependencyGraph::refresh_order() const {
+  constexpr std::uint32_t kUnvisited = 0xFFFFFFFFu;
+  if (tarjan_index_.empty()) {
+    tarjan_index_.assign(slots_, kUnvisited);
+    tarjan_low_.assign(slots_, 0);
+    tarjan_on_stack_.assign(slots_, 0);
+  }
+  std::vector<std::uint32_t>& index = tarjan_index_;
+  std::vector<std::uint32_t>& low = tarjan_low_;
+  std::vector<unsigned char>& on_stack = tarjan_on_stack_;
+  std::vector<ChannelId> stack, visited;
+  std::vector<std::pair<ChannelId, int>> calls;  // (channel, next successor rank to look at)
+  std::uint32_t counter = 0;
+  std::uint32_t position = static_cast<std::uint32_t>(slots_);
+  for (const ChannelId root : active_) {
+    if (index[root] != kUnvisited) continue;
+    calls.emplace_back(root, 0);
+    index[root] = low[root] = counter++;
+    visited.push_back(root);
+    stack.push_back(root);
+    on_stack[root] = 1;
+    while (!calls.empty()) {
+      auto& [c, rank] = calls.back();
+      const std::uint8_t mask = successors_[c];
+      bool descended = false;
+      while (rank < kDirectionCount) {
+        const int r = rank++;
+        if (!((mask >> r) & 1u)) continue;
+        const ChannelId next = target(c, r);
+        if (index[next] == kUnvisited) {
+          index[next] = low[next] = counter++;
+          visited.push_back(next);
+          stack.push_back(next);
+          on_stack[next] = 1;
+          calls.emplace_back(next, 0);
+          descended = true;
+          break;
+        }
+        if (on_stack[next]) low[c] = std::min(low[c], index[next]);
+      }
+      if (descended) continue;
+      const ChannelId done = c;
+      calls.pop_back();
+      if (!calls.empty()) low[calls.back().first] = std::min(low[calls.back().first], low[done]);
+      if (low[done] != index[done]) continue;
+      --position;  // a component is complete: everything it reaches is placed after it
+      ChannelId member;
+      do {
+        member = stack.back();
+        stack.pop_back();
+        on_stack[member] = 0;
+        order_[member] = position;
+      } while (member != done);
+    }
+  }
+  for (const ChannelId c : visited) index[c] = kUnvisited;  // ready for the next refresh
+  order_stale_ = false;
+  stale_work_ = 0;
+}
+
+void IncrementalDependencyGraph::decrement(ChannelId from, ChannelId to) {
+  const std::size_t s = slot(from, to);
+  if (counts_[s] == 0)
+    throw std::logic_error("channel dependency " + std::to_string(from) + " -> " + std::to_string(to) +
+                           " removed more often than added");
+  if (--counts_[s] == 0) successors_[from] &= static_cast<std::uint8_t>(~(1u << Torus::channel_direction(to).rank()));
+}
+
+bool IncrementalDependencyGraph::try_add_path(const std::vector<ChannelId>& channels) {
+  // Edges are added one by one, each checked against the graph that already
+  // holds the earlier ones: a cycle formed by several new edges together is
+  // found when its last edge is checked.
+  for (std::size_t k = 1; k < channels.size(); ++k) {
+    if (closes_cycle(channels[k - 1], channels[k])) {
+      for (std::size_t j = 1; j < k; ++j) decrement(channels[j - 1], channels[j]);
+      return false;
+    }
+    increment(channels[k - 1], channels[k]);
+  }
+  return true;
+}
+
+void IncrementalDependencyGraph::add_path(const std::vector<ChannelId>& channels) {
+  for (std::size_t k = 1; k < channels.size(); ++k) slot(channels[k - 1], channels[k]);  // validate first
+  for (std::size_t k = 1; k < channels.size(); ++k) increment(channels[k - 1], channels[k]);
+}
+
+void IncrementalDependencyGraph::remove_path(const std::vector<ChannelId>& channels) {
+  for (std::size_t k = 1; k < channels.size(); ++k)
+    if (counts_[slot(channels[k - 1], channels[k])] == 0)
+      throw std::logic_error("remove_path: the route was not added");
+  for (std::size_t k = 1; k < channels.size(); ++k) decrement(channels[k - 1], channels[k]);
+}
+
+std::vector<ChannelId> route_channels(const Torus& torus, NodeId source, const std::vector<Direction>& hops) {
+  std::vector<ChannelId> channels;
+  channels.reserve(hops.size());
+  NodeId at = source;
+  for (const Direction d : hops) {
+    channels.push_back(Torus::channel(at, d));
+    at = torus.neighbor(at, d);
+  }
+  return channels;
+}
+
+}  // namespace angara

@@ -1,0 +1,56 @@
+// What every generator and every shared routing stage works with: the
+// options a generator is given, the error it throws when it cannot route,
+// and the empty table it fills.  Depends on the Angara model only, so that
+// the shared stages (routing/common) need nothing of the manager.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "angara/rules.hpp"
+
+namespace angara {
+
+struct GeneratorOptions {
+  std::uint64_t seed = 1;       // for randomised generators (genetic)
+  int virtual_channels = 1;     // layers a generator may use
+  RuleSet rules = RuleSet::angara;                // which paths are allowed
+  FlowControl flow_control = FlowControl::bubble; // which CDG cycles are deadlocks
+  // Generator-specific settings from the configuration ("population: 100").
+  std::map<std::string, std::string> extra;
+  // The deadlock-free routes an earlier member of a chain found before it
+  // gave up (RoutingError::partial()), for exact's repair of large machines
+  // (routing/exact.cpp); the other generators ignore it.
+  std::shared_ptr<const RouteTable> partial;
+};
+
+// Thrown when a generator cannot route the allocation (e.g. the faults
+// disconnect it, or no deadlock-free route exists under the Angara rules).
+class RoutingError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+  RoutingError(const std::string& message, RouteTable partial)
+      : std::runtime_error(message), partial_(std::make_shared<const RouteTable>(std::move(partial))) {}
+  // The routes found before giving up, free of forbidden cycles among
+  // themselves, the pairs left out without a route (the checked-turn stage
+  // keeps them: routing/checked_turns.hpp); nullptr when none were kept.
+  const std::shared_ptr<const RouteTable>& partial() const { return partial_; }
+
+ private:
+  std::shared_ptr<const RouteTable> partial_;
+};
+
+// The empty table a generator fills: the allocation checked (every node
+// inside the torus and alive, else RoutingError "NAME: ...") and the
+// generator's name recorded.
+RouteTable start_route_table(std::string_view generator, const Network& network, const std::vector<NodeId>& allocation);
+
+}  // namespace angara

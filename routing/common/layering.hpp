@@ -1,0 +1,77 @@
+// What the layered backends (dfsssp, lash) share besides the path step
+// (routing/shortest_paths.hpp): the per-layer dependency counts of a path
+// set, the spreading of a finished assignment over the layers left empty,
+// the refusal that names the layers needed, and the option parsing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "routing/common/generator_support.hpp"
+#include "routing/common/shortest_paths.hpp"
+
+namespace angara {
+
+// Virtual channel (layer) numbers a table may carry at most (the Angara
+// header and the dump format allow 8; shared/angara-model.md).
+constexpr int kMaxLayers = 8;
+
+// Layers the searches may open beyond the allowed ones, only to tell the
+// administrator how many the routes would need.
+constexpr int kSearchLayers = 32;
+
+// A layer per pair of a PathSet (diagonal pairs: 0), the layers used, and
+// whether the search gave up at kSearchLayers with paths still left over.
+struct LayerAssignment {
+  std::vector<std::uint8_t> layer;
+  int used = 1;
+  bool exhausted = false;
+};
+
+// The two assignments, each in its generator's file, exposed for the tests:
+// DFSSSP's offline cycle breaking (dfsssp.cpp) and LASH's first fit
+// (lash.cpp), both under the deadlock rule `rule`.
+LayerAssignment dfsssp_layers(const Torus& torus, const PathSet& paths, FlowControl rule);
+LayerAssignment lash_layers(const Torus& torus, const PathSet& paths, FlowControl rule);
+
+// What both layered generators do: the balanced shortest paths of the
+// allocation (routing/shortest_paths.hpp, options "paths" and "passes"),
+// `assign` over them, the refusal when more layers are needed than
+// options.virtual_channels allows, "spread: 1", and the table.
+RouteTable layered_table(std::string_view generator, const Network& network, const std::vector<NodeId>& allocation,
+                         const GeneratorOptions& options,
+                         LayerAssignment (*assign)(const Torus&, const PathSet&, FlowControl));
+
+// Dependency slot of consecutive channels a -> b: a * 8 + direction rank of b
+// (b always leaves the node a enters), as in IncrementalDependencyGraph.
+inline std::size_t dependency_slot(ChannelId a, ChannelId b) {
+  return static_cast<std::size_t>(a) * kDirectionCount + static_cast<std::size_t>(Torus::channel_direction(b).rank());
+}
+
+// Balancing of DFSSSP (Algorithm 2, last loop) and LASH (section 5.1, Step
+// 4, restricted to layers that are still empty): a subset of an acyclic
+// layer is acyclic, so the paths of every used layer may be split over empty
+// layers without any cycle search.  The empty layers go to the used layers
+// in proportion to their path counts; a layer's paths are dealt out by
+// destination, so each destination's tree stays on one layer.  `layer[p]`
+// holds the assignment (pairs of the diagonal are ignored); returns the
+// layers used afterwards.
+int spread_over_empty_layers(const PathSet& paths, std::vector<std::uint8_t>& layer, int used, int allowed);
+
+// Throws RoutingError: "NAME: the routes need N virtual channels, only K
+// allowed (routing.virtual_channels)"; `at_least` when the search stopped at
+// the format's limit before it found enough.
+[[noreturn]] void too_many_layers(std::string_view generator, int needed, int allowed, bool at_least);
+
+// Generator options shared by the layered backends ("passes: 2").  Throws
+// RoutingError naming the option and what was expected.
+int integer_option(std::string_view generator, const GeneratorOptions& options, const std::string& key,
+                   int fallback, int low, int high);
+
+// The path step's options of the layered backends: "passes: 1|2" and
+// "paths: pairs|trees" (trees only under rules: general).
+ShortestPathOptions path_options(std::string_view generator, const GeneratorOptions& options);
+
+}  // namespace angara

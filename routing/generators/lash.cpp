@@ -1,0 +1,114 @@
+// lash: layered shortest path routing (Layered Routing in Irregular
+// Networks, Lysne et al., section 5.1).  Every ordered pair gets one shortest
+// path (the balanced paths of routing/shortest_paths.hpp, where the paper
+// takes an arbitrary one), and the pairs are taken one at a time (Step 2): a
+// pair goes to the first existing layer whose dependency graph its path does
+// not close a forbidden cycle in (Step 2.2), and to a new layer when none
+// fits.  Each layer is an IncrementalDependencyGraph under the shared
+// model's rule (options.flow_control), so under bubble flow control the ring
+// cycles of the torus never cost a layer.  `spread: 1` runs the balancing
+// step (Step 4) restricted to the layers left empty.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "routing/common/dependency_graph.hpp"
+#include "routing/generator.hpp"
+#include "routing/common/layering.hpp"
+#include "routing/common/shortest_paths.hpp"
+
+namespace angara {
+
+namespace {
+
+// One layer: its dependency graph, and the dependencies known to close a
+// forbidden cycle in it.  The graph only grows, so such a dependency stays
+// forbidden and later pairs are turned away without a search.
+struct Layer {
+  Layer(const Torus& torus, FlowControl rule)
+      : graph(torus, rule), forbidden(std::size_t(torus.channel_slots()) * kDirectionCount, 0) {}
+  IncrementalDependencyGraph graph;
+  std::vector<unsigned char> forbidden;
+  std::size_t pairs = 0;
+};
+
+// Adds the path to the layer unless one of its dependencies closes a
+// forbidden cycle there; then the layer is left as it was.
+bool try_layer(Layer& layer, const ChannelId* first, const ChannelId* last) {
+  std::vector<ChannelId> edge(2);
+  const ChannelId* added_to = first;  // dependencies [first, added_to) are in
+  bool new_edge = false;
+  bool fits = true;
+  for (const ChannelId* c = first + 1; c < last; ++c) {
+    edge[0] = c[-1];
+    edge[1] = c[0];
+    if (!layer.graph.has_edge(edge[0], edge[1])) {
+      const std::size_t slot = dependency_slot(edge[0], edge[1]);
+      if (layer.forbidden[slot] || layer.graph.closes_cycle(edge[0], edge[1])) {
+        // Forbidden for good only when the graph held none of this path's
+        // own new dependencies, which are taken back below.
+        if (!new_edge) layer.forbidden[slot] = 1;
+        fits = false;
+        break;
+      }
+      new_edge = true;
+    }
+    layer.graph.add_path(edge);
+    added_to = c;
+  }
+  if (!fits)
+    for (const ChannelId* c = first + 1; c <= added_to; ++c) {
+      edge[0] = c[-1];
+      edge[1] = c[0];
+      layer.graph.remove_path(edge);
+    }
+  return fits;
+}
+
+class LashGenerator final : public Generator {
+ public:
+  std::string_view name() const override { return "lash"; }
+  std::vector<std::string_view> option_keys() const override { return {"paths", "passes", "spread"}; }
+  // Every pair's path, and around failures several alternatives of it.
+  double peak_bytes(const MemoryContext& context, const GeneratorOptions&) const override {
+    const double fixed = context.faults ? 240 : 60, per_hop = context.faults ? 40 : 10;
+    return context.pairs * (fixed + per_hop * context.mean_hops) + context.channel_slots * context.layers * 16;
+  }
+  RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
+                      const GeneratorOptions& options) const override {
+    return layered_table(name(), network, allocation, options, lash_layers);
+  }
+};
+
+}  // namespace
+
+LayerAssignment lash_layers(const Torus& torus, const PathSet& paths, FlowControl rule) {
+  const std::size_t n = paths.node_count();
+  std::vector<std::unique_ptr<Layer>> layers;
+  LayerAssignment result;
+  result.layer.assign(paths.pair_count(), 0);
+  for (std::size_t p = 0; p < paths.pair_count(); ++p) {
+    if (p / n == p % n || paths.length(p) < 2) continue;  // no dependency at all
+    std::size_t l = 0;
+    for (;; ++l) {
+      if (l == layers.size()) {
+        if (l == kSearchLayers) {
+          result.exhausted = true;
+          result.used = kSearchLayers;
+          return result;
+        }
+        layers.push_back(std::make_unique<Layer>(torus, rule));
+      }
+      if (try_layer(*layers[l], paths.begin(p), paths.end(p))) break;
+    }
+    result.layer[p] = static_cast<std::uint8_t>(l);
+    ++layers[l]->pairs;
+  }
+  result.used = std::max<int>(1, static_cast<int>(layers.size()));
+  return result;
+}
+
+std::unique_ptr<Generator> create_lash_generator() { return std::make_unique<LashGenerator>(); }
+
+}  // namespace angara

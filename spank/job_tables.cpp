@@ -1,0 +1,293 @@
+#include "spank/job_tables.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "angara/hostlist.hpp"
+#include "angara/table_file.hpp"
+#include "angara/table_set.hpp"
+#include "slurm/job_nodes.hpp"
+#include "spank/shared_tables.hpp"
+#include "routing/chain.hpp"
+#include "routing/generator.hpp"
+#include "routing/pipeline.hpp"
+#include "routing/report.hpp"
+
+#ifndef SYSCONFDIR
+#define SYSCONFDIR "/etc"
+#endif
+
+namespace angara::spank {
+
+namespace {
+
+const char* const kValidKeys =
+    "config=FILE, algorithm=NAME, allow=NAME[,NAME...], tables=DIR, cache=DIR, shared=DIR, dryrun, "
+    "on_failure=drain|cancel, failed=down|down,drained|none, epilog=default|keep, timeout=SECONDS";
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    if (end > start) parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+// How long a prologue waits for the one computing the job's shared result
+// before it computes on its own.
+constexpr std::chrono::milliseconds kSharedWait{600 * 1000};
+
+bool parse_switch(const std::string& key, const std::string& value) {
+  if (value.empty() || value == "yes" || value == "true" || value == "1") return true;
+  if (value == "no" || value == "false" || value == "0") return false;
+  throw std::invalid_argument("plugstack argument '" + key + "=" + value + "': expected yes or no");
+}
+
+std::string table_dir_of(const Config& config, const std::string& override_dir) {
+  return override_dir.empty() ? config.table_dir : override_dir;
+}
+
+// Writes `node`'s table unless in dry run; says what happened for the log.
+std::string write_own_table(const PluginSettings& settings, const Config& config, const JobResult& result,
+                            const std::string& node) {
+  if (settings.dry_run) return node + " dry run, nothing written";
+  const std::string directory = table_dir_of(config, settings.table_dir);
+  write_job_tables(config, result, directory, {node});
+  return node + " written to " + directory;
+}
+
+}  // namespace
+
+PluginSettings parse_plugin_arguments(const std::vector<std::string>& arguments) {
+  PluginSettings settings;
+  for (const std::string& word : arguments) {
+    const std::size_t eq = word.find('=');
+    const std::string key = word.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : word.substr(eq + 1);
+    const auto need_value = [&] {
+      if (value.empty()) throw std::invalid_argument("plugstack argument '" + key + "' needs a value: " + key + "=...");
+    };
+    if (key == "config") {
+      need_value();
+      settings.config_path = value;
+    } else if (key == "algorithm") {
+      need_value();
+      // One generator or a fallback chain ("balanced,nue", routing/chain.hpp).
+      try {
+        settings.algorithm = format_algorithm_chain(parse_algorithm_chain(value));
+      } catch (const std::invalid_argument& e) {
+        if (value.find(',') == std::string::npos)
+          throw std::invalid_argument("plugstack argument algorithm=" + value + ": unknown algorithm (valid: " +
+                                      generator_names() + ")");
+        throw std::invalid_argument("plugstack argument algorithm=" + value + ": " + e.what());
+      }
+    } else if (key == "allow") {
+      need_value();
+      for (const std::string& name : split_commas(value)) {
+        if (!make_generator(name))
+          throw std::invalid_argument("plugstack argument allow=" + value + ": unknown algorithm '" + name +
+                                      "' (valid: " + generator_names() + ")");
+        settings.allowed.push_back(name);
+      }
+    } else if (key == "tables") {
+      need_value();
+      settings.table_dir = value;
+    } else if (key == "cache") {
+      need_value();
+      settings.cache_dir = value;
+    } else if (key == "shared") {
+      need_value();
+      settings.shared_dir = value;
+    } else if (key == "dryrun" || key == "dry_run" || key == "dry-run") {
+      settings.dry_run = parse_switch(key, value);
+    } else if (key == "on_failure") {
+      if (value == "drain")
+        settings.on_failure = FailurePolicy::Drain;
+      else if (value == "cancel")
+        settings.on_failure = FailurePolicy::Cancel;
+      else
+        throw std::invalid_argument("plugstack argument on_failure=" + value + ": expected drain or cancel");
+    } else if (key == "failed") {
+      try {
+        settings.failed_states = slurm::parse_failed_states(value);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("plugstack argument failed=" + value + ": " + e.what());
+      }
+    } else if (key == "epilog") {
+      if (value == "default")
+        settings.restore_default = true;
+      else if (value == "keep")
+        settings.restore_default = false;
+      else
+        throw std::invalid_argument("plugstack argument epilog=" + value + ": expected default or keep");
+    } else if (key == "timeout") {
+      char* end = nullptr;
+      errno = 0;
+      const long seconds = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || errno != 0 || seconds < 1 || seconds > 3600)
+        throw std::invalid_argument("plugstack argument timeout=" + value + ": expected seconds from 1 to 3600");
+      settings.query_timeout = static_cast<int>(seconds);
+    } else {
+      throw std::invalid_argument("unknown plugstack argument '" + word + "' (valid: " + kValidKeys + ")");
+    }
+  }
+  if (!settings.algorithm.empty() && !settings.allowed.empty())
+    for (const std::string& member : parse_algorithm_chain(settings.algorithm))
+      if (std::find(settings.allowed.begin(), settings.allowed.end(), member) == settings.allowed.end())
+        throw std::invalid_argument("plugstack argument algorithm=" + settings.algorithm +
+                                    (member == settings.algorithm ? "" : ": '" + member + "'") + " is not in allow=");
+  return settings;
+}
+
+Config load_plugin_config(const PluginSettings& settings) { return find_config(settings.config_path); }
+
+std::vector<std::string> selectable_algorithms(const PluginSettings& settings) {
+  std::vector<std::string> names;
+  for (const GeneratorInfo& info : generators()) {
+    const std::string name(info.name);
+    if (settings.allowed.empty() ||
+        std::find(settings.allowed.begin(), settings.allowed.end(), name) != settings.allowed.end())
+      names.push_back(name);
+  }
+  return names;
+}
+
+std::string check_algorithm_choice(const PluginSettings& settings, std::string_view name) {
+  const std::vector<std::string> names = selectable_algorithms(settings);
+  if (std::find(names.begin(), names.end(), name) != names.end()) return "";
+  // A chain ("balanced,nue") is fine when it parses and every member is.
+  if (name.find(',') != std::string_view::npos) {
+    std::vector<std::string> chain;
+    try {
+      chain = parse_algorithm_chain(name);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    for (const std::string& member : chain)
+      if (const std::string problem = check_algorithm_choice(settings, member); !problem.empty()) return problem;
+    return "";
+  }
+  std::string list;
+  for (const std::string& valid : names) list += (list.empty() ? "" : ", ") + valid;
+  const bool exists = make_generator(name) != nullptr;
+  return std::string(exists ? "routing algorithm '" : "unknown routing algorithm '") + std::string(name) + "'" +
+         (exists ? " is not enabled on this cluster" : "") + "; valid names: " + list;
+}
+
+namespace {
+
+// install_job_table() with shared=: under the job's lock, this node's row
+// of the published result, or the computation and its publication.
+// `what` names the table in the log line: "table" or "default table".
+TableOutcome install_shared_table(const PluginSettings& settings, const Config& config, const std::string& this_node,
+                                  const JobRequest& request, const std::string& what) {
+  const PreparedJob prepared = prepare_job(config, request);
+  // Reading the shared result holds the whole table too: the same limit.
+  check_job_memory(config, request, prepared);
+  const std::string base = settings.shared_dir + "/" + prepared.fingerprint;
+  const FileLock lock(base + ".lock", kSharedWait);
+  const NodeId node = *config.node_by_name(this_node);
+  if (lock.locked()) {
+    std::optional<SharedRow> row;
+    try {
+      row = read_shared_row(base + ".shared", prepared, node);
+    } catch (const TableFileError&) {
+      // Damaged or foreign: computed again below and published anew.
+    }
+    if (row) {
+      // The member of the chain that computed the published table.
+      TableOutcome outcome{"",
+                           JobResult{prepared.network, RouteTable(prepared.allocation), {}, request.job,
+                                     row->table.algorithm, prepared.fingerprint, 0, false, prepared.algorithm, {}, {}},
+                           base + ".shared"};
+      row->table.node_name = this_node;
+      row->table.chain = recorded_chain(prepared.algorithm);
+      row->table.job = request.job;
+      const std::string directory = table_dir_of(config, settings.table_dir);
+      write_node_table(directory, row->table);
+      outcome.message = "job " + request.job + ": " + row->summary + ", shared result " + outcome.shared_file + "; " +
+                        slurm::failed_routers_note(request.down_nodes) + "; " + what + " of " + this_node + " written to " + directory;
+      return outcome;
+    }
+  }
+  // First (or the wait ran out): compute, verify, publish while holding the lock.
+  TableOutcome outcome{"", compute_job_routes(config, request), ""};
+  std::string published = "; not shared (a route has no compact word)";
+  if (!lock.locked()) {
+    published = "; not shared (another node held " + base + ".lock too long)";
+  } else if (const std::optional<std::string> contents = format_shared_tables(outcome.result)) {
+    write_file_atomically(base + ".shared", *contents);
+    published = "; shared as " + base + ".shared";
+  }
+  outcome.message = format_report_line(outcome.result) + published + "; " + slurm::failed_routers_note(request.down_nodes) + "; " +
+                    what + " of " + write_own_table(settings, config, outcome.result, this_node);
+  return outcome;
+}
+
+}  // namespace
+
+TableOutcome install_job_table(const PluginSettings& settings, const Config& config, const JobContext& job) {
+  if (job.node_list.empty()) throw std::invalid_argument("job " + job.job_id + ": no node list in the environment");
+  if (job.this_node.empty()) throw std::invalid_argument("job " + job.job_id + ": this node's name is unknown");
+  JobRequest request;
+  request.job = job.job_id;
+  request.node_names = expand_hostlist(job.node_list);
+  if (!job.requested_algorithm.empty()) {
+    // Checked at submission too; the prologue trusts nothing from the job's environment.
+    if (const std::string problem = check_algorithm_choice(settings, job.requested_algorithm); !problem.empty())
+      throw std::invalid_argument(problem);
+    request.algorithm = job.requested_algorithm;
+  } else {
+    request.algorithm = settings.algorithm;
+  }
+  request.down_nodes = slurm::machine_nodes_among(config, job.failed_nodes);
+  request.cache_dir = settings.cache_dir;
+  request.write_cache = !settings.dry_run;
+  if (!config.node_by_name(job.this_node))
+    throw std::invalid_argument("this node '" + job.this_node + "' is not a node of the machine described by " +
+                                config.source);
+
+  if (!settings.shared_dir.empty() && !settings.dry_run)
+    return install_shared_table(settings, config, job.this_node, request, "table");
+  TableOutcome outcome{"", compute_job_routes(config, request), ""};
+  outcome.message = format_report_line(outcome.result) + "; " + slurm::failed_routers_note(request.down_nodes) + "; table of " +
+                    write_own_table(settings, config, outcome.result, job.this_node);
+  return outcome;
+}
+
+std::string routing_note(const PluginSettings& settings, const Config& config, const JobResult& result) {
+  return "angara: " + result.algorithm + ", fingerprint " + result.fingerprint + ", " +
+         (settings.dry_run ? std::string("dry run, no table written")
+                           : "tables " + table_dir_of(config, settings.table_dir)) +
+         ", " + (result.report.ok() ? "verified" : "REJECTED");
+}
+
+TableOutcome restore_default_table(const PluginSettings& settings, const Config& config, const std::string& this_node,
+                                   const std::vector<std::string>& failed_nodes) {
+  if (!config.node_by_name(this_node))
+    throw std::invalid_argument("this node '" + this_node + "' is not a node of the machine described by " +
+                                config.source);
+  JobRequest request;
+  request.job = "default";
+  request.algorithm = settings.algorithm;
+  for (const std::string& name : slurm::machine_nodes_among(config, failed_nodes))
+    if (name != this_node) request.down_nodes.push_back(name);
+  request.cache_dir = settings.cache_dir;
+  request.write_cache = !settings.dry_run;
+  if (!settings.shared_dir.empty() && !settings.dry_run)
+    return install_shared_table(settings, config, this_node, request, "default table");
+
+  TableOutcome outcome{"", compute_job_routes(config, request), ""};
+  outcome.message = format_report_line(outcome.result) + "; " + slurm::failed_routers_note(request.down_nodes) +
+                    "; default table of " + write_own_table(settings, config, outcome.result, this_node);
+  return outcome;
+}
+
+}  // namespace angara::spank
