@@ -1,0 +1,378 @@
+#!/bin/bash
+# Regenerates doc/benchmarks.md: runs a fixed, seeded set of benchmark
+# commands from the build tree and writes, per section, what is measured, the
+# exact command line and the figures it printed.  Only the current figures:
+# the history of a figure is in git log.
+#
+# Usage: tools/bench_doc.sh [--quick] [--build DIR] [--output FILE] [--only LIST]
+#   --quick       smaller sets (a few minutes), to test the script itself
+#   --build DIR   the configured and built tree (default: the current directory)
+#   --output FILE default: doc/benchmarks.md of the source tree
+#   --only LIST   these sections only (comma-separated: quality, nue, faults,
+#                 scale, transition, placement, memory)
+# 'make bench-doc' runs it from the build tree (about 30 minutes on 2 shared cores).
+set -euo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$PWD
+output=
+quick=0
+only=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=1 ;;
+    --build) build=$(cd "$2" && pwd); shift ;;
+    --output) output=$2; shift ;;
+    --only) only=",$2,"; shift ;;
+    *) sed -n '7,13p' "$0" >&2; exit 2 ;;
+  esac
+  shift
+done
+output=${output:-$src/doc/benchmarks.md}
+for program in bench/angara-bench bench/angara-faults bench/angara-scale \
+               bench/angara-transition-bench bench/angara-placement-bench cli/angara-route; do
+  [ -x "$build/$program" ] || { echo "bench_doc: no $build/$program (build first)" >&2; exit 2; }
+done
+[ -x /usr/bin/time ] || { echo "bench_doc: needs /usr/bin/time (GNU time)" >&2; exit 2; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+body=$work/body.md
+: > "$body"
+started=$(date +%s)
+
+# wanted SECTION: whether --only asks for it
+wanted() { [ -z "$only" ] || [[ $only == *",$1,"* ]]; }
+
+# emit TEXT...: a line of the document
+emit() { printf '%s\n' "$@" >> "$body"; }
+
+# run NAME [VAR=VALUE...] PROGRAM ARGS...: runs the command in the build tree;
+# stdout in $work/NAME.out, stderr in $work/NAME.err, the command line as
+# shown in $work/NAME.cmd, "wall user system maxrss_kb" in $work/NAME.time.
+# Returns the command's exit status.
+run() {
+  local name=$1
+  shift
+  printf '%s\n' "$*" >> "$work/$name.cmd"
+  echo "bench_doc: $(date -u +%H:%M:%S) $*" >&2
+  (cd "$build" && /usr/bin/time -f '%e %U %S %M' -o "$work/$name.time" env "$@") \
+    > "$work/$name.out" 2> "$work/$name.err"
+}
+
+# command_block NAME...: the command lines of these runs, as a shell block
+command_block() {
+  emit '```sh'
+  local name
+  for name in "$@"; do cat "$work/$name.cmd" >> "$body"; done
+  emit '```'
+}
+
+# output_block NAME: what the run printed on stdout
+output_block() {
+  emit '' '```text'
+  cat "$work/$1.out" >> "$body"
+  emit '```'
+}
+
+# took NAME...: the wall and CPU seconds of these runs, summed
+took() {
+  local name wall=0 cpu=0
+  for name in "$@"; do
+    read -r w u s _ < "$work/$name.time"
+    wall=$(awk -v a="$wall" -v b="$w" 'BEGIN { print a + b }')
+    cpu=$(awk -v a="$cpu" -v b="$u" -v c="$s" 'BEGIN { print a + b + c }')
+  done
+  emit '' "($wall s wall, $cpu s CPU.)"
+}
+
+# failed NAME: a run that exited non-zero, recorded in the document
+failed() {
+  emit '' "**The command failed** (exit status $2); its last lines of standard error:" '' '```text'
+  tail -n 20 "$work/$1.err" >> "$body"
+  emit '```'
+}
+
+# show NAME [VAR=VALUE...] PROGRAM ARGS...: run, then the command, its output
+# and its time (or the failure) in the document
+show() {
+  local name=$1 status=0
+  run "$@" || status=$?
+  emit '' 
+  command_block "$name"
+  if [ "$status" -ne 0 ]; then
+    failed "$name" "$status"
+  else
+    output_block "$name"
+    took "$name"
+  fi
+}
+
+# size QUICK FULL: the value for this mode
+size() { if [ "$quick" = 1 ]; then echo "$1"; else echo "$2"; fi; }
+
+# ---------------------------------------------------------------- sections
+
+section_quality() {
+  emit '' '## Quality: the ANSU paper'"'"'s machine set' ''
+  emit 'The quality benchmark (`bench/angara-bench`, also `make bench`) routes allocations of' \
+       'the machine set of the ANSU paper (section 5.1: 2D, 3D and 4D tori with sizes 2 to 8)' \
+       'with every generator, verifies every table and compares max gamma (the load of the' \
+       'busiest channel) with BFS on the same allocation, with the per-dimension lower bound' \
+       'and with the LP bound (the optimum over minimal Angara-encodable routes, deadlock' \
+       'ignored).  Size-2 dimensions have two parallel cables unless said otherwise.'
+  emit '' '### Desmos against the paper'"'"'s Table 2' ''
+  emit 'Desmos (4x2x2x2) on blocks of 2 to 32 nodes, every generator, next to the figures the' \
+       'paper publishes (max gamma / min gamma / sigma(4) / diameter), first with one cable in' \
+       'Y, Z and K (Desmos as built, the paper'"'"'s cabling), then with two.  `LP` is the LP bound,' \
+       '`bound` the per-dimension one.  The second table is the congestion of the paper'"'"'s' \
+       'traffic patterns (section 5.2) on the whole machine: the most flows sharing one channel.'
+  show desmos ANGARA_THREADS=1 nice -n 19 bench/angara-bench --desmos-only
+  local max_nodes
+  max_nodes=$(size 16 64)
+  emit '' '### The machine set' ''
+  emit "Every torus of the set with at most $max_nodes nodes, four allocations each: the whole" \
+       'machine, a compact half block (the largest dimension halved), a random half (seeded)' \
+       'and the node set Slurm'"'"'s linear best fit gives a job of half the free nodes on a' \
+       'partly busy machine (`slurm-linear`).  Genetic runs up to 64 nodes.  Per dimension count' \
+       'and allocation kind: tables, tables the verifier rejected (`failed`), max gamma below /' \
+       'equal / above BFS'"'"'s and the summed ratios of each group (the paper'"'"'s Figure 5),' \
+       '`sum/bfs` over all tables, `mean/LB` the mean ratio to the per-dimension bound, tables' \
+       'at it, tables another generator beats, and generation seconds.  The last block sums' \
+       'max gamma over the LP bound rounded up (`sum/LP`; `at LP` tables at it) and names the' \
+       'worst allocation; the LP is solved for every allocation up to 128 nodes.'
+  show sweep ANGARA_THREADS=1 nice -n 19 bench/angara-bench --sweep-only --max-nodes "$max_nodes"
+}
+
+section_nue() {
+  emit '' '## Nue' ''
+  emit 'Nue (`--algorithm nue`) routes in the complete channel dependency graph over k virtual' \
+       'channels; it is the member of the default chain for machines where balanced finds no' \
+       'deadlock-free table on one channel.  `angara-bench --nue` routes whole fault-free tori' \
+       'and seeded faulty ones (issue 7'"'"'s 8x8 with routers 1,0, 2,1 and 4,0 failed, and six' \
+       'machines with failed routers `r` and cables `c`) under both rule sets (`general`: any' \
+       'path; `angara`: every route encodable by the router) with k virtual channels, and' \
+       'verifies each table under the same rules and k.  `bound` is the per-dimension lower' \
+       'bound, `used` the channels the table uses, `non-min` the routes longer than the torus' \
+       'distance.  A faulty machine'"'"'s header line gives the routability oracle'"'"'s count of pairs' \
+       'that no encodable route joins; `no table` is the generator'"'"'s refusal.'
+  if [ "$quick" = 1 ]; then
+    show nue ANGARA_THREADS=1 nice -n 19 bench/angara-bench --nue --tori 4x4x4,8x8 \
+      --virtual-channels 8 --rules general
+  else
+    show nue ANGARA_THREADS=1 nice -n 19 bench/angara-bench --nue --tori 4x4x4,8x8,6x6x6,4x4x4x4 \
+      --virtual-channels 1,8
+  fi
+}
+
+section_faults() {
+  emit '' '## Fault campaign' ''
+  emit '`bench/angara-faults` (also `make faults`) draws seeded scenarios on 2D, 3D and 4D tori:' \
+       '1-8 failed routers, 1-16 failed cables, or 1-4 routers and 1-8 cables, each on the whole' \
+       'machine, a compact block and a random half; the scenarios cycle through the machines up' \
+       'to `--max-nodes`, nine per machine.  For each the routability oracle says whether every' \
+       'pair has an encodable route at all; then the default chain (`balanced,nue,exact`) and' \
+       'each generator on its own route it, and every table goes through the verifier on one' \
+       'virtual channel.  *routed*: a table verified; *missed*: the oracle joins every pair but' \
+       'no table came out; *dlock*: tables with a deadlock (must be 0); *stretch*: hops over' \
+       'the shortest encodable route; *detour*: hops over the fault-free torus distance;' \
+       '*gamma/ff*: max gamma over that of the fault-free balanced table of the same allocation;' \
+       'CPU seconds per table (a chain: its members up to the one that succeeded).  The list' \
+       'at the end names the scenarios the chain misses although the oracle joins every pair,' \
+       'with each member'"'"'s reason (`exact` proves for some that no deadlock-free table on one' \
+       'virtual channel exists); `angara-faults --from ID --scenarios ID+1 --verbose` with the' \
+       'same `--max-nodes` reruns one.'
+  show faults ANGARA_THREADS=1 nice -n 19 bench/angara-faults --seed 1 --scenarios "$(size 54 270)" \
+    --max-nodes 128 --singles-max-nodes 64
+  emit '' '### Fault campaign up to 512 nodes' ''
+  emit 'The same campaign over every machine up to 512 nodes (4x4 to 16x32, 4x4x4 to 8x8x8,' \
+       '4x2x2x2 to 4x4x4x8), nine scenarios per machine, the default chain only: how the chain' \
+       'copes with large allocations (whole 16x32, 8x8x8 and 4x4x4x8 machines), where balanced' \
+       'fails more often and `exact` repairs its partial table.'
+  show faults512 ANGARA_THREADS=1 nice -n 19 bench/angara-faults --seed 1 --scenarios "$(size 36 135)" \
+    --max-nodes 512 --singles-max-nodes 1
+}
+
+section_scale() {
+  emit '' '## Scale' ''
+  emit '`bench/angara-scale` routes whole fault-free machines, each case in a child process of' \
+       'its own on one thread under a CPU limit (`> N s`: not done within it): generation and' \
+       'verification CPU seconds, the child'"'"'s peak RSS, bytes per route of the table, and max' \
+       'gamma against the lower bound.  The second command is the largest machine balanced' \
+       'routes here; its peak is the N^2 route table itself (4 bytes a route).'
+  local limit
+  limit=$(size 5 10)
+  if [ "$quick" = 1 ]; then
+    show scale nice -n 19 bench/angara-scale --tori 8x8x8,16x16x16 --algorithms bfs,balanced --limit 5
+    return
+  fi
+  show scale nice -n 19 bench/angara-scale --tori 8x8x8,8x4x4x4,16x8x8,8x8x4x4,16x16x16,8x8x8x8 \
+    --algorithms bfs,sssp,balanced,nue --limit "$limit"
+  show scale-large nice -n 19 bench/angara-scale --tori 32x16x16,16x8x8x8,16x16x16x8 \
+    --algorithms balanced --limit 300
+}
+
+section_transition() {
+  emit '' '## Live switches' ''
+  emit '`bench/angara-transition-bench` routes a job on every live node of a machine with some' \
+       'failures already (`before`), fails one more router or cable (every other trial each),' \
+       'rebuilds the table with the same generator and asks the transition planner' \
+       '(angara-route(8), LIVE SWITCHES) how the running job can switch: directly (the union of' \
+       'the installed and the new routes is deadlock-free), through intermediate tables' \
+       '(`staged`), or only after quiescing the job; `unroutable`: no table before or after.' \
+       '`broken` counts the quiesce cases where a pair whose installed route crosses the new' \
+       'failure has a new route that closes a cycle with installed routes.'
+  local trials cfg
+  trials=$(size 20 100)
+  emit '' '```sh'
+  for cfg in "4x4x4 bfs 1" "4x4x4 bfs 2" "4x4x4 balanced 1" "4x4x4 balanced 2" "8x8 balanced 1" \
+             "8x8 sssp 1" "4x2x2x2 balanced 0" "4x2x2x2 balanced 1"; do
+    set -- $cfg
+    run transition nice -n 19 bench/angara-transition-bench --machine "$1" --algorithm "$2" \
+      --before "$3" --trials "$trials" --seed 1
+    tail -n 1 "$work/transition.cmd" >> "$body"
+    cat "$work/transition.out" >> "$work/transition.all"
+    cat "$work/transition.time" >> "$work/transition.times"
+  done
+  emit '```' '' '| machine | generator | before | trials | direct | staged (tables) | quiesce (broken) | unroutable |' \
+       '|---|---|---|---|---|---|---|---|'
+  # "4x4x4 bfs, 1 failure(s) before, ... 100 trials (seed 1): 80 direct, 9 staged (9
+  # intermediate tables), 11 quiesce (11 because ...), 0 unroutable"
+  awk '{ gsub(/[,():]/, " ")
+         printf "| %s | %s | %s | %s | %s | %s (%s) | %s (%s) | %s |\n",
+                $1, $2, $3, $12, $16, $18, $20, $23, $25, $(NF - 1) }' \
+    "$work/transition.all" >> "$body"
+  awk '{ w += $1; c += $2 + $3 } END { printf "\n(%.1f s wall, %.1f s CPU.)\n", w, c }' \
+    "$work/transition.times" >> "$body"
+}
+
+section_placement() {
+  emit '' '## Placement' ''
+  emit '`bench/angara-placement-bench` replays one seeded job trace per machine (jobs of 1-64' \
+       'nodes, Poisson arrivals offering about 95% of the machine, FCFS without backfill, one' \
+       'failed router per 128 nodes, at least 2) under three placements: `linear`, Slurm'"'"'s' \
+       'best fit over consecutive free nodes in node order; `curve`, the same best fit along' \
+       'the nested-block order `angara-route slurm-conf` writes; `select`, `angara-route select`' \
+       'with the free nodes and the running jobs'"'"' channel loads.  Every job of 2+ nodes is' \
+       'routed with balanced and verified.  Columns: jobs, jobs routed, `unrt` jobs that could' \
+       'not be routed, mean job max gamma, mean per-dimension bound, `G/B` their ratio, `lp`' \
+       'and `G/LP` the same with each job'"'"'s LP bound, `g/b` and `worst` the mean and worst' \
+       'per-job ratio to the bound, mean route length, channels a job shares with running jobs' \
+       'and jobs sharing any, utilisation, and the mean / worst wall milliseconds of one `select`.'
+  show placement nice -n 19 bench/angara-placement-bench --jobs "$(size 40 300)" --seed 1 \
+    --machines 4x4x4 --lp
+}
+
+# memory_case NAME CONFIG ALGORITHM [NODES]: one row of the memory table
+memory_case() {
+  local name=$1 config=$2 algorithm=$3 nodes=${4:-}
+  local args=(generate --dry-run --json -c "$config.yaml" -a "$algorithm")
+  local shown=
+  [ -n "$nodes" ] && { args+=(--nodes "$nodes"); shown=" --nodes '$nodes'"; }
+  local status=0
+  (cd "$work/mem" && /usr/bin/time -f '%M %e' -o "$name.time" env ANGARA_THREADS=1 \
+     cli/angara-route "${args[@]}" > "$name.json" 2> "$name.err") || status=$?
+  echo "ANGARA_THREADS=1 /usr/bin/time -f %M cli/angara-route ${args[*]:0:7}$shown" >> "$work/memory.cmd"
+  echo "bench_doc: $(date -u +%H:%M:%S) memory $config $algorithm ${nodes:-whole}" >&2
+  if [ "$status" -ne 0 ]; then
+    echo "| $config | $algorithm | ${nodes:-all} | failed (exit $status) | | | |" >> "$work/memory.rows"
+    return
+  fi
+  python3 - "$work/mem/$name.json" "$work/mem/$name.time" "$config" "$algorithm" >> "$work/memory.rows" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+peak_kb, wall = open(sys.argv[2]).read().split()[:2]
+measured = int(peak_kb) / 1024
+estimate = report["memory"]["estimate_bytes"] / 2**20
+print(f"| {sys.argv[3]} | {sys.argv[4]} | {report['nodes']} ({report['node_count']}) | "
+      f"{measured:.1f} | {estimate:.1f} | {estimate / measured:.2f} | {float(wall):.1f} |")
+PY
+}
+
+section_memory() {
+  emit '' '## Memory estimate' ''
+  emit 'Before a computation allocates anything large, the tool estimates its peak' \
+       '(`routing/memory.cpp`): program and machine, the route table (4 bytes an ordered pair)' \
+       'and the largest of the phases that follow one another (the generator'"'"'s own state,' \
+       'the verifier, a route dump or cache entry, the LP bound).  Over `limits.memory` /' \
+       '`--memory-limit` it refuses with exit status 9 before anything is allocated.  The' \
+       'table compares the peak RSS of `generate --dry-run` (`/usr/bin/time -f %M`, one' \
+       'thread) with the estimate the same command reports (`memory.estimate_bytes` of' \
+       '`--json`); the estimate must stay above the peak.  Configurations: `lp` files keep' \
+       'the report'"'"'s LP bound on (the default 2 s), the others set `lp_bound_time: 0`.'
+  mkdir -p "$work/mem"
+  ln -s "$build/cli" "$work/mem/cli"
+  local dims
+  for dims in 8x8x8:511 16x8x8:1023 16x16x8:2047; do
+    printf 'machine:\n  torus: %s\n  nodes: n[0000-%04d]\nrouting:\n  lp_bound_time: 0\n  virtual_channels: 8\n' \
+      "${dims%:*}" "${dims#*:}" > "$work/mem/${dims%:*}.yaml"
+  done
+  printf 'machine:\n  torus: 8x8x8\n  nodes: n[0000-0511]\n' > "$work/mem/8x8x8-lp.yaml"
+  printf 'machine:\n  torus: 6x6x6\n  nodes: n[0000-0215]\n' > "$work/mem/6x6x6-lp.yaml"
+  printf 'machine:\n  torus: 8x8x8\n  nodes: n[0000-0511]\nfailures:\n  nodes: ["3,3,3", "5,1,6"]\nrouting:\n  lp_bound_time: 0\n  virtual_channels: 8\n' \
+    > "$work/mem/8x8x8-2routers.yaml"
+  memory_case a 8x8x8 balanced
+  memory_case b 8x8x8 sssp
+  memory_case c 8x8x8 dfsssp
+  memory_case d 6x6x6-lp balanced 'n[0000-0127]'
+  if [ "$quick" = 0 ]; then
+    memory_case e 8x8x8 nue
+    memory_case f 8x8x8 lash
+    memory_case g 8x8x8-2routers balanced
+    memory_case h 8x8x8-2routers dfsssp
+    memory_case i 8x8x8-lp balanced 'n[0000-0255]'
+    memory_case j 16x8x8 balanced
+    memory_case k 16x8x8 bfs
+    memory_case l 16x8x8 sssp
+    memory_case m 16x8x8 dfsssp
+    memory_case n 16x8x8 balanced 'n[0000-0511]'
+    memory_case o 16x8x8 genetic 'n[0000-0127]'
+    memory_case p 16x16x8 balanced
+  fi
+  emit '' '```sh'
+  local file
+  for file in "$work"/mem/*.yaml; do
+    grep -q -- "-c $(basename "$file") " "$work/memory.cmd" || continue
+    emit "cat > $(basename "$file") <<'EOF'"
+    cat "$file" >> "$body"
+    emit 'EOF'
+  done
+  cat "$work/memory.cmd" >> "$body"
+  emit '```' '' '| configuration | generator | nodes | measured peak MiB | estimate MiB | estimate / peak | wall s |' \
+       '|---|---|---|---|---|---|---|'
+  cat "$work/memory.rows" >> "$body"
+}
+
+# ---------------------------------------------------------------- the run
+
+wanted quality && section_quality
+wanted nue && section_nue
+wanted faults && section_faults
+wanted scale && section_scale
+wanted transition && section_transition
+wanted placement && section_placement
+wanted memory && section_memory
+
+finished=$(date +%s)
+cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+memory=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
+{
+  echo '# Benchmarks'
+  echo
+  echo "Generated by \`tools/bench_doc.sh$( [ "$quick" = 1 ] && echo ' --quick')\` (\`make bench-doc\`);" \
+       'do not edit by hand: change the script and rerun it.  The history of a figure is in'
+  echo '`git log -p doc/benchmarks.md`.'
+  echo
+  echo "- machine: $(nproc) processors ($cpu_model), $memory of memory, shared with other work"
+  echo "- date: $(date -u -d "@$started" '+%Y-%m-%d %H:%M') UTC, $(( (finished - started + 30) / 60 )) min wall in all"
+  echo "- source: commit $commit$(git -C "$src" diff --quiet HEAD 2>/dev/null || echo ' (with local changes)')"
+  echo
+  echo 'Commands run in the build tree (`bench/` and `cli/` are its directories).  Times are'
+  echo 'wall and CPU seconds of the whole command under `nice -n 19` on a shared machine;'
+  echo '`ANGARA_THREADS=1` keeps the generators and the verifier on one thread.'
+  [ "$quick" = 1 ] && { echo; echo '**Quick run** (`--quick`): smaller sets than the full document.'; }
+  cat "$body"
+} > "$work/benchmarks.md"
+mv "$work/benchmarks.md" "$output"
+echo "bench_doc: wrote $output in $(( finished - started )) s" >&2
