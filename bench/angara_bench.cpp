@@ -44,7 +44,7 @@ struct Options {
   // lp_time seconds each (0: none).  Longer than the product's 2 s
   // (routing.lp_bound_time): the benchmark wants the bound of every
   // allocation, and random halves of 4D machines with even rings take up to
-  // ~20 s CPU in GLPK's simplex (doc/benchmarks.md, issue 12).
+  // ~20 s CPU in GLPK's simplex (doc/benchmarks.md, "Quality").
   double lp_time = 120.0;
   NodeId lp_max_nodes = 128;
   // --lp-all-columns: the full LP at once instead of column generation
@@ -241,7 +241,7 @@ Row run_one(const Network& network, const std::vector<NodeId>& allocation, const
 }
 
 // `single_cable`: Y, Z and K cabled once, as the paper's Desmos is (see
-// doc/benchmarks.md); otherwise two cables, the shared model's default.
+// doc/benchmarks.md, "Desmos against the paper's Table 2"); otherwise two cables, the shared model's default.
 void desmos_table(const Options& options, bool single_cable) {
   const Network network(single_cable ? Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"))
                                      : Torus::parse("4x2x2x2"));

@@ -19,9 +19,10 @@ using angara_test::node_at;
 
 namespace {
 
-// Fault campaign scenario 333 (doc/benchmarks.md): the whole 6x6 with four
-// failed routers, every pair joined by an encodable route, and balanced and
-// nue both leave pairs without a deadlock-free one.
+// Fault campaign scenario 333 (angara-faults --max-nodes 81 --from 333
+// --scenarios 334 --verbose): the whole 6x6 with four failed routers, every
+// pair joined by an encodable route, and balanced and nue both leave pairs
+// without a deadlock-free one.
 Network scenario_333() {
   Network net(Torus::parse("6x6"));
   for (const char* dead : {"0,1", "0,2", "2,2", "5,4"}) net.fail_node(node_at(net.torus(), dead));
