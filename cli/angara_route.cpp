@@ -449,6 +449,20 @@ struct Subcommand {
   int (*run)(int argc, char** argv);
 };
 
+// angara-route options [--man]: the generators' routing.options.
+int cmd_options(int argc, char** argv) {
+  bool man = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--man")
+      man = true;
+    else
+      return usage_error(std::string("options: unexpected argument '") + argv[i] + "'");
+  }
+  std::cout << describe_generator_options(man ? OptionsFormat::troff : OptionsFormat::text);
+  return kExitOk;
+}
+
 const Subcommand kSubcommands[] = {
     {"generate",
      "generate [--config F] [--nodes HOSTLIST] [--algorithm NAME] [--dry-run]\n"
@@ -496,6 +510,10 @@ const Subcommand kSubcommands[] = {
      "                    [--leaf-size N]",
      "Prints slurm.conf node lines along the torus's nested blocks and writes topology.conf.",
      &angara::cli::slurm_conf_command},
+    {"options", "options [--man]",
+     "The routing.options of every generator (angara.yaml(5)): values, defaults and meaning;\n"
+     "--man prints the list as angara.yaml(5) has it.",
+     &cmd_options},
     {"node-states", "node-states --output FILE [--failed STATES] [--timeout S]",
      "Writes slurmctld's failed and unavailable nodes, with the time, for select --node-states\n"
      "(job_submit.lua reads jobs itself but cannot ask slurmctld for node states).",
@@ -521,8 +539,11 @@ bool asks_for_json(int argc, char** argv) {
 }
 
 void print_command_help(const Subcommand& sub) {
-  std::cout << "Usage: " << kProgram << " " << sub.synopsis << "\n\n" << sub.summary << "\n"
-            << "Exit status and every option: angara-route(8).\n";
+  std::cout << "Usage: " << kProgram << " " << sub.synopsis << "\n\n" << sub.summary << "\n";
+  if (std::string_view(sub.name) == "generate")
+    std::cout << "\nrouting.options of the generators (angara.yaml(5)):\n"
+              << describe_generator_options(OptionsFormat::text);
+  std::cout << "Exit status and every option: angara-route(8).\n";
 }
 
 void print_help() {

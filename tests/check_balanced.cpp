@@ -382,7 +382,7 @@ START_TEST(test_long_way_on_scattered_sets) {
       }
   }
   ck_assert_std_str_eq(bad_option_message("long_way", "far"),
-                       "balanced: option 'long_way' expects off or a number of extra hops (0-99), got 'far'");
+                       "balanced: option 'long_way' expects off or an integer from 0 to 99, got 'far'");
 }
 END_TEST
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "routing/common/generator_support.hpp"
+#include "routing/common/option_spec.hpp"
 #include "routing/common/shortest_paths.hpp"
 
 namespace angara {
@@ -65,10 +66,9 @@ int spread_over_empty_layers(const PathSet& paths, std::vector<std::uint8_t>& la
 // the format's limit before it found enough.
 [[noreturn]] void too_many_layers(std::string_view generator, int needed, int allowed, bool at_least);
 
-// Generator options shared by the layered backends ("passes: 2").  Throws
-// RoutingError naming the option and what was expected.
-int integer_option(std::string_view generator, const GeneratorOptions& options, const std::string& key,
-                   int fallback, int low, int high);
+// The options every layered backend reads (paths, passes, spread): dfsssp
+// and lash declare these same ones, since both run this path step.
+std::vector<OptionSpec> layered_option_specs();
 
 // The path step's options of the layered backends: "passes: 1|2" and
 // "paths: pairs|trees" (trees only under rules: general).

@@ -744,22 +744,25 @@ class Balancer {
 // SSSP costs several times the rest, hence the default.
 enum class Start { greedy, sssp, best };
 
+const OptionSpec kStartOption{"start", OptionSpec::Kind::word, "greedy", {"greedy", "sssp", "best"}, 0, 0,
+                               "start the local search from the greedy assignment, from the SSSP table, or from "
+                               "whichever of the two is better"};
+
 Start read_start(const GeneratorOptions& options) {
-  const auto it = options.extra.find("start");
-  if (it == options.extra.end() || it->second == "greedy") return Start::greedy;
-  if (it->second == "sssp") return Start::sssp;
-  if (it->second == "best") return Start::best;
-  throw std::invalid_argument("balanced: option 'start' expects greedy, sssp or best, got '" + it->second + "'");
+  const std::string start = option_text("balanced", kStartOption, options);
+  return start == "sssp" ? Start::sssp : start == "best" ? Start::best : Start::greedy;
 }
 
 // Option `construction`: direct (the default) writes whole fault-free
 // sub-tori straight from their displacement classes (sub_torus_table);
 // candidates always goes through the candidate set, for comparison.
+const OptionSpec kConstructionOption{"construction", OptionSpec::Kind::word, "direct", {"direct", "candidates"}, 0, 0,
+                                      "a whole fault-free machine or sub-torus is written straight from its displacement "
+                                      "classes (the same table in a fraction of the time and memory), or always through "
+                                      "the candidate set, for comparison"};
+
 bool read_construction(const GeneratorOptions& options) {
-  const auto it = options.extra.find("construction");
-  if (it == options.extra.end() || it->second == "direct") return true;
-  if (it->second == "candidates") return false;
-  throw std::invalid_argument("balanced: option 'construction' expects direct or candidates, got '" + it->second + "'");
+  return option_text("balanced", kConstructionOption, options) == "direct";
 }
 
 // The candidate indices of another generator's table, or false when one of
@@ -787,26 +790,27 @@ void search(Balancer& balancer, std::uint32_t bound, bool polish = true) {
 // fault-free sub-tori use First/Last Step orders as extra path diversity
 // (below; on a machine with failures, the pairs that keep a minimal route);
 // off keeps the routes of the augmented candidate set, for comparison.
-bool read_turns(const GeneratorOptions& options) {
-  const auto it = options.extra.find("turns");
-  if (it == options.extra.end() || it->second == "on") return true;
-  if (it->second == "off") return false;
-  throw std::invalid_argument("balanced: option 'turns' expects on or off, got '" + it->second + "'");
-}
+const OptionSpec kTurnsOption{"turns", OptionSpec::Kind::word, "on", {"on", "off"}, 0, 0,
+                               "an allocation that is not a whole fault-free sub-torus (a block, a scattered job) "
+                               "may also use First and Last Step orders of its minimal routes, each admitted only "
+                               "when it closes no forbidden cycle in the channel dependency graph; on a machine "
+                               "with failures this applies to the pairs that keep a minimal route; off keeps the "
+                               "direction-order routes, for comparison"};
+
+bool read_turns(const GeneratorOptions& options) { return option_text("balanced", kTurnsOption, options) == "on"; }
 
 // Option `long_way`: how many hops longer than minimal a route of a
 // sub-allocation may be, as a pure DOR route the long way round
 // rings, where the minimal routes stay above the bound (the refinement
 // below).  Default 2; 0 (or off) keeps every such route minimal.
+const OptionSpec kLongWayOption{"long_way", OptionSpec::Kind::integer, "2", {"off"}, 0, 99,
+                                 "where those minimal routes stay above what the same search reaches without the "
+                                 "deadlock rule (scattered jobs on long rings), routes may go the long way round "
+                                 "rings as direction-order routes at most this many hops longer than minimal; they "
+                                 "close no forbidden cycle; 0 or off keeps every route minimal"};
+
 int read_long_way(const GeneratorOptions& options) {
-  const auto it = options.extra.find("long_way");
-  if (it == options.extra.end()) return kLongWayHops;
-  if (it->second == "off") return 0;
-  if (!it->second.empty() && it->second.size() <= 2 &&
-      std::all_of(it->second.begin(), it->second.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return std::stoi(it->second);
-  throw std::invalid_argument("balanced: option 'long_way' expects off or a number of extra hops (0-99), got '" +
-                              it->second + "'");
+  return static_cast<int>(option_integer("balanced", kLongWayOption, options));
 }
 
 // Whether a candidate is a pure DOR + direction-bit route: its directions
@@ -972,7 +976,9 @@ void refine_with_turns(const Network& network, const CandidateSet& narrow, const
 class BalancedGenerator : public Generator {
  public:
   std::string_view name() const override { return "balanced"; }
-  std::vector<std::string_view> option_keys() const override { return {"start", "construction", "turns", "long_way"}; }
+  std::vector<OptionSpec> option_specs() const override {
+    return {kStartOption, kConstructionOption, kTurnsOption, kLongWayOption};
+  }
   // On a whole fault-free torus it fills the table directly; elsewhere it
   // keeps the candidate routes of every pair.  Its First/Last Step
   // refinement holds every minimal encodable route of a pair, the long-way
@@ -980,7 +986,7 @@ class BalancedGenerator : public Generator {
   // hops, 0.8 KiB at 10 (random subsets of 128 to 1024 nodes,
   // doc/benchmarks.md, "Memory estimate").
   double peak_bytes(const MemoryContext& context, const GeneratorOptions& options) const override {
-    const auto turns = options.extra.find("turns");
+    const auto turns = options.extra.find(std::string(kTurnsOption.key));
     const bool refined = !context.whole_intact_torus && (turns == options.extra.end() || turns->second != "off") &&
                          (!context.faults || (context.allocation_size <= kFaultyRefinementMaxNodes &&
                                               context.allocation_size < context.live_nodes));
@@ -991,9 +997,9 @@ class BalancedGenerator : public Generator {
   // Node selection scores many candidate sets: in direction order (turns:
   // off, a few milliseconds each) unless turns is configured.
   std::optional<GeneratorOptions> scoring_options(const GeneratorOptions& configured) const override {
-    if (configured.extra.count("turns")) return std::nullopt;
+    if (configured.extra.count(std::string(kTurnsOption.key))) return std::nullopt;
     GeneratorOptions scoring = configured;
-    scoring.extra["turns"] = "off";
+    scoring.extra[std::string(kTurnsOption.key)] = "off";
     return scoring;
   }
 

@@ -207,7 +207,7 @@ class LayeredDependencies {
 class DfssspGenerator final : public Generator {
  public:
   std::string_view name() const override { return "dfsssp"; }
-  std::vector<std::string_view> option_keys() const override { return {"paths", "passes", "spread"}; }
+  std::vector<OptionSpec> option_specs() const override { return layered_option_specs(); }
   // Every pair's path, and around failures several alternatives of it.
   double peak_bytes(const MemoryContext& context, const GeneratorOptions&) const override {
     const double fixed = context.faults ? 240 : 60, per_hop = context.faults ? 40 : 10;

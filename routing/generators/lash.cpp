@@ -69,7 +69,7 @@ bool try_layer(Layer& layer, const ChannelId* first, const ChannelId* last) {
 class LashGenerator final : public Generator {
  public:
   std::string_view name() const override { return "lash"; }
-  std::vector<std::string_view> option_keys() const override { return {"paths", "passes", "spread"}; }
+  std::vector<OptionSpec> option_specs() const override { return layered_option_specs(); }
   // Every pair's path, and around failures several alternatives of it.
   double peak_bytes(const MemoryContext& context, const GeneratorOptions&) const override {
     const double fixed = context.faults ? 240 : 60, per_hop = context.faults ? 40 : 10;
