@@ -28,7 +28,7 @@ struct Route {
 // Parses "+Y +X -Z".  Throws std::invalid_argument naming the bad token.
 std::vector<Direction> parse_hops(std::string_view text);
 
-// Angara encodability (shared model, "Routing rules"): the hops split as
+// Angara encodability (doc/model.md, "Routing rules"): the hops split as
 // [FS] middle [LS], FS one positive hop, LS one negative hop, middle obeying
 // DOR and the direction-bit rule.
 bool is_angara_encodable(const std::vector<Direction>& hops);
@@ -36,7 +36,7 @@ bool is_angara_encodable(const std::vector<Direction>& hops);
 bool is_dor_route(const std::vector<Direction>& hops);
 
 // A route as the compact store keeps it: one 32-bit word holding the
-// Angara header's fields, [FS] DOR middle [LS] (shared model, "Routing
+// Angara header's fields, [FS] DOR middle [LS] (doc/model.md, "Routing
 // rules"): an optional First Step (positive), per dimension the sign and hop
 // count of the middle, an optional Last Step (negative) and the layer.  Made
 // by RouteTable::pack(); 0 is the empty (missing) route.

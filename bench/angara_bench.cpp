@@ -241,7 +241,7 @@ Row run_one(const Network& network, const std::vector<NodeId>& allocation, const
 }
 
 // `single_cable`: Y, Z and K cabled once, as the paper's Desmos is (see
-// doc/benchmarks.md); otherwise two cables, the shared model's default.
+// doc/benchmarks.md); otherwise two cables, the default (doc/model.md, "Channels and cabling").
 void desmos_table(const Options& options, bool single_cable) {
   const Network network(single_cable ? Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"))
                                      : Torus::parse("4x2x2x2"));

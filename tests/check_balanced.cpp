@@ -185,7 +185,8 @@ END_TEST
 // ---------------------------------------------------------------------------
 // Balanced generator
 
-// Max gamma on the Desmos blocks of the shared model equals the lower bound.
+// Max gamma on the Desmos blocks (two cables in every size-2 dimension; doc/model.md,
+// "Reference numbers") equals the per-dimension lower bound.
 START_TEST(test_desmos_blocks) {
   const Network net(Torus::parse("4x2x2x2"));
   const Torus& t = net.torus();

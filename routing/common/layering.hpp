@@ -15,7 +15,7 @@
 namespace angara {
 
 // Virtual channel (layer) numbers a table may carry at most (the Angara
-// header and the dump format allow 8; shared/angara-model.md).
+// header and the dump format allow 8; doc/model.md, "Routing rules").
 constexpr int kMaxLayers = 8;
 
 // Layers the searches may open beyond the allowed ones, only to tell the
