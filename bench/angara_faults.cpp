@@ -3,7 +3,7 @@
 // Seeded scenarios over 2D, 3D and 4D tori up to 512 nodes: failed routers,
 // failed cables and mixes, on the whole machine and on sub-allocations (a
 // compact block, a random half).  For each scenario the routability oracle
-// (routing/oracle.hpp) says whether every allocated pair has an encodable
+// (routing/common/oracle.hpp) says whether every allocated pair has an encodable
 // route at all; then every generator runs and its table goes through the
 // independent verifier.  Per generator and for the default chain: scenarios
 // routed, scenarios the oracle calls routable but no table came out,

@@ -2,7 +2,7 @@
 // machine that already has some failures; one more router or cable fails; the
 // job's tables are rebuilt with the same generator.  How often is the switch
 // from the installed to the new routes safe directly, through intermediate
-// tables, or only after quiescing the job (routing/transition.hpp)?
+// tables, or only after quiescing the job (routing/check/transition.hpp)?
 //
 //   angara-transition-bench [--machine 4x4x4] [--algorithm bfs] [--trials 100]
 //                           [--before 1] [--seed 1]

@@ -2,7 +2,7 @@
 // the installed to the new table one by one, so the network carries both.
 // The switch goes ahead directly when their union is deadlock-free, through
 // intermediate table sets when the transition planner finds such a sequence
-// (routing/transition.hpp), and is refused otherwise unless the operator has
+// (routing/check/transition.hpp), and is refused otherwise unless the operator has
 // quiesced the job (angara-route(8), LIVE SWITCHES).
 #pragma once
 #include <stdexcept>

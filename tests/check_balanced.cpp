@@ -1,5 +1,5 @@
-// Candidate routes (routing/candidates.hpp) and the "balanced" generator
-// (routing/balanced.cpp).
+// Candidate routes (routing/common/candidates.hpp) and the "balanced" generator
+// (routing/generators/balanced.cpp).
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -304,7 +304,7 @@ END_TEST
 
 // Sub-allocations use First/Last Step orders where they lower the max load
 // (issue 12): blocks that are not whole sub-tori, against the LP bound
-// (routing/lp_bound.hpp) and against the DOR routes alone (turns=off).
+// (routing/check/lp_bound.hpp) and against the DOR routes alone (turns=off).
 // Every table verifies (deadlock-free under bubble, encodable, minimal), and
 // these reach the rounded-up LP bound: no table of minimal encodable routes
 // does better.

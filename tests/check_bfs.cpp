@@ -145,7 +145,7 @@ END_TEST
 // at once; x must then go 0 -> 3 -> 2 -> 1 with -X, and y 1 -> 0 cannot use
 // -Y before -X (DOR).  The routing graph's static turns (Theorem 2) admit no
 // Last Step here, so BFS alone finds only "+Y +Y +Y -X -X -X"; the
-// checked-turn stage (routing/checked_turns.hpp) replaces it with the
+// checked-turn stage (routing/common/checked_turns.hpp) replaces it with the
 // shortest encodable route "-X -X -Y -X" (Last Step -X), whose turn closes
 // no cycle with the other routes.
 START_TEST(test_failed_node_4x4) {

@@ -1,4 +1,4 @@
-// The exact generator (routing/exact.cpp): it routes what the heuristics
+// The exact generator (routing/generators/exact.cpp): it routes what the heuristics
 // miss although every pair has an encodable route, proves where no
 // deadlock-free single-channel table exists, and refuses what it does not
 // decide.

@@ -1,5 +1,5 @@
 // Channel loads, balance metrics and the per-dimension lower bound
-// (routing/metrics.hpp), against values computed by hand.
+// (routing/check/metrics.hpp), against values computed by hand.
 #include <cmath>
 #include <string>
 #include <vector>

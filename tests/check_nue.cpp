@@ -1,4 +1,4 @@
-// The nue generator (routing/nue.cpp): Nue routing on small tori and
+// The nue generator (routing/generators/nue.cpp): Nue routing on small tori and
 // hand-made faulty networks, under both rule sets and both deadlock rules.
 // The generic contract (complete, deterministic, DOR on odd rings, errors) is
 // in check_generators.cpp; here are the properties specific to Nue.

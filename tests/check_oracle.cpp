@@ -1,5 +1,5 @@
-// The routability oracle (routing/oracle.hpp) and the checked-turn stage
-// (routing/checked_turns.hpp) on hand-checked faulty tori.
+// The routability oracle (routing/common/oracle.hpp) and the checked-turn stage
+// (routing/common/checked_turns.hpp) on hand-checked faulty tori.
 #include <algorithm>
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 // The Slurm side without a cluster: scontrol output parsing, the command
 // runner, the plugstack arguments of spank-angara(8), and the prologue,
-// epilogue and rebuild table logic (plugin/job_tables.hpp) on temporary
-// directories.  tests/cluster/test_cluster.sh covers the same on real Slurm.
+// epilogue table logic (spank/job_tables.hpp) and the rebuild
+// (cli/job_tables.hpp) on temporary directories.  tests/cluster/test_cluster.sh covers the same on real Slurm.
 #include <stdlib.h>
 #include <unistd.h>
 

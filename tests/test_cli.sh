@@ -430,7 +430,7 @@ expect "rebuild: bad --memory-limit" 2 "$tool" rebuild --job 1 --memory-limit 4X
 contains "rebuild: bad --memory-limit says what is expected" "$work/err" \
   "rebuild: --memory-limit expects a size (4G, 512M, bytes; at least 1M), a percentage of the node's memory (50%) or 'none', got '4X'"
 # A rebuild reruns the chain the job's prologue asked for, not only the member
-# that won: the rebuild logic of `angara-route rebuild` (plugin/job_tables.hpp)
+# that won: the rebuild logic of `angara-route rebuild` (cli/job_tables.hpp)
 # through the test driver, which needs no Slurm.  On the fault-free 6x6
 # balanced wins; after the failures of fault campaign scenario 195 balanced
 # refuses and nue takes over (balanced alone, as before, refused: exit 1);

@@ -1,6 +1,6 @@
 // dfsssp: deadlock-free single-source-shortest-path routing (DFSSSP paper,
 // Domke, Hoefler, Nagel).  Section II: balanced shortest paths
-// (routing/shortest_paths.hpp; `passes: 2` re-routes every tree once more
+// (routing/common/shortest_paths.hpp; `passes: 2` re-routes every tree once more
 // against the final weights of the others).  Section IV, Algorithm 2, the
 // offline variant: every path starts on layer 0; a cycle search in each
 // layer's channel dependency graph returns a forbidden cycle, the weakest

@@ -8,7 +8,7 @@
 // What is implemented, by paper section:
 // - 4.1 complete CDG: every pair of consecutive live channels (no U-turn) is a
 //   candidate dependency; the "used" state is the layer's
-//   IncrementalDependencyGraph (routing/dependency_graph.hpp), "blocked" is a
+//   IncrementalDependencyGraph (routing/common/dependency_graph.hpp), "blocked" is a
 //   per-layer cache of dependencies found to close a forbidden cycle.  The
 //   cycle rule is doc/model.md's ("Deadlock rule"): under bubble
 //   flow control only cycles with a turn are forbidden, so one-direction ring
@@ -575,7 +575,7 @@ void NueRouter::check_routable() {
 
 // The honest refusal of issue 7: how many pairs are cut off, the first few,
 // and (rules angara) the failures whose repair would reconnect each, as the
-// routability oracle names them (routing/oracle.hpp).
+// routability oracle names them (routing/common/oracle.hpp).
 void NueRouter::fail_cut_off(const std::vector<std::pair<NodeId, NodeId>>& pairs) const {
   constexpr std::size_t kShown = 4;
   const bool angara = options_.rules == RuleSet::angara;
