@@ -46,8 +46,8 @@ struct PackedRoute {
 
 // The routes of every ordered pair of distinct allocated nodes.
 //
-// Storage (issue 8): one PackedRoute word per ordered pair, 4 bytes a route
-// instead of a vector of hops; an Angara-encodable route with at most 31 hops
+// Storage: one PackedRoute word per ordered pair, 4 bytes a route (a
+// vector of hops would take several times that); an Angara-encodable route with at most 31 hops
 // per dimension in the middle always fits.  Anything else (the arbitrary
 // paths of the `general` rule set, layers above 7, long detours) goes to an
 // overflow store of hop sequences, and its word holds the overflow index, so

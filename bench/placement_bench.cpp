@@ -1,6 +1,6 @@
 // angara-placement-bench: replays a seeded job trace on simulated machines
 // with a few failed routers under three placements and measures what each
-// job's routes get (issue 10):
+// job's routes get:
 //   linear  Slurm-like best fit over the nodes in NodeId order (slurm.conf
 //           in name order): the smallest run of consecutive free nodes that
 //           fits, else the largest runs first;

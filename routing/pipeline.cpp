@@ -250,7 +250,7 @@ void check_table_read_memory(const Config& config, const TableFilesSize& size) {
 }
 
 JobResult verify_table_directory(const Config& config, const std::string& directory) {
-  // Refused before anything is read when it would not fit (issue 13): a
+  // Refused before anything is read when it would not fit (limits.memory): a
   // whole large machine's files are far larger than its route table.
   check_table_read_memory(config, measure_table_files(directory));
   const std::vector<NodeTable> files = read_table_directory(directory);

@@ -1,4 +1,4 @@
-// CDG-checked First/Last Steps (issue 7): the last stage of bfs, sssp,
+// CDG-checked First/Last Steps: the last stage of bfs, sssp,
 // balanced and genetic on a faulty network.
 //
 // The generators search with the static section-3.2 augmentation of the ANSU

@@ -573,7 +573,7 @@ void NueRouter::check_routable() {
   if (!cut_off.empty()) fail_cut_off(cut_off);
 }
 
-// The honest refusal of issue 7: how many pairs are cut off, the first few,
+// The refusal when failures cut pairs off: how many pairs, the first few,
 // and (rules angara) the failures whose repair would reconnect each, as the
 // routability oracle names them (routing/common/oracle.hpp).
 void NueRouter::fail_cut_off(const std::vector<std::pair<NodeId, NodeId>>& pairs) const {
