@@ -102,8 +102,10 @@ PreparedJob prepare_job(const Config& config, const JobRequest& request) {
 
   // Everything the table depends on goes into the fingerprint.
   std::ostringstream key;
-  // (The cabling joins the key only when some dimension is single-cabled, so
-  // fingerprints of double-cabled machines stay as they were.)
+  // (The cabling joins the key only when some dimension is single-cabled:
+  // description() of a double-cabled torus is its sizes alone, so tables
+  // installed for double-cabled machines by versions without single
+  // cabling keep their fingerprints.)
   key << PACKAGE_VERSION << '|' << network.torus().description() << '|' << network.fault_signature() << '|'
       << algorithm << '|' << options.seed << '|' << options.virtual_channels << '|' << rule_set_name(options.rules)
       << '|' << flow_control_name(options.flow_control) << '|';
