@@ -1,5 +1,5 @@
 // `angara-route slurm-conf`: Slurm's node order and topology.conf along the
-// torus (routing/placement.hpp, nested_blocks), so that Slurm's own placement
+// torus (placement/placement.hpp, nested_blocks), so that Slurm's own placement
 // hands out compact blocks.
 //
 // Why the order: select/linear and select/cons_tres take a job's nodes from

@@ -1,4 +1,4 @@
-// Bounded memory (issue 13): what a computation will need, estimated before
+// Bounded memory: what a computation will need, estimated before
 // anything large is allocated, and the limit it is held to (limits.memory in
 // angara.yaml(5), --memory-limit in angara-route(8)).  The estimate is a
 // model calibrated against measured peak RSS (doc/benchmarks.md, "Memory

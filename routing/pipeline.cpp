@@ -102,8 +102,10 @@ PreparedJob prepare_job(const Config& config, const JobRequest& request) {
 
   // Everything the table depends on goes into the fingerprint.
   std::ostringstream key;
-  // (The cabling joins the key only when some dimension is single-cabled, so
-  // fingerprints of double-cabled machines stay as they were.)
+  // (The cabling joins the key only when some dimension is single-cabled:
+  // description() of a double-cabled torus is its sizes alone, so tables
+  // installed for double-cabled machines by versions without single
+  // cabling keep their fingerprints.)
   key << PACKAGE_VERSION << '|' << network.torus().description() << '|' << network.fault_signature() << '|'
       << algorithm << '|' << options.seed << '|' << options.virtual_channels << '|' << rule_set_name(options.rules)
       << '|' << flow_control_name(options.flow_control) << '|';
@@ -250,7 +252,7 @@ void check_table_read_memory(const Config& config, const TableFilesSize& size) {
 }
 
 JobResult verify_table_directory(const Config& config, const std::string& directory) {
-  // Refused before anything is read when it would not fit (issue 13): a
+  // Refused before anything is read when it would not fit (limits.memory): a
   // whole large machine's files are far larger than its route table.
   check_table_read_memory(config, measure_table_files(directory));
   const std::vector<NodeTable> files = read_table_directory(directory);

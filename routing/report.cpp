@@ -151,7 +151,7 @@ std::string format_report_text(const Config& config, const JobResult& result, co
     first = false;
   }
   out << ")";
-  // With detours the minimal-path bound does not apply (routing/metrics.hpp).
+  // With detours the minimal-path bound does not apply (routing/check/metrics.hpp).
   if (!m.bound_for_minimal_routing) out << " over all live channels (non-minimal routes)";
   out << "\n";
   if (context.lp_bound) {

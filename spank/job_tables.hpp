@@ -77,7 +77,7 @@ struct TableOutcome {
 // node for identical inputs), verifies them and writes this node's table
 // (nothing in dry-run).  With shared= (and not in dry-run) only the first of
 // the job's prologues computes; the others read their row of its result
-// (plugin/shared_tables.hpp).  Throws what compute_job_routes/write_job_tables
+// (spank/shared_tables.hpp).  Throws what compute_job_routes/write_job_tables
 // throw, or std::invalid_argument for a bad algorithm or node list.
 TableOutcome install_job_table(const PluginSettings& settings, const Config& config, const JobContext& job);
 

@@ -1,4 +1,4 @@
-// One computation per job (issue 8): the prologues of a job's nodes share
+// One computation per job: the prologues of a job's nodes share
 // one computed and verified table through a directory all of them see
 // (plugstack "shared=DIR", e.g. on the cluster's parallel file system).
 //

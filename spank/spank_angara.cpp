@@ -1,6 +1,6 @@
 // spank-angara(8): the SPANK entry points.  They gather the job's inputs
 // from Slurm (plugstack arguments, the --angara-routing option, the prologue
-// environment, node states) and hand them to plugin/job_tables.hpp; no
+// environment, node states) and hand them to spank/job_tables.hpp; no
 // routing logic lives here.  Every exception stops at this boundary: it is
 // logged with the "spank-angara:" prefix and turned into a failed prologue
 // (or a cancelled job, as configured) so that no job starts on wrong routes.

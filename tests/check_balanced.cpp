@@ -1,5 +1,5 @@
-// Candidate routes (routing/candidates.hpp) and the "balanced" generator
-// (routing/balanced.cpp).
+// Candidate routes (routing/common/candidates.hpp) and the "balanced" generator
+// (routing/generators/balanced.cpp).
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -185,7 +185,8 @@ END_TEST
 // ---------------------------------------------------------------------------
 // Balanced generator
 
-// Max gamma on the Desmos blocks of the shared model equals the lower bound.
+// Max gamma on the Desmos blocks (two cables in every size-2 dimension; doc/model.md,
+// "Reference numbers") equals the per-dimension lower bound.
 START_TEST(test_desmos_blocks) {
   const Network net(Torus::parse("4x2x2x2"));
   const Torus& t = net.torus();
@@ -301,9 +302,9 @@ START_TEST(test_start_option) {
 }
 END_TEST
 
-// Sub-allocations use First/Last Step orders where they lower the max load
-// (issue 12): blocks that are not whole sub-tori, against the LP bound
-// (routing/lp_bound.hpp) and against the DOR routes alone (turns=off).
+// Sub-allocations use First/Last Step orders where they lower the max load:
+// blocks that are not whole sub-tori, against the LP bound
+// (routing/check/lp_bound.hpp) and against the DOR routes alone (turns=off).
 // Every table verifies (deadlock-free under bubble, encodable, minimal), and
 // these reach the rounded-up LP bound: no table of minimal encodable routes
 // does better.
@@ -386,13 +387,13 @@ START_TEST(test_long_way_on_scattered_sets) {
 }
 END_TEST
 
-// On a machine with failures the First/Last Step refinement runs too (issue
-// 10), over the pairs that keep a minimal route, while the pairs that need a
+// On a machine with failures the First/Last Step refinement runs too, over
+// the pairs that keep a minimal route, while the pairs that need a
 // detour keep the route the checked-turn stage gave them.  A scattered 16
 // nodes of a 4x4x4 with router 1,0,0 failed: 10 pairs have no minimal route
 // in the augmented candidate set (the checked-turn stage finds minimal ones
-// for 8, two stay detours).  Without the refinement (turns=off, which is
-// what every faulty machine got before) the max load is 6, with it 5, the
+// for 8, two stay detours).  Without the refinement (turns=off) the max load
+// is 6, with it 5, the
 // rounded LP bound over the minimal routes (the LP leaves the two detour
 // pairs out; the table routes every other pair minimally, so it bounds the
 // table).
@@ -429,8 +430,9 @@ END_TEST
 // the table it started from (repair_deadlocks).  On a faulty machine that
 // table holds the checked-turn stage's routes with turns, with which a DOR
 // route of another sign choice can close a cycle: it must be checked like
-// any other (scenario 267 of the fault campaign, seed 1, deadlocked before
-// it was: "turn 3,0 +Y -> 3,1 +X lies on a channel dependency cycle").
+// any other.  On this 6x6 with routers 1,0 and 2,5 failed and 18 scattered
+// nodes an unchecked DOR swap would close the cycle the verifier names as
+// "turn 3,0 +Y -> 3,1 +X lies on a channel dependency cycle".
 START_TEST(test_refinement_repair_on_faulty_machine) {
   Network net(Torus::parse("6x6"));
   const Torus& t = net.torus();

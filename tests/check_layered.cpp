@@ -1,5 +1,5 @@
-// The layered backends: the shared path step (routing/shortest_paths.hpp),
-// the layer assignments of dfsssp and lash (routing/layering.hpp) on
+// The layered backends: the shared path step (routing/common/shortest_paths.hpp),
+// the layer assignments of dfsssp and lash (routing/common/layering.hpp) on
 // hand-made cases, and both generators end to end through the verifier.
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-// Node selection (routing/placement.hpp): exact choices on small tori.
+// Node selection (placement/placement.hpp): exact choices on small tori.
 #include <algorithm>
 #include <string>
 #include <vector>

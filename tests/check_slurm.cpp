@@ -1,7 +1,7 @@
 // The Slurm side without a cluster: scontrol output parsing, the command
 // runner, the plugstack arguments of spank-angara(8), and the prologue,
-// epilogue and rebuild table logic (plugin/job_tables.hpp) on temporary
-// directories.  tests/cluster/test_cluster.sh covers the same on real Slurm.
+// epilogue table logic (spank/job_tables.hpp) and the rebuild
+// (cli/job_tables.hpp) on temporary directories.  tests/cluster/test_cluster.sh covers the same on real Slurm.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -616,10 +616,10 @@ START_TEST(test_rebuild_keeps_algorithm_and_drops_failed) {
 END_TEST
 
 // A job on the default chain records the chain in its tables, and a rebuild
-// runs the whole chain again, not the member that won before: after the
-// failures of fault campaign scenario 195 balanced leaves two pairs unrouted
-// and nue takes over; after the repair balanced wins again.  (Rebuilds used
-// to rerun only the recorded winner: balanced alone refused the first.)
+// runs the whole chain again, not only the member that won at the prologue:
+// after seven routers of the 6x6 fail balanced leaves two pairs unrouted and
+// nue takes over (balanced alone would refuse); after the repair balanced
+// wins again.
 START_TEST(test_rebuild_runs_the_chain_again) {
   TempDir dir;
   const Config config = load_config(std::string(TEST_DATA_DIR) + "/rebuild_6x6.yaml");

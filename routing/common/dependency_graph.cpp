@@ -1,5 +1,5 @@
 // Incremental channel dependency graph with forbidden-cycle detection; see
-// routing/dependency_graph.hpp for the rule.
+// routing/common/dependency_graph.hpp for the rule.
 #include "routing/common/dependency_graph.hpp"
 
 #include <algorithm>

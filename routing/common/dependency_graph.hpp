@@ -1,7 +1,7 @@
 // The channel dependency graph of the routes chosen so far, under incremental
 // insertion: the shared layer every generator uses to admit a route only when
-// it keeps its virtual channel deadlock-free (shared/angara-model.md,
-// "Deadlock model"; the incremental CDG of the Nue paper, section 4, and of
+// it keeps its virtual channel deadlock-free (doc/model.md,
+// "Deadlock rule"; the incremental CDG of the Nue paper, section 4, and of
 // DFSSSP, section III).
 //
 // A dependency c1 -> c2 always goes to a channel leaving c1's head node, so it

@@ -28,7 +28,7 @@ struct GeneratorOptions {
   std::map<std::string, std::string> extra;
   // The deadlock-free routes an earlier member of a chain found before it
   // gave up (RoutingError::partial()), for exact's repair of large machines
-  // (routing/exact.cpp); the other generators ignore it.
+  // (routing/generators/exact.cpp); the other generators ignore it.
   std::shared_ptr<const RouteTable> partial;
 };
 
@@ -41,7 +41,7 @@ class RoutingError : public std::runtime_error {
       : std::runtime_error(message), partial_(std::make_shared<const RouteTable>(std::move(partial))) {}
   // The routes found before giving up, free of forbidden cycles among
   // themselves, the pairs left out without a route (the checked-turn stage
-  // keeps them: routing/checked_turns.hpp); nullptr when none were kept.
+  // keeps them: routing/common/checked_turns.hpp); nullptr when none were kept.
   const std::shared_ptr<const RouteTable>& partial() const { return partial_; }
 
  private:

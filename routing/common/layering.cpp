@@ -1,4 +1,4 @@
-// Shared pieces of the layered backends; see routing/layering.hpp.
+// Shared pieces of the layered backends; see routing/common/layering.hpp.
 #include "routing/common/layering.hpp"
 
 #include <algorithm>

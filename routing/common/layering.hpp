@@ -1,5 +1,5 @@
 // What the layered backends (dfsssp, lash) share besides the path step
-// (routing/shortest_paths.hpp): the per-layer dependency counts of a path
+// (routing/common/shortest_paths.hpp): the per-layer dependency counts of a path
 // set, the spreading of a finished assignment over the layers left empty,
 // the refusal that names the layers needed, and the option parsing.
 #pragma once
@@ -16,7 +16,7 @@
 namespace angara {
 
 // Virtual channel (layer) numbers a table may carry at most (the Angara
-// header and the dump format allow 8; shared/angara-model.md).
+// header and the dump format allow 8; doc/model.md, "Routing rules").
 constexpr int kMaxLayers = 8;
 
 // Layers the searches may open beyond the allowed ones, only to tell the
@@ -38,7 +38,7 @@ LayerAssignment dfsssp_layers(const Torus& torus, const PathSet& paths, FlowCont
 LayerAssignment lash_layers(const Torus& torus, const PathSet& paths, FlowControl rule);
 
 // What both layered generators do: the balanced shortest paths of the
-// allocation (routing/shortest_paths.hpp, options "paths" and "passes"),
+// allocation (routing/common/shortest_paths.hpp, options "paths" and "passes"),
 // `assign` over them, the refusal when more layers are needed than
 // options.virtual_channels allows, "spread: 1", and the table.
 RouteTable layered_table(std::string_view generator, const Network& network, const std::vector<NodeId>& allocation,

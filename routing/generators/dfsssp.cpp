@@ -1,6 +1,6 @@
 // dfsssp: deadlock-free single-source-shortest-path routing (DFSSSP paper,
 // Domke, Hoefler, Nagel).  Section II: balanced shortest paths
-// (routing/shortest_paths.hpp; `passes: 2` re-routes every tree once more
+// (routing/common/shortest_paths.hpp; `passes: 2` re-routes every tree once more
 // against the final weights of the others).  Section IV, Algorithm 2, the
 // offline variant: every path starts on layer 0; a cycle search in each
 // layer's channel dependency graph returns a forbidden cycle, the weakest
@@ -11,7 +11,7 @@
 // empty (the paper's balancing); by default a table keeps the fewest layers,
 // which is what the report then shows.
 //
-// The deadlock rule is the shared model's (options.flow_control): under
+// The deadlock rule is doc/model.md's (options.flow_control): under
 // bubble flow control a cycle around one ring in one direction is harmless,
 // so only cycles with a turn are cut.  On a torus that is where the layers
 // are saved: the ring cycles that every shortest-path routing of a torus

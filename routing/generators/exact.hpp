@@ -1,4 +1,4 @@
-// The exact generator's repair of large allocations (routing/exact.cpp),
+// The exact generator's repair of large allocations (routing/generators/exact.cpp),
 // exposed for its tests: the generator calls it above the allocation size it
 // decides with one question over every pair.
 #pragma once

@@ -1,7 +1,7 @@
 // The "genetic" generator of ANSU paper section 4.2.
 //
 // A chromosome holds one gene per ordered pair: the index of the route
-// variant it uses among the pair's candidates (routing/candidates.hpp, capped
+// variant it uses among the pair's candidates (routing/common/candidates.hpp, capped
 // at `variants` per pair).  Pairs with a single candidate are fixed and left
 // out of the chromosome.  The paper's operators:
 //  - initial population of `population` (100) random chromosomes;
@@ -122,7 +122,7 @@ class GeneticSearch {
     for (std::size_t p = 0; p < set.pair_count(); ++p)
       if (set.variants(p) > 1) free_pairs_.push_back(p);
 
-    // Channels the fitness is taken over, as in routing/metrics.hpp: every
+    // Channels the fitness is taken over, as in routing/check/metrics.hpp: every
     // live channel between two allocated nodes always, any other channel
     // while some route crosses it.
     std::vector<unsigned char> allocated(torus.node_count(), 0);
@@ -329,7 +329,7 @@ class GeneticGenerator : public Generator {
     const GeneticSettings settings = read_settings(options);
     const TurnRules rules(network);
     // Pairs without a candidate are routed (or refused, with the reason) by
-    // the checked-turn stage (routing/checked_turns.hpp), as are detours it
+    // the checked-turn stage (routing/common/checked_turns.hpp), as are detours it
     // can shorten.
     const CandidateSet set(network, rules, allocation, settings.variants, /*allow_unroutable=*/true);
     GeneticSearch search(network, set, settings, options.seed);

@@ -1,6 +1,6 @@
 // lash: layered shortest path routing (Layered Routing in Irregular
 // Networks, Lysne et al., section 5.1).  Every ordered pair gets one shortest
-// path (the balanced paths of routing/shortest_paths.hpp, where the paper
+// path (the balanced paths of routing/common/shortest_paths.hpp, where the paper
 // takes an arbitrary one), and the pairs are taken one at a time (Step 2): a
 // pair goes to the first existing layer whose dependency graph its path does
 // not close a forbidden cycle in (Step 2.2), and to a new layer when none

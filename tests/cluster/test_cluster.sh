@@ -450,7 +450,7 @@ check "cache: the second job read them back on desmos04" \
 check "cache: the second job's tables are its own" [ "$(cat "$work"/cache2/*.rt | grep -c "^job $job2\$")" = 4 ]
 plugstack "config=$config"
 
-# --- shared=: one computation per job, not per node (issue 8) ---------------
+# --- shared=: one computation per job, not per node -------------------------
 # The CPU the prologues of a 32-node job spend together ("prologue cpu" in
 # each slurmd log), first with every node computing, then with shared=.
 prologue_cpu() {  # JOB: "SUM COUNT" over the nodes' prologue lines
