@@ -53,6 +53,10 @@ std::string format_algorithm_chain(const std::vector<std::string>& chain) {
   return out;
 }
 
+bool AlgorithmChain::contains(std::string_view name) const {
+  return std::find(members.begin(), members.end(), name) != members.end();
+}
+
 std::string recorded_chain(const std::string& chain) {
   return chain.find(',') == std::string::npos ? std::string() : chain;
 }

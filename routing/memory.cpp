@@ -25,7 +25,7 @@ double mean_hops(const Torus& torus) {
   return hops;
 }
 
-// GLPK's problem and the candidate routes of every pair (routing/lp_bound.hpp
+// GLPK's problem and the candidate routes of every pair (routing/check/lp_bound.hpp
 // skips allocations above 512 nodes, and solves a whole fault-free
 // double-cabled torus by symmetry, without the LP).  Measured over the program's 8 MiB:
 // 1.5 KiB a pair at 3 mean hops (40 nodes of a faulty 4x4x4), 1.5-2.3 KiB

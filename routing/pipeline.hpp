@@ -73,7 +73,7 @@ struct JobResult {
 struct PreparedJob {
   Network network;
   std::vector<NodeId> allocation;
-  std::string algorithm;  // the generator or fallback chain ("balanced,nue")
+  AlgorithmChain chain;   // the generator or fallback chain asked for ("balanced,nue")
   GeneratorOptions options;
   std::string fingerprint;  // hash of machine, faults, allocation, algorithm, options, version
 };

@@ -205,10 +205,10 @@ TableOutcome install_shared_table(const PluginSettings& settings, const Config& 
       // The member of the chain that computed the published table.
       TableOutcome outcome{"",
                            JobResult{prepared.network, RouteTable(prepared.allocation), {}, request.job,
-                                     row->table.algorithm, prepared.fingerprint, 0, false, prepared.algorithm, {}, {}},
+                                     row->table.algorithm, prepared.fingerprint, 0, false, prepared.chain.text(), {}, {}},
                            base + ".shared"};
       row->table.node_name = this_node;
-      row->table.chain = recorded_chain(prepared.algorithm);
+      row->table.chain = recorded_chain(prepared.chain.text());
       row->table.job = request.job;
       const std::string directory = table_dir_of(config, settings.table_dir);
       write_node_table(directory, row->table);
