@@ -1,5 +1,5 @@
 // Candidate routes (routing/common/candidates.hpp) and the "balanced" generator
-// (routing/generators/balanced.cpp).
+// (routing/generators/balanced.cpp and routing/generators/balanced/).
 #include <cstdlib>
 #include <stdexcept>
 #include <string>

@@ -182,7 +182,7 @@ class CandidateSet {
   // the long way round one or more rings.  They are not minimal, but like
   // every DOR route they close no forbidden cycle with other DOR routes;
   // balanced tries them where the minimal routes stay above the bound
-  // (routing/generators/balanced.cpp).
+  // (routing/generators/balanced/refinement.cpp).
   static CandidateSet with_long_way_dor(const Network& network, const CandidateSet& base, int extra_hops);
 
   // The candidates of a complete `table` of `base`'s allocation, widened
