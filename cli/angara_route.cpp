@@ -2,6 +2,8 @@
 // calls the core library (routing/pipeline.hpp) and reports; no routing logic
 // lives here.
 #include <getopt.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +21,8 @@
 #include "angara/config.hpp"
 #include "angara/file_io.hpp"
 #include "angara/hostlist.hpp"
+#include "spank/shared_tables.hpp"
+#include "angara/printable.hpp"
 #include "angara/route_dump.hpp"
 #include "angara/table_file.hpp"
 #include "config.h"
@@ -449,6 +453,43 @@ struct Subcommand {
   int (*run)(int argc, char** argv);
 };
 
+// angara-route shared-key --output FILE [--force]: a new key for shared=
+// results (spank-angara(8)), readable by root alone.
+int cmd_shared_key(int argc, char** argv) {
+  std::string output;
+  bool force = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--output" && i + 1 < argc)
+      output = argv[++i];
+    else if (word == "--force")
+      force = true;
+    else
+      return usage_error("shared-key: unexpected argument '" + printable(word) + "'");
+  }
+  if (output.empty()) return usage_error("shared-key: --output FILE is required");
+  const std::string text = angara::spank::new_shared_key_text();
+  const std::string temporary = force ? directory_of(output) + "/." + base_name(output) + ".tmp" : output;
+  FileDescriptor file(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!file)
+    throw TableFileError("cannot create " + temporary + ": " + std::strerror(errno) +
+                         (errno == EEXIST && !force ? " (--force replaces an existing key)" : ""));
+  if (::fchmod(file.get(), 0600) != 0 || ::write(file.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
+      ::fsync(file.get()) != 0 || file.close() != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    throw TableFileError("cannot write " + temporary + ": " + std::strerror(error));
+  }
+  if (force && ::rename(temporary.c_str(), output.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    throw TableFileError("cannot replace " + output + ": " + std::strerror(error));
+  }
+  std::cout << "shared key written to " << output << " (mode 0600): copy it to the same path on every node, "
+            << "readable by root alone\n";
+  return kExitOk;
+}
+
 // angara-route options [--man]: the generators' routing.options.
 int cmd_options(int argc, char** argv) {
   bool man = false;
@@ -510,6 +551,10 @@ const Subcommand kSubcommands[] = {
      "                    [--leaf-size N]",
      "Prints slurm.conf node lines along the torus's nested blocks and writes topology.conf.",
      &angara::cli::slurm_conf_command},
+    {"shared-key", "shared-key --output FILE [--force]",
+     "Writes a new random key for shared= results (mode 0600); the same file goes to every node\n"
+     "(plugstack shared_key=, spank-angara(8)).",
+     &cmd_shared_key},
     {"options", "options [--man]",
      "The routing.options of every generator (angara.yaml(5)): values, defaults and meaning;\n"
      "--man prints the list as angara.yaml(5) has it.",

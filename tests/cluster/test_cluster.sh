@@ -475,13 +475,15 @@ cp "$config" "$heavy"
 printf 'routing:\n  algorithm: bfs\n  options:\n    population: 200\n' >"$heavy.routing"
 sed -i '/^routing:/,/^tables:/{/^tables:/!d}' "$heavy"
 sed -i "/^tables:/e cat $heavy.routing" "$heavy"
+# The shared result's key (spank-angara(8), shared_key=): root's alone.
+"$tool" shared-key --output "$state/shared.key" >/dev/null
 for algorithm in balanced genetic; do
   [ $algorithm = genetic ] && use=$heavy || use=$config
   mkdir -p "$work/shared-off-$algorithm" "$work/shared-on-$algorithm"
   plugstack "config=$use"
   job_off=$(sbatch --parsable --wait -N32 --angara-routing=$algorithm -o /dev/null \
     --wrap "$(copy_tables_step "$work/shared-off-$algorithm")")
-  plugstack "config=$use" "shared=$state/shared"
+  plugstack "config=$use" "shared=$state/shared" "shared_key=$state/shared.key"
   job_on=$(sbatch --parsable --wait -N32 --angara-routing=$algorithm -o /dev/null \
     --wrap "$(copy_tables_step "$work/shared-on-$algorithm")")
   plugstack "config=$config"
