@@ -38,6 +38,7 @@
 #include "routing/check/lp_bound.hpp"
 #include "routing/check/metrics.hpp"
 #include "placement/placement.hpp"
+#include "placement/slurm_order.hpp"
 #include "routing/check/verifier.hpp"
 
 using namespace angara;

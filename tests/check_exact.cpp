@@ -1,4 +1,4 @@
-// The exact generator (routing/generators/exact.cpp): it routes what the heuristics
+// The exact generator (routing/generators/exact/): it routes what the heuristics
 // miss although every pair has an encodable route, proves where no
 // deadlock-free single-channel table exists, and refuses what it does not
 // decide.
@@ -8,7 +8,7 @@
 
 #include "angara/network.hpp"
 #include "routing/chain.hpp"
-#include "routing/generators/exact.hpp"
+#include "routing/generators/exact/exact.hpp"
 #include "routing/generator.hpp"
 #include "routing/common/oracle.hpp"
 #include "tests/test_support.hpp"

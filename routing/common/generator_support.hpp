@@ -28,7 +28,7 @@ struct GeneratorOptions {
   std::map<std::string, std::string> extra;
   // The deadlock-free routes an earlier member of a chain found before it
   // gave up (RoutingError::partial()), for exact's repair of large machines
-  // (routing/generators/exact.cpp); the other generators ignore it.
+  // (routing/generators/exact/repair.cpp); the other generators ignore it.
   std::shared_ptr<const RouteTable> partial;
 };
 
