@@ -63,7 +63,12 @@ int check_routing_option(int, const char* value, int) {
       // srun inside an allocation starts a step: the routing was chosen with
       // the job (sbatch/salloc/srun outside a job) and its tables are in place.
       const char* job = std::getenv("SLURM_JOB_ID");
-      if (spank_context() == S_CTX_LOCAL && job && *job)
+      // The job's own choice reaches every srun inside it through the job's
+      // environment (SPANK's SLURM_SPANK_<option variable>): the same value
+      // is the job's routing, and nothing needs saying.
+      const char* inherited = std::getenv("SLURM_SPANK__SLURM_SPANK_OPTION_angara_angara_routing");
+      const bool same_as_job = inherited && value && std::string(inherited) == value;
+      if (spank_context() == S_CTX_LOCAL && job && *job && !same_as_job)
         slurm_error("spank-angara: --angara-routing=%s ignored: job %s already runs on its routing tables, chosen "
                     "when the job was submitted (sbatch/salloc --angara-routing)",
                     angara::printable(value ? value : "").c_str(), angara::printable(job).c_str());

@@ -237,6 +237,15 @@ if echo "$output" | grep -q "spank-angara: --angara-routing=bfs ignored: job $jo
 else
   not_ok "srun --angara-routing inside a job says it is ignored" "$output"
 fi
+# Inside a batch job, srun inherits the job's own --angara-routing through
+# the job's environment: the same choice says nothing.
+output=$(SLURM_JOB_ID=$job SLURM_SPANK__SLURM_SPANK_OPTION_angara_angara_routing=sssp \
+  timeout 60 srun --jobid="$job" --overlap -N1 true 2>&1)
+if ! echo "$output" | grep -q "spank-angara"; then
+  ok "srun inside a job with the job's own --angara-routing prints nothing about routing"
+else
+  not_ok "srun inside a job with the job's own --angara-routing prints nothing about routing" "$output"
+fi
 # Exit codes of angara-route(8): an unknown job is bad input (3), not 6.
 "$tool" generate --job 999999 --config "$config" --dry-run >/dev/null 2>"$out/unknown.err"
 status=$?
