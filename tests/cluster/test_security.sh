@@ -97,6 +97,7 @@ comment() { echo "# $*"; }
 # cancelled, failed, or still STATE/REASON when LIMIT seconds ran out.
 job_outcome() {
   local job=$1 limit=${2:-90} deadline state reason
+  [[ $job =~ ^[0-9]+$ ]] || { echo "not submitted: $(echo "$job" | head -c 300)"; return; }
   deadline=$((SECONDS + limit))
   while :; do
     state=$(job_field "$job" JobState)
