@@ -16,8 +16,9 @@
 #   3. FP.lock a symbolic link to a new file under /etc: never created;
 #   4. FP.shared a link to /etc/hostname, a table file a link: not followed;
 #   5. a group/world-writable config, config directory, table directory,
-#      shared directory: `angara-route check` errors, the job held, the path
-#      in AdminComment; a user-edited tables.directory gets nothing;
+#      shared directory, a readable or user-owned shared key: `angara-route
+#      check` errors, the job held, the path in AdminComment; a user-edited
+#      tables.directory gets nothing;
 #   6. ANGARA_CONFIG, ANGARA_SCONTROL, ANGARA_THREADS, ANGARA_LOCK_TIMEOUT in
 #      the job's environment: ignored by the prologue;
 #   7. a 10 kB or control-character --angara-routing: refused at submission,
@@ -180,6 +181,11 @@ expect_untrusted() {  # DESCRIPTION JOB NODES PATH
   else
     not_ok "$what: the slurmd log says $path is untrusted" "$(echo "$log" | grep spank-angara | tail -n 4)"
   fi
+  local node installed=""
+  for node in $(expand "$nodes"); do
+    [ "$(table_field "$tables/$node.rt" job)" = "$job" ] && installed="$installed $node"
+  done
+  check "$what: no table of job $job installed${installed:+ (but on$installed)}" [ -z "$installed" ]
   settle "$job" "$nodes"
   no_drain "$what" "$nodes"
 }
@@ -421,7 +427,13 @@ chmod 0777 "$t5"
 s5=$state/s5                       # the shared directory 0777
 mkdir -p "$s5"
 chmod 0777 "$s5"
+k5=$state/k5.key                   # the shared key readable by all
+install -m 0644 "$key" "$k5"
+u5=$state/u5.key                   # a key of the user's (who could then forge)
+install -o "$user" -m 0600 "$key" "$u5"
 cases=("$c5/angara.yaml|config=$c5/angara.yaml"
+  "$k5|config=$config shared=$shared shared_key=$k5"
+  "$u5|config=$config shared=$shared shared_key=$u5"
   "$d5|config=$d5/angara.yaml"
   "$t5|config=$config tables=$t5"
   "$s5|config=$config shared=$s5 shared_key=$key")
@@ -432,9 +444,9 @@ for entry in "${cases[@]}"; do
   "$tool" check --no-slurm --plugstack "$work/plugstack-5.conf" >"$work/check-5.txt" 2>&1
   status=$?
   if [ $status != 0 ] && grep '^error' "$work/check-5.txt" | grep -qF "$path"; then
-    ok "5: check: $path ($(stat -c %a "$path")) is an error, exit $status"
+    ok "5: check: $path ($(stat -c "%U %a" "$path")) is an error, exit $status"
   else
-    not_ok "5: check: $path ($(stat -c %a "$path")) is an error" "exit $status" "$(cat "$work/check-5.txt")"
+    not_ok "5: check: $path ($(stat -c "%U %a" "$path")) is an error" "exit $status" "$(cat "$work/check-5.txt")"
   fi
   if [ "$path" = "$c5/angara.yaml" ]; then
     # The user points tables.directory at a directory of their own.
@@ -446,7 +458,7 @@ for entry in "${cases[@]}"; do
   plugstack $args
   log_mark
   job=$(user_sbatch -w "$unodes" -o /dev/null --wrap true 2>&1)
-  expect_untrusted "5: $path mode $(stat -c %a "$path")" "$job" "$unodes" "$path"
+  expect_untrusted "5: $path ($(stat -c "%U %a" "$path"))" "$job" "$unodes" "$path"
 done
 check "5: nothing written by root into the user's table directory" [ -z "$(ls -A "$state/utarget")" ]
 check "5: nothing written into the 0777 table directory" [ -z "$(ls -A "$t5")" ]
