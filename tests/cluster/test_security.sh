@@ -48,11 +48,23 @@ take_cluster_lock
 
 user=angara-user
 created_user=no
+state=""
+etc_files=(/etc/angara-test-link-$$ /etc/angara-test-link2-$$ /etc/angara-test-rt-$$ /etc/angara-test-rt2-$$)
+# Everything this run changed on the host: the cluster, the /etc names
+# above, the state directory, the user when this run created it.
+cleanup() {
+  if [ -n "$state" ]; then
+    "$here/cluster.sh" stop "$state" >/dev/null
+    [ "${ANGARA_CLUSTER_KEEP:-0}" != 1 ] && rm -rf "$state"
+  fi
+  rm -f "${etc_files[@]}"
+  [ $created_user = yes ] && userdel "$user" 2>/dev/null
+}
+trap cleanup EXIT
 if ! id -u "$user" >/dev/null 2>&1; then
   useradd -M -d /nonexistent -s /bin/bash "$user" || { echo "ERROR: cannot create $user" >&2; exit 99; }
   created_user=yes
 fi
-uid=$(id -u "$user")
 
 state=$(mktemp -d "${TMPDIR:-/tmp}/angara-sec.XXXXXX") || exit 99
 chmod 0755 "$state"
@@ -60,21 +72,12 @@ config=$state/angara.yaml
 tables=$state/tables
 shared=$state/shared
 key=$state/shared.key
-work=$state/work           # root's scratch: not readable by the user's jobs' choices
+work=$state/work           # root's scratch, private
 uhome=$state/u             # the user's own directory (job cwd, outputs, forgeries)
 mkdir -p "$tables" "$shared" "$work" "$uhome"
 chown "$user:" "$uhome"
 chmod 0700 "$work"
 export SLURM_CONF=$state/etc/slurm.conf
-etc_files=(/etc/angara-test-link-$$ /etc/angara-test-link2-$$ /etc/angara-test-rt-$$ /etc/angara-test-rt2-$$)
-
-cleanup() {
-  "$here/cluster.sh" stop "$state" >/dev/null
-  rm -f "${etc_files[@]}"
-  [ -d "$state" ] && [ "${ANGARA_CLUSTER_KEEP:-0}" != 1 ] && rm -rf "$state"
-  [ $created_user = yes ] && userdel "$user" 2>/dev/null
-}
-trap cleanup EXIT
 
 cat >"$config" <<EOF
 machine:
