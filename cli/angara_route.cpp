@@ -110,9 +110,9 @@ int cmd_generate(int argc, char** argv) {
       {"flow-control", required_argument, nullptr, 'F'}, {"single-cable", required_argument, nullptr, 'S'},
       {"timeout", required_argument, nullptr, 'T'},     {"lp-time", required_argument, nullptr, 'L'},
       {"parents", no_argument, nullptr, 'P'},          {"memory-limit", required_argument, nullptr, 'M'},
-      {nullptr, 0, nullptr, 0}};
+      {"time-budget", required_argument, nullptr, 'B'}, {nullptr, 0, nullptr, 0}};
   int timeout = 30;
-  std::optional<double> lp_time;
+  std::optional<double> lp_time, time_budget;
   std::optional<MemoryLimit> memory_limit;
   bool nodes_given = false, create_parents = false;
   std::optional<std::uint64_t> seed;
@@ -181,6 +181,12 @@ int cmd_generate(int argc, char** argv) {
         lp_time = parse_seconds(optarg);
         if (!lp_time) return usage_error(lp_time_error("generate", optarg));
         break;
+      case 'B':
+        time_budget = parse_seconds(optarg);
+        if (!time_budget)
+          return usage_error("generate: --time-budget expects seconds from 0 to 3600 (0: no limit), got '" +
+                             printable(optarg) + "'");
+        break;
       case 'M':
         memory_limit = parse_memory_limit(optarg);
         if (!memory_limit) return usage_error("generate: " + memory_limit_error(optarg));
@@ -242,6 +248,7 @@ int cmd_generate(int argc, char** argv) {
   request.write_cache = !dry_run;  // a dry run writes nothing, the cache included
   request.route_dump = !dump_path.empty();
   request.lp_bound = config.lp_bound_time > 0;
+  if (time_budget) request.time_budget = *time_budget;
   // Where the results go is checked before anything is computed or written.
   if (!dump_path.empty()) {
     if (create_parents) {
@@ -509,7 +516,7 @@ const Subcommand kSubcommands[] = {
      "generate [--config F] [--nodes HOSTLIST] [--algorithm NAME] [--dry-run]\n"
      "                    [--dump-routes FILE] [--json] [--output DIR] [--down HOSTLIST]\n"
      "                    [--job-name NAME] [--cache DIR] [--seed N] [--single-cable DIMS] [--parents]\n"
-     "                    [--rules angara|general] [--flow-control bubble|none] [--lp-time S]\n"
+     "                    [--rules angara|general] [--flow-control bubble|none] [--lp-time S] [--time-budget S]\n"
      "                    [--memory-limit SIZE|PERCENT%|none]\n"
      "         generate --job JOBID [--failed down|down,drained|none] [--timeout S] [...]",
      "Computes and verifies the routes of a set of nodes (default: the whole machine) or of a\n"

@@ -67,6 +67,10 @@ VerifyOptions verify_options_of(const Config& config) {
   return options;
 }
 
+double effective_time_budget(const Config& config, const JobRequest& request) {
+  return request.time_budget >= 0 ? request.time_budget : config.time_budget;
+}
+
 PreparedJob prepare_job(const Config& config, const JobRequest& request) {
   Network network = config.network();
   for (const std::string& name : request.down_nodes)
@@ -109,6 +113,9 @@ PreparedJob prepare_job(const Config& config, const JobRequest& request) {
   key << PACKAGE_VERSION << '|' << network.torus().description() << '|' << network.fault_signature() << '|'
       << chain.text() << '|' << options.seed << '|' << options.virtual_channels << '|' << rule_set_name(options.rules)
       << '|' << flow_control_name(options.flow_control) << '|';
+  // The budget decides where the refinement stops: part of what the table is.
+  if (const double seconds = effective_time_budget(config, request); seconds > 0)
+    key << "budget=" << WorkBudget::for_seconds(seconds).limit() << '|';
   for (const auto& [name, value] : options.extra) key << name << '=' << value << ';';
   key << '|';
   for (NodeId node : allocation) key << node << ',';
@@ -138,9 +145,14 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   const std::vector<NodeId>& allocation = prepared.allocation;
   const AlgorithmChain& chain = prepared.chain;
   const GeneratorOptions& options = prepared.options;
+  // This computation's budget of optional work, shared by the chain.
+  GeneratorOptions member_options = options;
+  // (Unlimited, it still counts the work, for the report.)
+  member_options.budget = std::make_shared<WorkBudget>(WorkBudget::for_seconds(effective_time_budget(config, request)));
   // The table comes from the cache or the chain: an empty one here, not a
   // second N^2 array that would double the peak memory.
-  JobResult result{network, RouteTable(), {}, request.job, chain.first(), prepared.fingerprint, 0, false, {}, {}, {}};
+  JobResult result{network,          RouteTable(), {}, request.job, chain.first(), prepared.fingerprint, 0, false,
+                   {},               {},           {}, {}};
 
   const std::string cache_path =
       request.cache_dir.empty() ? std::string() : request.cache_dir + "/" + result.fingerprint + ".routes";
@@ -166,7 +178,7 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   } else {
     // Each fallback member is estimated again before it runs.
     ChainOutcome outcome =
-        run_algorithm_chain(chain.members, network, allocation, options, verify_options, [&](const std::string& member) {
+        run_algorithm_chain(chain.members, network, allocation, member_options, verify_options, [&](const std::string& member) {
           result.memory = check_job_memory(config, request, prepared, member);
         });
     result.table = std::move(outcome.table);
@@ -174,6 +186,11 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
     result.algorithm = outcome.algorithm;
     result.passed_over = std::move(outcome.passed_over);
     result.seconds = outcome.seconds;
+    if (member_options.budget) {
+      result.budget_cut = member_options.budget->cut();
+      result.budget_steps = member_options.budget->used();
+      result.budget_limit_steps = member_options.budget->limit();
+    }
   }
   if (!result.report.ok()) throw VerificationError(result.report);
 
@@ -270,7 +287,8 @@ JobResult verify_node_tables(const Config& config, const std::vector<NodeTable>&
                            config.torus.description());
   std::vector<NodeId> nodes;
   for (const NodeTable& file : files) nodes.push_back(file.node);
-  JobResult result{config.network(), RouteTable(nodes), {}, first.job, first.algorithm, first.fingerprint, 0, false, {}, {}, {}};
+  JobResult result{config.network(), RouteTable(nodes), {}, first.job, first.algorithm, first.fingerprint, 0, false,
+                   {},               {},                {}, {}};
   RouteTable& table = result.table;
   if (table.size() != files.size())
     throw TableFileError(directory + ": two table files are for the same router");

@@ -257,7 +257,7 @@ TableOutcome install_shared_table(const PluginSettings& settings, const Config& 
       // The member of the chain that computed the published table.
       TableOutcome outcome{"",
                            JobResult{prepared.network, RouteTable(prepared.allocation), {}, request.job,
-                                     row->table.algorithm, prepared.fingerprint, 0, false, prepared.chain.text(), {}, {}},
+                                     row->table.algorithm, prepared.fingerprint, 0, false, prepared.chain.text(), {}, {}, {}},
                            base + ".shared"};
       row->table.node_name = this_node;
       row->table.chain = recorded_chain(prepared.chain.text());

@@ -1,5 +1,6 @@
 // Candidate routes (routing/common/candidates.hpp) and the "balanced" generator
 // (routing/generators/balanced.cpp and routing/generators/balanced/).
+#include <memory>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -387,6 +388,52 @@ START_TEST(test_long_way_on_scattered_sets) {
 }
 END_TEST
 
+// The time budget (routing.time_budget) cuts the refinement in steps of
+// work, not seconds: the same budget gives the same table every time (each
+// node of a job computes it alone), a verified one, no better than the
+// unlimited refinement and no worse than none; the cut stage is named.
+START_TEST(test_work_budget_cuts_the_refinement) {
+  const Network net(Torus::parse("8x8"));
+  const Torus& t = net.torus();
+  std::vector<NodeId> nodes;  // the scattered half of test_long_way_on_scattered_sets
+  for (NodeId n = 0; n < t.node_count(); ++n)
+    if ((n * 37 + 11) % t.node_count() < t.node_count() / 2) nodes.push_back(n);
+  GeneratorOptions unlimited;
+  unlimited.budget = std::make_shared<WorkBudget>();
+  const RouteTable full = balanced(net, nodes, unlimited);
+  ck_assert(unlimited.budget->cut().empty());
+  ck_assert_uint_gt(unlimited.budget->used(), 0);
+  GeneratorOptions off;
+  off.extra["turns"] = "off";
+  const std::uint64_t none = verified(net, balanced(net, nodes, off)).metrics.max_gamma;
+
+  const auto with_budget = [&](std::uint64_t steps, std::vector<std::string>* cut) {
+    GeneratorOptions options;
+    options.budget = std::make_shared<WorkBudget>(steps);
+    RouteTable table = balanced(net, nodes, options);
+    *cut = options.budget->cut();
+    return table;
+  };
+  std::vector<std::string> cut, again_cut;
+  const std::uint64_t small = unlimited.budget->used() / 20;
+  const RouteTable cut_table = with_budget(small, &cut);
+  const RouteTable again = with_budget(small, &again_cut);
+  ck_assert_msg(!cut.empty(), "a twentieth of the work cut nothing");
+  ck_assert(cut == again_cut);
+  for (std::size_t s = 0; s < nodes.size(); ++s)
+    for (std::size_t d = 0; d < nodes.size(); ++d)
+      if (s != d) ck_assert(cut_table.route(s, d).hops == again.route(s, d).hops);
+  const std::uint64_t cut_gamma = verified(net, cut_table).metrics.max_gamma;
+  ck_assert_uint_le(verified(net, full).metrics.max_gamma, cut_gamma);
+  ck_assert_uint_le(cut_gamma, none);
+  // No work at all: the refinement does not start.
+  std::vector<std::string> nothing;
+  with_budget(1, &nothing);
+  ck_assert_uint_eq(nothing.size(), 1);
+  ck_assert_std_str_eq(nothing.front().c_str(), "First/Last Step refinement (stopped early)");
+}
+END_TEST
+
 // On a machine with failures the First/Last Step refinement runs too, over
 // the pairs that keep a minimal route, while the pairs that need a
 // detour keep the route the checked-turn stage gave them.  A scattered 16
@@ -516,6 +563,7 @@ int main() {
   tcase_add_test(generator_case, test_turns_on_faulty_machine);
   tcase_add_test(generator_case, test_refinement_repair_on_faulty_machine);
   tcase_add_test(generator_case, test_direct_construction_matches_candidates);
+  tcase_add_test(generator_case, test_work_budget_cuts_the_refinement);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);
 }

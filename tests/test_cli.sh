@@ -530,4 +530,22 @@ for page in "$data"/../../man/*.[58]; do
   else not_ok "man page ${page##*/} has troff warnings"; sed 's/^/    /' "$work/groff" | head -5; fi
 done
 
+# --- routing.time_budget / --time-budget: the refinement is cut in steps of work ---
+printf 'machine: {torus: 8x8, nodes: "n[00-63]"}\n' >"$work/budget.yaml"
+half='n[00,02,05,07,08,11,13,14,17,18,20,23,24,27,29,30,33,35,36,38,41,43,44,46,49,50,52,55,57,59,60,62]'
+expect "a tiny time budget still gives a verified table" 0 "$tool" generate --dry-run --lp-time 0 \
+  --config "$work/budget.yaml" --nodes "$half" --time-budget 0.000001
+contains "the report names the stage the budget cut" "$work/out" \
+  "budget       time budget cut: First/Last Step refinement (stopped early) (routing.time_budget)"
+contains "the tiny-budget table is verified" "$work/out" "verdict      OK"
+expect "no budget" 0 "$tool" generate --dry-run --lp-time 0 --config "$work/budget.yaml" --nodes "$half" \
+  --time-budget 0
+if grep -q "^  budget" "$work/out"; then not_ok "an unlimited budget cuts nothing"; else ok "an unlimited budget cuts nothing"; fi
+expect "--time-budget rejects a bad value" 2 "$tool" generate --dry-run --time-budget soon
+contains "the usage error says what it expects" "$work/err" "--time-budget expects seconds from 0 to 3600 (0: no limit), got 'soon'"
+printf 'machine: {torus: 4x4, nodes: "n[00-15]"}\nrouting: {time_budget: -1}\n' >"$work/bad-budget.yaml"
+expect "a bad routing.time_budget is refused" 3 "$tool" generate --dry-run --config "$work/bad-budget.yaml"
+contains "with the file, line and what was expected" "$work/err" \
+  "routing.time_budget: expected a number of seconds from 0 to 3600"
+
 tap_summary

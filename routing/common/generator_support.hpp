@@ -16,6 +16,7 @@
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "angara/rules.hpp"
+#include "routing/common/work_budget.hpp"
 
 namespace angara {
 
@@ -30,6 +31,10 @@ struct GeneratorOptions {
   // gave up (RoutingError::partial()), for exact's repair of large machines
   // (routing/generators/exact/repair.cpp); the other generators ignore it.
   std::shared_ptr<const RouteTable> partial;
+  // The budget of the optional refinement stages (routing.time_budget);
+  // nullptr: unlimited.  Shared by the members of a chain; a generator notes
+  // there which stages it cut.
+  std::shared_ptr<WorkBudget> budget;
 };
 
 // Thrown when a generator cannot route the allocation (e.g. the faults

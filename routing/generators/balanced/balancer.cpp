@@ -106,8 +106,19 @@ Balancer::Balancer(const CandidateSet& set, std::size_t channel_slots)
       delta_(channel_slots, 0),
       crossing_(channel_slots) {}
 
+bool Balancer::over_budget() {
+  if (!budget_) return false;
+  const std::uint64_t guard_work = guard_ ? guard_->work() : 0;
+  // A guard whose graph was rebuilt counts from zero again.
+  budget_->spend(pending_work_ + (guard_work >= guard_work_seen_ ? guard_work - guard_work_seen_ : guard_work));
+  pending_work_ = 0;
+  guard_work_seen_ = guard_work;
+  return budget_->exhausted();
+}
+
 void Balancer::guard_with(DeadlockGuard* guard) {
   guard_ = guard;
+  guard_work_seen_ = guard ? guard->work() : 0;
   if (guard_) guard_->reset(choice_);
 }
 
@@ -167,8 +178,10 @@ bool Balancer::negotiate(std::uint32_t target, int iterations) {
   std::vector<double> history(loads_.size(), 0.0);
   double pressure = 0.5;
   for (int iteration = 0; iteration < iterations; ++iteration) {
+    if (over_budget()) break;  // rolled back below, as a failed negotiation
     for (std::size_t p = 0; p < set_.pair_count(); ++p) {
       if (set_.variants(p) < 2) continue;
+      pending_work_ += set_.variants(p);
       for (ChannelId c : set_.channels(p, choice_[p])) --loads_[c];
       auto cost_of = [&](std::uint32_t v) {
         double cost = 0;
@@ -226,9 +239,9 @@ bool Balancer::negotiate(std::uint32_t target, int iterations) {
 }
 
 void Balancer::local_search(std::uint32_t bound, bool polish) {
-  for (int round = 0; round < kMaxRounds && max_load_ > bound; ++round)
+  for (int round = 0; round < kMaxRounds && max_load_ > bound && !over_budget(); ++round)
     if (!relieve_max_channels() && !lower_spread()) break;
-  for (int pass = 0; polish && pass < kPolishPasses; ++pass)
+  for (int pass = 0; polish && pass < kPolishPasses && !over_budget(); ++pass)
     if (!lower_spread()) break;
 }
 
@@ -304,6 +317,7 @@ void Balancer::apply(std::size_t p, std::uint32_t to) {
 bool Balancer::best_move(std::size_t p, std::uint32_t* to) {
   MoveDelta best;
   moves_.clear();
+  pending_work_ += set_.variants(p);
   for (std::uint32_t v = 0; v < set_.variants(p); ++v) {
     if (v == choice_[p]) continue;
     const MoveDelta delta = evaluate(p, v);
@@ -338,6 +352,7 @@ bool Balancer::relieve_max_channels() {
     if (loads_[c] != level) continue;
     pairs = crossing_[c];
     for (std::uint32_t p : pairs) {
+      if (budget_ && over_budget()) return moved;
       std::uint32_t to = 0;
       if (set_.variants(p) < 2 || !best_move(p, &to)) continue;
       apply(p, to);
@@ -351,6 +366,7 @@ bool Balancer::relieve_max_channels() {
 bool Balancer::lower_spread() {
   bool moved = false;
   for (std::size_t p = 0; p < set_.pair_count(); ++p) {
+    if (budget_ && over_budget()) return moved;
     std::uint32_t to = 0;
     if (set_.variants(p) < 2 || !best_move(p, &to)) continue;
     apply(p, to);
@@ -373,7 +389,8 @@ bool choice_of_table(const CandidateSet& set, const RouteTable& table, std::vect
 
 void search(Balancer& balancer, std::uint32_t bound, bool polish) {
   balancer.local_search(bound, polish);
-  while (balancer.max_load() > bound && balancer.negotiate(balancer.max_load() - 1, kNegotiationRounds))
+  while (balancer.max_load() > bound && !balancer.over_budget() &&
+         balancer.negotiate(balancer.max_load() - 1, kNegotiationRounds))
     balancer.local_search(bound, polish);
 }
 

@@ -15,6 +15,7 @@
 #include "angara/torus.hpp"
 #include "routing/common/candidates.hpp"
 #include "routing/common/dependency_graph.hpp"
+#include "routing/common/work_budget.hpp"
 
 namespace angara::balanced {
 
@@ -45,6 +46,8 @@ class DeadlockGuard {
   // Pair p's route goes from variant `from` to `to` when that closes no
   // forbidden cycle; false (and nothing changed) otherwise.
   bool try_move(std::size_t p, std::uint32_t from, std::uint32_t to);
+  // The cycle searches' work so far (IncrementalDependencyGraph::search_work).
+  std::uint64_t work() const { return graph_ ? graph_->search_work() : 0; }
 
  private:
   static std::size_t slot(ChannelId from, ChannelId to);
@@ -72,6 +75,11 @@ class Balancer {
   const std::vector<std::uint32_t>& loads() const { return loads_; }
   // Every later change of a route goes through `guard` (set after assign()).
   void guard_with(DeadlockGuard* guard);
+  // Stages 2 and 3 spend their work from `budget` (candidate routes
+  // evaluated and the guard's cycle searches) and stop, keeping the state
+  // reached, once it is exhausted; nullptr: no limit.
+  void limit_work(WorkBudget* budget) { budget_ = budget; }
+  bool over_budget();
   // True if this state beats `other` on (max load, channels at max, spread).
   bool better_than(const Balancer& other) const;
 
@@ -116,6 +124,9 @@ class Balancer {
   // machine.
   std::vector<ChannelId> used_;
   DeadlockGuard* guard_ = nullptr;
+  WorkBudget* budget_ = nullptr;
+  std::uint64_t pending_work_ = 0;  // evaluations not yet charged to budget_
+  std::uint64_t guard_work_seen_ = 0;
   std::vector<std::pair<MoveDelta, std::uint32_t>> moves_;  // scratch of best_move() under the guard
   std::vector<std::pair<double, std::uint32_t>> ranked_;    // scratch of negotiate() under the guard
   std::vector<std::uint32_t> choice_;

@@ -105,18 +105,29 @@ void refine_with_turns(const Network& network, const CandidateSet& narrow, const
     return;
   std::vector<std::uint32_t> seed;
   if (sub_torus_choice(network, narrow, &seed)) return;
+  // The optional work of this stage runs on the budget (routing.time_budget);
+  // every start keeps the best table reached when it runs out.
+  WorkBudget* budget = options.budget.get();
+  const auto out_of_budget = [budget](const char* stage) {
+    if (!budget || !budget->exhausted()) return false;
+    budget->note_cut(stage);
+    return true;
+  };
+  if (out_of_budget("First/Last Step refinement")) return;
   const CandidateSet wide = CandidateSet::with_all_turns(network, narrow, table, kCandidateCap);
+  if (budget) budget->spend(wide.pair_count());
   std::vector<std::uint32_t> choice;
   if (!choice_of_table(wide, table, &choice)) return;
   const std::uint32_t bound = candidate_space_bound(wide);
   const std::size_t slots = network.torus().channel_slots();
   Balancer balancer(wide, slots);
+  balancer.limit_work(budget);
   balancer.assign(choice);
   if (balancer.max_load() <= bound) return;
   DeadlockGuard guard(wide, network.torus(), options.flow_control);
   balancer.guard_with(&guard);
   search(balancer, bound);
-  if (balancer.max_load() <= bound) {
+  if (balancer.max_load() <= bound || out_of_budget("First/Last Step refinement (stopped early)")) {
     table = wide.make_table(balancer.choice(), "balanced");
     return;
   }
@@ -124,11 +135,17 @@ void refine_with_turns(const Network& network, const CandidateSet& narrow, const
   // LP bound or close to it), its routes admitted by repair_deadlocks(),
   // then the guarded search again.  The better table is kept.
   Balancer free(wide, slots);
+  free.limit_work(budget);
   free.assign(choice);
   search(free, bound);
+  if (out_of_budget("second start of the refinement")) {
+    table = wide.make_table(balancer.choice(), "balanced");
+    return;
+  }
   std::vector<std::uint32_t> repaired = free.choice();
   repair_deadlocks(wide, network.torus(), options.flow_control, free.loads(), choice, &repaired);
   Balancer second(wide, slots);
+  second.limit_work(budget);
   second.assign(repaired);
   DeadlockGuard second_guard(wide, network.torus(), options.flow_control);
   second.guard_with(&second_guard);
@@ -144,16 +161,18 @@ void refine_with_turns(const Network& network, const CandidateSet& narrow, const
   // there to win back what the deadlock rule costs, not to go below the
   // minimal optimum.  Kept only when it lowers the max load.
   const std::uint32_t target = std::max(bound, free.max_load());
-  if (best.max_load() <= target || long_way == 0) {
+  if (best.max_load() <= target || long_way == 0 || out_of_budget("long-way routes")) {
     table = wide.make_table(best.choice(), "balanced");
     return;
   }
   const CandidateSet longer = CandidateSet::with_long_way_dor(network, wide, long_way);
   Balancer third(longer, slots);
+  third.limit_work(budget);
   third.assign(best.choice());
   DeadlockGuard third_guard(longer, network.torus(), options.flow_control);
   third.guard_with(&third_guard);
   search(third, target, /*polish=*/false);
+  out_of_budget("long-way routes (stopped early)");
   if (third.max_load() < best.max_load())
     table = longer.make_table(third.choice(), "balanced");
   else
