@@ -515,7 +515,8 @@ class ConfigReader {
   void read_routing(const yaml_node_t* routing) {
     const Entries entries =
         mapping(routing, "routing", "in 'routing'",
-                {"algorithm", "seed", "virtual_channels", "rules", "flow_control", "lp_bound_time", "options"});
+                {"algorithm", "seed", "virtual_channels", "rules", "flow_control", "lp_bound_time", "time_budget",
+                 "options"});
     if (const yaml_node_t* node = find(entries, "algorithm"))
       config_.algorithm = non_empty_scalar(node, "routing.algorithm", "a generator name or a comma-separated chain of them");
     if (const yaml_node_t* node = find(entries, "seed")) {
@@ -547,6 +548,12 @@ class ConfigReader {
       if (!seconds)
         fail(node, "routing.lp_bound_time: expected a number of seconds from 0 to 3600, got " + kind_of(node));
       config_.lp_bound_time = *seconds;
+    }
+    if (const yaml_node_t* node = find(entries, "time_budget")) {
+      const auto seconds = node->type == YAML_SCALAR_NODE ? parse_seconds(text_of(node)) : std::nullopt;
+      if (!seconds)
+        fail(node, "routing.time_budget: expected a number of seconds from 0 to 3600, got " + kind_of(node));
+      config_.time_budget = *seconds;
     }
     if (const yaml_node_t* node = find(entries, "options")) {
       for (const Entry& option : mapping(node, "routing.options", "in 'routing.options'", {})) {

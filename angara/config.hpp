@@ -75,8 +75,11 @@ struct Config {
   FlowControl flow_control = FlowControl::bubble;  // routing.flow_control
   std::map<std::string, std::string> algorithm_options;  // "routing: options:"
   // routing.lp_bound_time: seconds the admin tool's reports may spend on the
-  // LP lower bound (routing/lp_bound.hpp); 0 leaves it out.
+  // LP lower bound (routing/check/lp_bound.hpp); 0 leaves it out.
   double lp_bound_time = 2.0;
+  // routing.time_budget: seconds of one core the optional refinement stages
+  // of a computation may take (routing/common/work_budget.hpp); 0: no limit.
+  double time_budget = 2.0;
   std::string table_dir = "/var/lib/angara/routes";
   MemoryLimit memory_limit;  // limits.memory
   // What was read: a short hash of the file's bytes and their number, so a

@@ -1,5 +1,5 @@
 // A torus with its failures: which routers and cables are alive.
-// Failure semantics follow shared/angara-model.md: a failed link kills both
+// Failure semantics follow doc/model.md, "Failures": a failed link kills both
 // directions of one cable; a failed node kills its router and all its cables.
 #pragma once
 

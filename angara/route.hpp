@@ -28,7 +28,7 @@ struct Route {
 // Parses "+Y +X -Z".  Throws std::invalid_argument naming the bad token.
 std::vector<Direction> parse_hops(std::string_view text);
 
-// Angara encodability (shared model, "Routing rules"): the hops split as
+// Angara encodability (doc/model.md, "Routing rules"): the hops split as
 // [FS] middle [LS], FS one positive hop, LS one negative hop, middle obeying
 // DOR and the direction-bit rule.
 bool is_angara_encodable(const std::vector<Direction>& hops);
@@ -36,7 +36,7 @@ bool is_angara_encodable(const std::vector<Direction>& hops);
 bool is_dor_route(const std::vector<Direction>& hops);
 
 // A route as the compact store keeps it: one 32-bit word holding the
-// Angara header's fields, [FS] DOR middle [LS] (shared model, "Routing
+// Angara header's fields, [FS] DOR middle [LS] (doc/model.md, "Routing
 // rules"): an optional First Step (positive), per dimension the sign and hop
 // count of the middle, an optional Last Step (negative) and the layer.  Made
 // by RouteTable::pack(); 0 is the empty (missing) route.
@@ -46,8 +46,8 @@ struct PackedRoute {
 
 // The routes of every ordered pair of distinct allocated nodes.
 //
-// Storage (issue 8): one PackedRoute word per ordered pair, 4 bytes a route
-// instead of a vector of hops; an Angara-encodable route with at most 31 hops
+// Storage: one PackedRoute word per ordered pair, 4 bytes a route (a
+// vector of hops would take several times that); an Angara-encodable route with at most 31 hops
 // per dimension in the middle always fits.  Anything else (the arbitrary
 // paths of the `general` rule set, layers above 7, long detours) goes to an
 // overflow store of hop sequences, and its word holds the overflow index, so

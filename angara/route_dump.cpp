@@ -1,4 +1,4 @@
-// The route dump (shared/angara-model.md, "Route dump format"): plain text,
+// The route dump (doc/model.md, "Route dump format"): plain text,
 // one route per line, so that any tool can check a table independently.
 #include "angara/route_dump.hpp"
 
@@ -100,7 +100,7 @@ class DumpReader {
     if (algorithm_.empty()) fail("expected an algorithm name after 'algorithm='");
     std::uint8_t single_cable = 0;
     // More key=value words may follow; the rule set and the deadlock rule
-    // are read, other words are ignored (shared model, "Route dump format").
+    // are read, other words are ignored (doc/model.md, "Route dump format").
     for (std::size_t i = 5; i < fields.size(); ++i) {
       if (starts_with(fields[i], "rules=")) {
         const auto rules = parse_rule_set(fields[i].substr(6));

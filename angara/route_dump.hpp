@@ -1,4 +1,4 @@
-// The shared route dump format (shared/angara-model.md, "Route dump format").
+// The route dump format (doc/model.md, "Route dump format").
 #pragma once
 
 #include <iosfwd>

@@ -1,5 +1,5 @@
-// The rule sets and deadlock rules of shared/angara-model.md ("Rule sets of
-// the general backends", "Deadlock model"), shared by the configuration, the
+// The rule sets and deadlock rules of doc/model.md ("Rule sets", "Deadlock
+// rule"), shared by the configuration, the
 // generators and the verifier so that all of them judge a table the same way.
 #pragma once
 

@@ -1,5 +1,5 @@
 // The Angara torus: coordinates, directions and channels exactly as in
-// shared/angara-model.md ("Topology").  Geometry only; faults live in Network.
+// doc/model.md ("Topology").  Geometry only; faults live in Network.
 #pragma once
 
 #include <array>
@@ -58,7 +58,7 @@ constexpr std::uint8_t dimension_bit(int dim) { return static_cast<std::uint8_t>
 
 // Sizes of a 1- to 4-dimensional torus, and its cabling.  A size of 1 means
 // the dimension is absent; sizes >= 3 are rings; a size of 2 has two parallel
-// cables, unless it is single-cabled (shared/angara-model.md, "Topology"):
+// cables, unless it is single-cabled (doc/model.md, "Channels and cabling"):
 // then only the +D port of the node at coordinate 0 and the -D port of the
 // node at 1 have a cable, and the other two ports of the pair have none.
 class Torus {

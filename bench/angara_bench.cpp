@@ -1,4 +1,4 @@
-// angara-bench: the quality benchmark of issue 3, a program (not a test).
+// angara-bench: the quality benchmark, a program (not a test).
 // It sweeps the ANSU paper's machine set (section 5.1), routes whole-machine,
 // half-block and random-half allocations with every generator, verifies every
 // table, and prints figures and ratios to BFS measured in the same run, the
@@ -241,7 +241,8 @@ Row run_one(const Network& network, const std::vector<NodeId>& allocation, const
 }
 
 // `single_cable`: Y, Z and K cabled once, as the paper's Desmos is (see
-// doc/benchmarks.md, "Desmos against the paper's Table 2"); otherwise two cables, the shared model's default.
+// doc/benchmarks.md, "Desmos against the paper's Table 2"); otherwise two
+// cables, the default (doc/model.md, "Channels and cabling").
 void desmos_table(const Options& options, bool single_cable) {
   const Network network(single_cable ? Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"))
                                      : Torus::parse("4x2x2x2"));
@@ -490,10 +491,12 @@ std::vector<std::string> split(const std::string& text) {
   return out;
 }
 
-// Issue 7's Nue figures: for each torus, rule set and virtual channel count,
+// The Nue figures: for each torus, rule set and virtual channel count,
 // max gamma against the per-dimension lower bound, the virtual channels the
-// table uses, non-minimal routes and the time; then faulty machines (issue
-// 7's 8x8 and seeded failed routers and cables), with the routability
+// table uses, non-minimal routes and the time; then faulty machines (an 8x8
+// with routers 1,0, 2,1 and 4,0 failed, whose pairs from 2,0 to 0,0 and the
+// nodes behind 4,0 no encodable route joins, and seeded failed routers and
+// cables), with the routability
 // oracle's count of pairs no encodable route joins.  Every table is verified
 // under the rules and flow control it was made with.
 void nue_row(const Network& network, const std::string& label, RuleSet rules, FlowControl flow, int channels) {
@@ -543,9 +546,9 @@ void nue_table(const Options& options) {
   };
   std::vector<Faulty> faulty;
   {
-    Network issue7(Torus::parse("8x8"));  // issue 7's example: routers 1,0, 2,1 and 4,0 failed
-    for (const char* dead : {"1,0", "2,1", "4,0"}) issue7.fail_node(issue7.torus().id(issue7.torus().parse_coord(dead)));
-    faulty.push_back({"8x8 issue7", std::move(issue7)});
+    Network cut(Torus::parse("8x8"));  // routers 1,0, 2,1 and 4,0 failed: 4 pairs cut off
+    for (const char* dead : {"1,0", "2,1", "4,0"}) cut.fail_node(cut.torus().id(cut.torus().parse_coord(dead)));
+    faulty.push_back({"8x8 issue7", std::move(cut)});  // label as in doc/benchmarks.md
   }
   const std::vector<std::tuple<std::string, int, int>> seeded = {
       {"4x4x4", 1, 2}, {"4x4x4", 3, 4}, {"8x8", 2, 3}, {"8x8", 3, 6}, {"6x6x6", 4, 8}, {"4x4x4x4", 4, 8}};

@@ -1,9 +1,9 @@
-// angara-faults: the fault campaign of issue 7, a program (not a test).
+// angara-faults: the fault campaign, a program (not a test).
 //
 // Seeded scenarios over 2D, 3D and 4D tori up to 512 nodes: failed routers,
 // failed cables and mixes, on the whole machine and on sub-allocations (a
 // compact block, a random half).  For each scenario the routability oracle
-// (routing/oracle.hpp) says whether every allocated pair has an encodable
+// (routing/common/oracle.hpp) says whether every allocated pair has an encodable
 // route at all; then every generator runs and its table goes through the
 // independent verifier.  Per generator and for the default chain: scenarios
 // routed, scenarios the oracle calls routable but no table came out,
@@ -97,7 +97,7 @@ Scenario make_scenario(int id, const std::string& machine, std::mt19937_64& rng,
     case FaultKind::cables: cables = pick(1, 16); break;
     case FaultKind::mixed: routers = pick(1, 4); cables = pick(1, 8); break;
   }
-  // The scenarios of issue 7: 2-5 failed routers and up to 6 failed cables.
+  // The small set: 2-5 failed routers and up to 6 failed cables, whole machines.
   if (issue_set) {
     routers = pick(2, 5);
     cables = pick(0, 6);
@@ -297,8 +297,8 @@ int usage(const char* program) {
                "          [--issue-set] [--from ID] [--singles-max-nodes N]\n"
                "--singles-max-nodes N: generators run for themselves (not for a chain) only on\n"
                "allocations of at most N nodes.\n"
-               "--issue-set: issue 7's kind of scenario instead of the campaign: whole 8x8 and\n"
-               "4x4x4 machines, 2-5 failed routers and 0-6 failed cables each.\n",
+               "--issue-set: a small set instead of the campaign: whole 8x8 and 4x4x4\n"
+               "machines, 2-5 failed routers and 0-6 failed cables each.\n",
                program);
   return 2;
 }

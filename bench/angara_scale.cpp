@@ -1,4 +1,4 @@
-// angara-scale: the scale benchmark of issue 8, a program (not a test).
+// angara-scale: the scale benchmark, a program (not a test).
 //
 // For whole fault-free machines of 512, 1024, 4096 and 8192 nodes (a 3D and
 // a 4D torus each) and every generator asked for, it measures generation

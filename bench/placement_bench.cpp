@@ -1,19 +1,19 @@
 // angara-placement-bench: replays a seeded job trace on simulated machines
 // with a few failed routers under three placements and measures what each
-// job's routes get (issue 10):
+// job's routes get:
 //   linear  Slurm-like best fit over the nodes in NodeId order (slurm.conf
 //           in name order): the smallest run of consecutive free nodes that
 //           fits, else the largest runs first;
 //   curve   the same best fit over the nested-block order that
 //           `angara-route slurm-conf` writes into slurm.conf;
-//   select  angara-route select (routing/placement.hpp) with the free nodes
+//   select  angara-route select (placement/placement.hpp) with the free nodes
 //           and the running jobs' channel loads.
 // Every job of two or more nodes is routed with `balanced` on the live
 // network and verified; a job whose nodes cannot be routed is counted and
 // dropped (its nodes are not held).  FCFS without backfill, so the three
 // placements see the same arrivals; queueing differs only through drops.
 //
-// With --lp, every job's LP lower bound (routing/lp_bound.hpp, 2 s each) is
+// With --lp, every job's LP lower bound (routing/check/lp_bound.hpp, 2 s each) is
 // computed too: columns `lp` (mean; the per-dimension bound where the LP
 // did not finish) and `G/LP`.
 //
@@ -38,6 +38,7 @@
 #include "routing/check/lp_bound.hpp"
 #include "routing/check/metrics.hpp"
 #include "placement/placement.hpp"
+#include "placement/slurm_order.hpp"
 #include "routing/check/verifier.hpp"
 
 using namespace angara;

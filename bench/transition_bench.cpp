@@ -1,8 +1,8 @@
-// Live switches under failures (issue 13): a job runs on every live node of a
+// Live switches under failures: a job runs on every live node of a
 // machine that already has some failures; one more router or cable fails; the
 // job's tables are rebuilt with the same generator.  How often is the switch
 // from the installed to the new routes safe directly, through intermediate
-// tables, or only after quiescing the job (routing/transition.hpp)?
+// tables, or only after quiescing the job (routing/check/transition.hpp)?
 //
 //   angara-transition-bench [--machine 4x4x4] [--algorithm bfs] [--trials 100]
 //                           [--before 1] [--seed 1]

@@ -2,6 +2,8 @@
 // calls the core library (routing/pipeline.hpp) and reports; no routing logic
 // lives here.
 #include <getopt.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +21,8 @@
 #include "angara/config.hpp"
 #include "angara/file_io.hpp"
 #include "angara/hostlist.hpp"
+#include "spank/shared_tables.hpp"
+#include "angara/printable.hpp"
 #include "angara/route_dump.hpp"
 #include "angara/table_file.hpp"
 #include "config.h"
@@ -106,9 +110,9 @@ int cmd_generate(int argc, char** argv) {
       {"flow-control", required_argument, nullptr, 'F'}, {"single-cable", required_argument, nullptr, 'S'},
       {"timeout", required_argument, nullptr, 'T'},     {"lp-time", required_argument, nullptr, 'L'},
       {"parents", no_argument, nullptr, 'P'},          {"memory-limit", required_argument, nullptr, 'M'},
-      {nullptr, 0, nullptr, 0}};
+      {"time-budget", required_argument, nullptr, 'B'}, {nullptr, 0, nullptr, 0}};
   int timeout = 30;
-  std::optional<double> lp_time;
+  std::optional<double> lp_time, time_budget;
   std::optional<MemoryLimit> memory_limit;
   bool nodes_given = false, create_parents = false;
   std::optional<std::uint64_t> seed;
@@ -177,6 +181,12 @@ int cmd_generate(int argc, char** argv) {
         lp_time = parse_seconds(optarg);
         if (!lp_time) return usage_error(lp_time_error("generate", optarg));
         break;
+      case 'B':
+        time_budget = parse_seconds(optarg);
+        if (!time_budget)
+          return usage_error("generate: --time-budget expects seconds from 0 to 3600 (0: no limit), got '" +
+                             printable(optarg) + "'");
+        break;
       case 'M':
         memory_limit = parse_memory_limit(optarg);
         if (!memory_limit) return usage_error("generate: " + memory_limit_error(optarg));
@@ -238,6 +248,7 @@ int cmd_generate(int argc, char** argv) {
   request.write_cache = !dry_run;  // a dry run writes nothing, the cache included
   request.route_dump = !dump_path.empty();
   request.lp_bound = config.lp_bound_time > 0;
+  if (time_budget) request.time_budget = *time_budget;
   // Where the results go is checked before anything is computed or written.
   if (!dump_path.empty()) {
     if (create_parents) {
@@ -449,12 +460,63 @@ struct Subcommand {
   int (*run)(int argc, char** argv);
 };
 
+// angara-route shared-key --output FILE [--force]: a new key for shared=
+// results (spank-angara(8)), readable by root alone.
+int cmd_shared_key(int argc, char** argv) {
+  std::string output;
+  bool force = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--output" && i + 1 < argc)
+      output = argv[++i];
+    else if (word == "--force")
+      force = true;
+    else
+      return usage_error("shared-key: unexpected argument '" + printable(word) + "'");
+  }
+  if (output.empty()) return usage_error("shared-key: --output FILE is required");
+  const std::string text = angara::spank::new_shared_key_text();
+  const std::string temporary = force ? directory_of(output) + "/." + base_name(output) + ".tmp" : output;
+  FileDescriptor file(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!file)
+    throw TableFileError("cannot create " + temporary + ": " + std::strerror(errno) +
+                         (errno == EEXIST && !force ? " (--force replaces an existing key)" : ""));
+  if (::fchmod(file.get(), 0600) != 0 || ::write(file.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
+      ::fsync(file.get()) != 0 || file.close() != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    throw TableFileError("cannot write " + temporary + ": " + std::strerror(error));
+  }
+  if (force && ::rename(temporary.c_str(), output.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    throw TableFileError("cannot replace " + output + ": " + std::strerror(error));
+  }
+  std::cout << "shared key written to " << output << " (mode 0600): copy it to the same path on every node, "
+            << "readable by root alone\n";
+  return kExitOk;
+}
+
+// angara-route options [--man]: the generators' routing.options.
+int cmd_options(int argc, char** argv) {
+  bool man = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--man")
+      man = true;
+    else
+      return usage_error(std::string("options: unexpected argument '") + argv[i] + "'");
+  }
+  std::cout << describe_generator_options(man ? OptionsFormat::troff : OptionsFormat::text);
+  return kExitOk;
+}
+
 const Subcommand kSubcommands[] = {
     {"generate",
      "generate [--config F] [--nodes HOSTLIST] [--algorithm NAME] [--dry-run]\n"
      "                    [--dump-routes FILE] [--json] [--output DIR] [--down HOSTLIST]\n"
      "                    [--job-name NAME] [--cache DIR] [--seed N] [--single-cable DIMS] [--parents]\n"
-     "                    [--rules angara|general] [--flow-control bubble|none] [--lp-time S]\n"
+     "                    [--rules angara|general] [--flow-control bubble|none] [--lp-time S] [--time-budget S]\n"
      "                    [--memory-limit SIZE|PERCENT%|none]\n"
      "         generate --job JOBID [--failed down|down,drained|none] [--timeout S] [...]",
      "Computes and verifies the routes of a set of nodes (default: the whole machine) or of a\n"
@@ -496,6 +558,14 @@ const Subcommand kSubcommands[] = {
      "                    [--leaf-size N]",
      "Prints slurm.conf node lines along the torus's nested blocks and writes topology.conf.",
      &angara::cli::slurm_conf_command},
+    {"shared-key", "shared-key --output FILE [--force]",
+     "Writes a new random key for shared= results (mode 0600); the same file goes to every node\n"
+     "(plugstack shared_key=, spank-angara(8)).",
+     &cmd_shared_key},
+    {"options", "options [--man]",
+     "The routing.options of every generator (angara.yaml(5)): values, defaults and meaning;\n"
+     "--man prints the list as angara.yaml(5) has it.",
+     &cmd_options},
     {"node-states", "node-states --output FILE [--failed STATES] [--timeout S]",
      "Writes slurmctld's failed and unavailable nodes, with the time, for select --node-states\n"
      "(job_submit.lua reads jobs itself but cannot ask slurmctld for node states).",
@@ -521,8 +591,11 @@ bool asks_for_json(int argc, char** argv) {
 }
 
 void print_command_help(const Subcommand& sub) {
-  std::cout << "Usage: " << kProgram << " " << sub.synopsis << "\n\n" << sub.summary << "\n"
-            << "Exit status and every option: angara-route(8).\n";
+  std::cout << "Usage: " << kProgram << " " << sub.synopsis << "\n\n" << sub.summary << "\n";
+  if (std::string_view(sub.name) == "generate")
+    std::cout << "\nrouting.options of the generators (angara.yaml(5)):\n"
+              << describe_generator_options(OptionsFormat::text);
+  std::cout << "Exit status and every option: angara-route(8).\n";
 }
 
 void print_help() {

@@ -1,8 +1,8 @@
-// Rewriting a running job's tables safely (issue 13): the routers switch from
+// Rewriting a running job's tables safely: the routers switch from
 // the installed to the new table one by one, so the network carries both.
 // The switch goes ahead directly when their union is deadlock-free, through
 // intermediate table sets when the transition planner finds such a sequence
-// (routing/transition.hpp), and is refused otherwise unless the operator has
+// (routing/check/transition.hpp), and is refused otherwise unless the operator has
 // quiesced the job (angara-route(8), LIVE SWITCHES).
 #pragma once
 #include <stdexcept>

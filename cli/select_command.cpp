@@ -21,6 +21,7 @@
 #include "slurm/slurm_query.hpp"
 #include "routing/chain.hpp"
 #include "routing/pipeline.hpp"
+#include "placement/blocks.hpp"
 #include "placement/placement.hpp"
 #include "routing/report.hpp"
 

@@ -1,6 +1,6 @@
 // `angara-route slurm-conf`: Slurm's node order and topology.conf along the
-// torus (routing/placement.hpp, nested_blocks), so that Slurm's own placement
-// hands out compact blocks.
+// torus (placement/slurm_order.hpp, nested_blocks), so that Slurm's own
+// placement hands out compact blocks.
 //
 // Why the order: select/linear and select/cons_tres take a job's nodes from
 // the lowest node indices that fit, preferring a consecutive run of free
@@ -25,7 +25,8 @@
 #include "angara/hostlist.hpp"
 #include "cli/exit_status.hpp"
 #include "cli/commands.hpp"
-#include "placement/placement.hpp"
+#include "placement/blocks.hpp"
+#include "placement/slurm_order.hpp"
 
 namespace angara::cli {
 

@@ -1,12 +1,19 @@
 #include "placement/placement.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
+#include <string>
 #include <tuple>
+#include <vector>
 
+#include "placement/blocks.hpp"
+#include "placement/slurm_order.hpp"
 #include "routing/check/metrics.hpp"
 #include "routing/common/oracle.hpp"
 
@@ -34,48 +41,6 @@ constexpr NodeId kOnePassMaxNodes = 512;
 // Best-fit runs along row-major orders other than the node order that are
 // routed (the lowest intact bounds first).
 constexpr std::size_t kOtherRunsRouted = 5;
-
-std::size_t volume(const Shape& shape) {
-  std::size_t v = 1;
-  for (int s : shape) v *= static_cast<std::size_t>(s);
-  return v;
-}
-
-// Every shape of exactly `count` nodes that fits the machine, in
-// lexicographic order of extents.
-void shapes_of_volume(const Torus& torus, std::size_t count, int dim, Shape& shape, std::vector<Shape>& out) {
-  if (dim == kMaxDims) {
-    if (count == 1) out.push_back(shape);
-    return;
-  }
-  for (int s = 1; s <= torus.size(dim); ++s) {
-    if (count % static_cast<std::size_t>(s) != 0) continue;
-    shape[dim] = s;
-    shapes_of_volume(torus, count / static_cast<std::size_t>(s), dim + 1, shape, out);
-  }
-  shape[dim] = 1;
-}
-
-// Shapes that differ only by a permutation of dimensions with the same size
-// and cabling are one class: on the intact machine they route alike, so one
-// representative is routed, and the class offers all its orientations.
-// Cabling is told apart by the intact machine's live channels per dimension
-// (a single-cabled size-2 dimension has half those of a double-cabled one).
-using ShapeClassKey = std::vector<std::tuple<int, std::size_t, int>>;
-std::array<std::size_t, kMaxDims> channels_per_dimension(const Network& intact) {
-  std::array<std::size_t, kMaxDims> channels{};
-  for (NodeId node = 0; node < intact.torus().node_count(); ++node)
-    for (int rank = 0; rank < kDirectionCount; ++rank)
-      channels[Direction(rank).dim()] += intact.channel_alive(node, Direction(rank));
-  return channels;
-}
-ShapeClassKey class_key(const Torus& torus, const std::array<std::size_t, kMaxDims>& channels, const Shape& shape) {
-  ShapeClassKey key;
-  for (int dim = 0; dim < kMaxDims; ++dim)
-    if (torus.dim_present(dim)) key.emplace_back(torus.size(dim), channels[dim], shape[dim]);
-  std::sort(key.begin(), key.end());
-  return key;
-}
 
 // Mean torus distance over ordered pairs, from the per-dimension hop sums.
 double mean_distance(const std::array<DimensionBoundTerms, kMaxDims>& terms, std::size_t nodes) {
@@ -146,56 +111,6 @@ IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes) {
   return {integer_lower_bound(terms), mean_distance(terms, nodes.size())};
 }
 
-// Sums of a per-node value over the cyclic box of a shape at every origin
-// (indexed by the origin's NodeId), as one sliding window per dimension the
-// box spans: O(dims * nodes) for all origins together, where a box query of
-// prefix sums would cost O(2^dims) per origin.  A box that spans a whole
-// ring has the same sum at every origin along it.  The sums of a box are
-// those of the box one dimension shorter, slid along that dimension, and
-// every box is kept: the shapes of one volume and their faces share most
-// of their shorter boxes, so each distinct box costs one pass.
-class BoxSums {
- public:
-  BoxSums(const Torus& torus, std::vector<std::int64_t> values) : torus_(torus) {
-    Shape unit;
-    unit.fill(1);
-    sums_.emplace(unit, std::move(values));
-  }
-
-  const std::vector<std::int64_t>& of(const Shape& shape) {
-    const auto found = sums_.find(shape);
-    if (found != sums_.end()) return found->second;
-    int dim = kMaxDims - 1;
-    while (shape[dim] <= 1) --dim;  // the unit shape is always there
-    Shape shorter = shape;
-    shorter[dim] = 1;
-    const std::vector<std::int64_t>& values = of(shorter);  // std::map: stays valid
-    const NodeId n = torus_.node_count();
-    const int size = torus_.size(dim), width = shape[dim];
-    Coord unit{};
-    unit[dim] = 1;
-    const NodeId stride = torus_.id(unit), period = stride * static_cast<NodeId>(size);
-    std::vector<std::int64_t> next(n);
-    std::vector<std::int64_t> line(static_cast<std::size_t>(size + width));
-    for (NodeId outer = 0; outer < n; outer += period)
-      for (NodeId base = outer; base < outer + stride; ++base) {
-        // The line once and its first `width` values again, so the window never wraps.
-        for (int i = 0; i < size + width; ++i) line[i] = values[base + static_cast<NodeId>(i % size) * stride];
-        std::int64_t sum = 0;
-        for (int i = 0; i < width; ++i) sum += line[i];
-        for (int origin = 0; origin < size; ++origin) {
-          next[base + static_cast<NodeId>(origin) * stride] = sum;
-          sum += line[origin + width] - line[origin];
-        }
-      }
-    return sums_.emplace(shape, std::move(next)).first->second;
-  }
-
- private:
-  const Torus& torus_;
-  std::map<Shape, std::vector<std::int64_t>> sums_;
-};
-
 class Selector {
  public:
   Selector(const Network& network, const PlacementRequest& request);
@@ -204,15 +119,18 @@ class Selector {
  private:
   bool is_free(NodeId node) const { return free_[node] != 0; }
 
-  // Taken or failed nodes in the layers right outside the block, each layer
-  // counted once (on a ring of 2, or a block one short of the ring, the two
-  // sides are one layer).
   // Blocks of the shapes of one class, best first, at most kBlocksKept.
   std::vector<Candidate> free_blocks(const std::vector<Shape>& shapes);
   // The first `leaders` are one block of each of the best shape classes.
   std::vector<Candidate> block_candidates(std::size_t& leaders);
+  // Sets of the `count` free nodes nearest to a seed (the smallest cube
+  // around it first, then torus distance), for when no block fits or a count
+  // has no good block shape.  Kept: the few distinct sets with the least total
+  // distance to their seed, least busy and best packed first.
   std::vector<Candidate> nearest_candidates();
   std::vector<Candidate> run_candidates() const;
+  // Bounding box, intact bound and mean distance of a candidate that is not
+  // a block.
   void measure_set(Candidate& candidate) const;
   void route(Candidate& candidate, RouteTable& table, const GeneratorOptions& options) const;
 
@@ -275,7 +193,7 @@ Selector::Selector(const Network& network, const PlacementRequest& request)
   free_.assign(torus_.node_count(), 0);
   for (NodeId node = 0; node < torus_.node_count(); ++node)
     free_[node] = network.node_alive(node) && (request.free.empty() || request.free[node] != 0);
-  count_ = request.node_count ? request.node_count : (request.shape ? volume(*request.shape) : 0);
+  count_ = request.node_count ? request.node_count : (request.shape ? shape_volume(*request.shape) : 0);
 }
 
 std::vector<Candidate> Selector::free_blocks(const std::vector<Shape>& shapes) {
@@ -365,9 +283,7 @@ std::vector<Candidate> Selector::block_candidates(std::size_t& leader_count) {
   if (request_.shape) {
     shapes.push_back(*request_.shape);
   } else {
-    Shape shape;
-    shape.fill(1);
-    shapes_of_volume(torus_, count_, 0, shape, shapes);
+    shapes = shapes_of_volume(torus_, count_);
   }
   struct ShapeClass {
     IntactBound bound;
@@ -403,12 +319,6 @@ std::vector<Candidate> Selector::block_candidates(std::size_t& leader_count) {
   return leaders;
 }
 
-// Sets of the `count` free nodes nearest to a seed (the smallest cube
-// around it first, then torus distance), for when no block fits or a count
-// has no good block shape.  Kept: the few distinct sets with the least total
-// distance to their seed, least busy and best packed first.
-// Bounding box, intact bound and mean distance of a candidate that is not
-// a block.
 void Selector::measure_set(Candidate& candidate) const {
   std::array<std::vector<char>, kMaxDims> used;
   for (int dim = 0; dim < kMaxDims; ++dim) used[dim].assign(static_cast<std::size_t>(torus_.size(dim)), 0);
@@ -636,9 +546,9 @@ PlacementResult Selector::run() {
   if (count_ == 0) throw PlacementError("a node count (or a shape) is needed");
   if (!make_generator(request_.algorithm))
     throw PlacementError("unknown routing algorithm '" + request_.algorithm + "' (valid: " + generator_names() + ")");
-  if (request_.shape && volume(*request_.shape) != count_)
+  if (request_.shape && shape_volume(*request_.shape) != count_)
     throw PlacementError("shape " + format_shape(torus_, *request_.shape) + " has " +
-                         std::to_string(volume(*request_.shape)) + " nodes, not " + std::to_string(count_));
+                         std::to_string(shape_volume(*request_.shape)) + " nodes, not " + std::to_string(count_));
   const std::size_t free_count = static_cast<std::size_t>(std::count(free_.begin(), free_.end(), 1));
   if (free_count < count_)
     throw PlacementError(std::to_string(count_) + " nodes asked, only " + std::to_string(free_count) +
@@ -787,135 +697,8 @@ const char* candidate_kind_name(CandidateKind kind) {
   return kind == CandidateKind::block ? "block" : kind == CandidateKind::nearest ? "nearest" : "run";
 }
 
-std::vector<NodeId> best_fit_run(const std::vector<NodeId>& order, const std::vector<unsigned char>& free,
-                                 std::size_t count) {
-  std::vector<std::pair<std::size_t, std::size_t>> runs;  // (start, length) along order
-  for (std::size_t i = 0; i < order.size();) {
-    std::size_t j = i;
-    while (j < order.size() && free[order[j]]) ++j;
-    if (j > i) runs.emplace_back(i, j - i);
-    i = j + 1;
-  }
-  std::vector<NodeId> nodes;
-  const auto fit = std::min_element(runs.begin(), runs.end(), [count](const auto& a, const auto& b) {
-    const bool a_fits = a.second >= count, b_fits = b.second >= count;
-    if (a_fits != b_fits) return a_fits;
-    return a_fits ? a.second < b.second : a.second > b.second;
-  });
-  if (fit != runs.end() && fit->second >= count) {
-    for (std::size_t i = 0; i < count; ++i) nodes.push_back(order[fit->first + i]);
-  } else {
-    std::stable_sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    for (const auto& run : runs)
-      for (std::size_t i = 0; i < run.second && nodes.size() < count; ++i) nodes.push_back(order[run.first + i]);
-  }
-  std::sort(nodes.begin(), nodes.end());
-  return nodes;
-}
-
-std::size_t shape_volume(const Shape& shape) { return volume(shape); }
-
-Shape parse_shape(const Torus& torus, std::string_view text) {
-  Shape shape;
-  shape.fill(1);
-  const std::string expected = "expected up to " + std::to_string(torus.declared_dims()) +
-                               " sizes separated by 'x', each at most the machine's (" + torus.to_string() + ")";
-  int dim = 0;
-  std::size_t pos = 0;
-  while (true) {
-    std::size_t end = text.find('x', pos);
-    const std::string_view part = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
-    if (dim >= torus.declared_dims() || part.empty() || part.size() > 4 ||
-        part.find_first_not_of("0123456789") != std::string_view::npos)
-      throw PlacementError("bad shape '" + std::string(text) + "': " + expected);
-    const int size = std::stoi(std::string(part));
-    if (size < 1 || size > torus.size(dim))
-      throw PlacementError("bad shape '" + std::string(text) + "': size " + std::to_string(size) + " of " +
-                           dimension_letter(dim) + " is outside 1.." + std::to_string(torus.size(dim)) + "; " +
-                           expected);
-    shape[dim++] = size;
-    if (end == std::string_view::npos) break;
-    pos = end + 1;
-  }
-  return shape;
-}
-
-std::string format_shape(const Torus& torus, const Shape& shape) {
-  std::string out;
-  for (int dim = 0; dim < torus.declared_dims(); ++dim) {
-    if (dim) out += 'x';
-    out += std::to_string(shape[dim]);
-  }
-  return out;
-}
-
-std::vector<NodeId> block_nodes(const Torus& torus, const Shape& shape, const Coord& origin) {
-  std::vector<NodeId> nodes;
-  nodes.reserve(volume(shape));
-  for (int k = 0; k < shape[3]; ++k)
-    for (int z = 0; z < shape[2]; ++z)
-      for (int y = 0; y < shape[1]; ++y)
-        for (int x = 0; x < shape[0]; ++x)
-          nodes.push_back(torus.id({(origin[0] + x) % torus.size(0), (origin[1] + y) % torus.size(1),
-                                    (origin[2] + z) % torus.size(2), (origin[3] + k) % torus.size(3)}));
-  std::sort(nodes.begin(), nodes.end());
-  return nodes;
-}
-
 PlacementResult select_nodes(const Network& network, const PlacementRequest& request) {
   return Selector(network, request).run();
-}
-
-namespace {
-
-// Which dimension a block is halved along (NestedBlocks above), -1 for a
-// single node.
-int split_dimension(const Torus& torus, const Shape& shape) {
-  for (int dim = kMaxDims - 1; dim >= 0; --dim)
-    if (torus.size(dim) == 2 && shape[dim] == 2) return dim;
-  int best = -1;
-  for (int dim = kMaxDims - 1; dim >= 0; --dim)
-    if (shape[dim] >= 2 && (best < 0 || shape[dim] > shape[best])) best = dim;
-  return best;
-}
-
-void add_nested_block(const Torus& torus, const Shape& shape, const Coord& origin, int level, std::string path,
-                      NestedBlocks& out) {
-  const std::size_t index = out.blocks.size();
-  out.blocks.emplace_back();
-  {
-    NestedBlock& block = out.blocks.back();
-    block.shape = shape;
-    block.origin = origin;
-    block.first = out.order.size();
-    block.count = volume(shape);
-    block.level = level;
-    block.path = path;
-  }
-  const int dim = split_dimension(torus, shape);
-  if (dim < 0) {
-    out.order.push_back(torus.id(origin));
-    return;
-  }
-  Shape lower = shape, upper = shape;
-  lower[dim] = (shape[dim] + 1) / 2;
-  upper[dim] = shape[dim] - lower[dim];
-  Coord upper_origin = origin;
-  upper_origin[dim] = (origin[dim] + lower[dim]) % torus.size(dim);
-  out.blocks[index].children.push_back(out.blocks.size());
-  add_nested_block(torus, lower, origin, level + 1, path + '0', out);
-  out.blocks[index].children.push_back(out.blocks.size());
-  add_nested_block(torus, upper, upper_origin, level + 1, path + '1', out);
-}
-
-}  // namespace
-
-NestedBlocks nested_blocks(const Torus& torus) {
-  NestedBlocks out;
-  out.order.reserve(torus.node_count());
-  out.blocks.reserve(2 * torus.node_count());
-  add_nested_block(torus, torus.sizes(), Coord{}, 0, "", out);
-  return out;
 }
 
 void add_busy_channels(const Network& network, const RouteTable& table, std::vector<std::uint64_t>& busy) {

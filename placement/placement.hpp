@@ -8,44 +8,23 @@
 // running jobs' routes.  On machines of more than 512 nodes with balanced
 // (its option turns not set), every candidate is first scored by balanced in
 // direction order (turns: off) and only the best two are routed as
-// configured.
+// configured.  The blocks, their shapes and PlacementError are in
+// blocks.hpp; Slurm's own order and best fit, which the selector compares
+// its choice with, in slurm_order.hpp.
 #pragma once
 
-#include <array>
+#include <cstddef>
 #include <cstdint>
-#include <optional>
-#include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "angara/network.hpp"
 #include "angara/route.hpp"
+#include "placement/blocks.hpp"
 #include "routing/generator.hpp"
 #include "routing/check/verifier.hpp"
 
 namespace angara {
-
-// Extent of a block in each dimension (1 for a dimension it does not span).
-using Shape = std::array<int, kMaxDims>;
-
-// A request that cannot be met as asked: too few free nodes, a shape that
-// does not fit the machine, a count that disagrees with the shape.
-class PlacementError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
-
-// Parses "2x4x4" against the machine: one size per declared dimension or
-// fewer (the rest are 1), each between 1 and the machine's size.  Throws
-// PlacementError saying what was expected.
-Shape parse_shape(const Torus& torus, std::string_view text);
-// "2x4x4": the declared dimensions of the machine.
-std::string format_shape(const Torus& torus, const Shape& shape);
-std::size_t shape_volume(const Shape& shape);
-// The nodes of the block of `shape` whose lowest corner is `origin`, taken
-// with wrap-around, sorted by NodeId.
-std::vector<NodeId> block_nodes(const Torus& torus, const Shape& shape, const Coord& origin);
 
 struct PlacementRequest {
   std::size_t node_count = 0;  // 0: the shape's volume
@@ -116,34 +95,5 @@ PlacementResult select_nodes(const Network& network, const PlacementRequest& req
 // Adds the channel loads of `table` (routes per channel slot) to `busy`,
 // sizing it to the torus first.
 void add_busy_channels(const Network& network, const RouteTable& table, std::vector<std::uint64_t>& busy);
-
-// The machine cut into nested blocks, halving one dimension per level (the
-// space-filling order `angara-route slurm-conf` gives Slurm): a dimension the
-// block spans at size 2 of the machine first, highest dimension first (its
-// halves are sub-tori: only the pair's cables are cut); otherwise the
-// dimension of the largest extent, highest first, into ceil/floor halves.
-// On Desmos 4x2x2x2 the levels are 4x2x2 (16 nodes), 4x2 (8), the X ring
-// (4), 2 and 1: any run of the order aligned to a level is a block of it.
-struct NestedBlock {
-  Shape shape{};
-  Coord origin{};
-  std::size_t first = 0;  // its nodes are order[first, first + count)
-  std::size_t count = 0;
-  int level = 0;                     // 0: the machine
-  std::string path;                  // "" for the machine, then '0'/'1' per level (lower/upper half)
-  std::vector<std::size_t> children; // indices into NestedBlocks::blocks; empty for a single node
-};
-struct NestedBlocks {
-  std::vector<NodeId> order;         // every node of the torus, block after block
-  std::vector<NestedBlock> blocks;   // blocks[0] is the machine; parents before children
-};
-NestedBlocks nested_blocks(const Torus& torus);
-
-// Slurm-like best fit along `order` (select/linear over slurm.conf order):
-// the first `count` nodes of the smallest run of consecutive free nodes
-// that holds them, else of the largest runs first.  Sorted; shorter than
-// `count` when fewer nodes are free.
-std::vector<NodeId> best_fit_run(const std::vector<NodeId>& order, const std::vector<unsigned char>& free,
-                                 std::size_t count);
 
 }  // namespace angara

@@ -1,5 +1,7 @@
 #include "routing/chain.hpp"
 
+#include "angara/printable.hpp"
+
 #include "routing/memory.hpp"
 #include "routing/common/oracle.hpp"
 
@@ -33,16 +35,17 @@ std::vector<std::string> parse_algorithm_chain(std::string_view text) {
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
-  const std::string where = chain.size() > 1 ? " in chain '" + std::string(text) + "'" : "";
+  // The text may be a user's (--angara-routing): echoed escaped and capped.
+  const std::string where = chain.size() > 1 ? " in chain '" + printable(text) + "'" : "";
   for (std::size_t i = 0; i < chain.size(); ++i) {
     if (chain[i].empty())
       throw std::invalid_argument("empty routing algorithm name" + (where.empty() ? std::string() : where) +
                                   " (valid: " + generator_names() + ")");
     if (!make_generator(chain[i]))
-      throw std::invalid_argument("unknown routing algorithm '" + chain[i] + "'" + where + " (valid: " +
+      throw std::invalid_argument("unknown routing algorithm '" + printable(chain[i]) + "'" + where + " (valid: " +
                                   generator_names() + ")");
     if (std::find(chain.begin(), chain.begin() + static_cast<long>(i), chain[i]) != chain.begin() + static_cast<long>(i))
-      throw std::invalid_argument("routing algorithm '" + chain[i] + "' appears twice" + where);
+      throw std::invalid_argument("routing algorithm '" + printable(chain[i]) + "' appears twice" + where);
   }
   return chain;
 }
@@ -51,6 +54,10 @@ std::string format_algorithm_chain(const std::vector<std::string>& chain) {
   std::string out;
   for (const std::string& name : chain) out += (out.empty() ? "" : ",") + name;
   return out;
+}
+
+bool AlgorithmChain::contains(std::string_view name) const {
+  return std::find(members.begin(), members.end(), name) != members.end();
 }
 
 std::string recorded_chain(const std::string& chain) {
@@ -71,7 +78,8 @@ ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Ne
   for (std::size_t i = 0; i < chain.size(); ++i) {
     const std::string& name = chain[i];
     const std::unique_ptr<Generator> generator = make_generator(name);
-    if (!generator) throw std::invalid_argument("unknown routing algorithm '" + name + "' (valid: " + generator_names() + ")");
+    if (!generator)
+      throw std::invalid_argument("unknown routing algorithm '" + printable(name) + "' (valid: " + generator_names() + ")");
     if (before_member) {
       try {
         before_member(name);

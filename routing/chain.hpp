@@ -24,6 +24,18 @@ namespace angara {
 // 'a,x'" after the name when the list has several members.
 std::vector<std::string> parse_algorithm_chain(std::string_view text);
 std::string format_algorithm_chain(const std::vector<std::string>& chain);  // "balanced,nue"
+// One generator or a fallback chain, parsed and checked once (a request's
+// text becomes this in prepare_job(), and everything after works on it).
+struct AlgorithmChain {
+  std::vector<std::string> members;  // never empty once parsed
+
+  // parse_algorithm_chain() as a chain.
+  static AlgorithmChain parse(std::string_view text) { return AlgorithmChain{parse_algorithm_chain(text)}; }
+  std::string text() const { return format_algorithm_chain(members); }  // "balanced,nue"
+  const std::string& first() const { return members.front(); }
+  bool contains(std::string_view name) const;
+};
+
 // What a table file records of the chain asked for (NodeTable::chain): the
 // list when it has several members, "" for one generator.
 std::string recorded_chain(const std::string& chain);

@@ -19,6 +19,7 @@
 #include "angara/route.hpp"
 #include "angara/rules.hpp"
 #include "routing/common/generator_support.hpp"
+#include "routing/common/option_spec.hpp"
 
 namespace angara {
 
@@ -51,8 +52,9 @@ class Generator {
   // over the live part of `network`.  Must be deterministic for given inputs.
   virtual RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                               const GeneratorOptions& options) const = 0;
-  // The routing.options keys this generator reads (angara.yaml(5)).
-  virtual std::vector<std::string_view> option_keys() const { return {}; }
+  // The routing.options this generator reads, typed, with defaults and help
+  // (angara.yaml(5) and --help are written from them).
+  virtual std::vector<OptionSpec> option_specs() const { return {}; }
   // What it holds at its peak besides the table it returns, in bytes:
   // calibrated against measured peak RSS (doc/benchmarks.md, "Memory
   // estimate").  The default is the largest per-pair model of any generator.
@@ -111,6 +113,13 @@ std::string generator_names();
 // generator reads, naming the valid keys and their generators: a misspelt
 // option must not be ignored silently.
 void check_generator_options(const std::map<std::string, std::string>& options);
+
+// Every generator's routing.options from their declarations, for
+// `angara-route options`: plain text, or the troff of angara.yaml(5)'s
+// option list (tools/update_man_options.sh puts it into the page, and a test
+// checks that the page has it).
+enum class OptionsFormat { text, troff };
+std::string describe_generator_options(OptionsFormat format);
 
 // The generator used when nothing else is configured: the first member of
 // the default chain.

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include "routing/common/parallel.hpp"
 
@@ -25,7 +28,7 @@ double mean_hops(const Torus& torus) {
   return hops;
 }
 
-// GLPK's problem and the candidate routes of every pair (routing/lp_bound.hpp
+// GLPK's problem and the candidate routes of every pair (routing/check/lp_bound.hpp
 // skips allocations above 512 nodes, and solves a whole fault-free
 // double-cabled torus by symmetry, without the LP).  Measured over the program's 8 MiB:
 // 1.5 KiB a pair at 3 mean hops (40 nodes of a faulty 4x4x4), 1.5-2.3 KiB
@@ -163,13 +166,58 @@ MemoryEstimate estimate_dump_read_memory(const Network& network, std::uint64_t t
   return estimate;
 }
 
-std::uint64_t node_memory_bytes() {
-  std::uint64_t bytes = node_resources().memory;
-  if (bytes == 0) {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page_size > 0) bytes = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
+namespace {
+
+// A number of bytes in a one-line file ("max" or unreadable: 0, no limit).
+std::uint64_t bytes_in_file(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!(in >> text) || text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return std::strtoull(text.c_str(), nullptr, 10);
+}
+
+// The memory limit of this process's control group (cgroup v2 memory.max,
+// or v1 memory.limit_in_bytes), 0 when none is set or none can be read.
+std::uint64_t cgroup_memory_limit() {
+  std::ifstream cgroups("/proc/self/cgroup");
+  std::string line;
+  std::uint64_t limit = 0;
+  const auto take = [&limit](std::uint64_t bytes) {
+    // v1 writes "no limit" as a huge page-rounded number.
+    if (bytes > 0 && bytes < (std::uint64_t{1} << 60) && (limit == 0 || bytes < limit)) limit = bytes;
+  };
+  while (std::getline(cgroups, line)) {
+    const std::size_t first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1), path = line.substr(second + 1);
+    if (controllers.empty()) {
+      take(bytes_in_file("/sys/fs/cgroup" + path + "/memory.max"));
+    } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {
+      take(bytes_in_file("/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes"));
+      take(bytes_in_file("/sys/fs/cgroup/memory/memory.limit_in_bytes"));  // a namespace's own root
+    }
   }
-  return bytes;
+  return limit;
+}
+
+// MemTotal of /proc/meminfo, else the kernel's physical page count.
+std::uint64_t physical_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  while (meminfo >> key >> kib) {
+    if (key == "MemTotal:") return kib * 1024;
+    meminfo.ignore(256, '\n');
+  }
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size) : 0;
+}
+
+}  // namespace
+
+std::uint64_t node_memory_bytes() {
+  const std::uint64_t physical = physical_memory(), limit = cgroup_memory_limit();
+  return limit != 0 && (physical == 0 || limit < physical) ? limit : physical;
 }
 
 std::uint64_t memory_limit_bytes(const MemoryLimit& limit) {

@@ -1,4 +1,4 @@
-// Bounded memory (issue 13): what a computation will need, estimated before
+// Bounded memory: what a computation will need, estimated before
 // anything large is allocated, and the limit it is held to (limits.memory in
 // angara.yaml(5), --memory-limit in angara-route(8)).  The estimate is a
 // model calibrated against measured peak RSS (doc/benchmarks.md, "Memory
@@ -56,8 +56,10 @@ MemoryEstimate estimate_table_read_memory(const Network& network, std::size_t fi
 MemoryEstimate estimate_dump_read_memory(const Network& network, std::uint64_t text_bytes, std::uint64_t lines,
                                          const MemoryWork& work);
 
-// The memory hwloc reports for this node (its NUMA nodes together), else
-// the kernel's physical page count; 0 when neither is known.
+// The memory this process may use: the node's MemTotal (/proc/meminfo), or
+// its control group's limit when that is lower (cgroup v2 memory.max, v1
+// memory.limit_in_bytes); 0 when neither is known.  (hwloc's figure moves
+// between runs on some virtual machines, so it is not used here.)
 std::uint64_t node_memory_bytes();
 
 // The limit in bytes (0: none): a fraction of node_memory_bytes(), or the

@@ -67,6 +67,10 @@ VerifyOptions verify_options_of(const Config& config) {
   return options;
 }
 
+double effective_time_budget(const Config& config, const JobRequest& request) {
+  return request.time_budget >= 0 ? request.time_budget : config.time_budget;
+}
+
 PreparedJob prepare_job(const Config& config, const JobRequest& request) {
   Network network = config.network();
   for (const std::string& name : request.down_nodes)
@@ -93,25 +97,31 @@ PreparedJob prepare_job(const Config& config, const JobRequest& request) {
 
   // One generator or a fallback chain ("balanced,nue"); none configured: the
   // default chain.
-  const std::string algorithm = format_algorithm_chain(parse_algorithm_chain(
+  AlgorithmChain chain = AlgorithmChain::parse(
       !request.algorithm.empty() ? request.algorithm
-                                 : !config.algorithm.empty() ? config.algorithm : default_algorithm_chain()));
+                                 : !config.algorithm.empty() ? config.algorithm : default_algorithm_chain());
 
   check_generator_options(config.algorithm_options);
   GeneratorOptions options = generator_options_of(config);
 
   // Everything the table depends on goes into the fingerprint.
   std::ostringstream key;
-  // (The cabling joins the key only when some dimension is single-cabled, so
-  // fingerprints of double-cabled machines stay as they were.)
+  // (The cabling joins the key only when some dimension is single-cabled:
+  // description() of a double-cabled torus is its sizes alone, so tables
+  // installed for double-cabled machines by versions without single
+  // cabling keep their fingerprints.)
   key << PACKAGE_VERSION << '|' << network.torus().description() << '|' << network.fault_signature() << '|'
-      << algorithm << '|' << options.seed << '|' << options.virtual_channels << '|' << rule_set_name(options.rules)
+      << chain.text() << '|' << options.seed << '|' << options.virtual_channels << '|' << rule_set_name(options.rules)
       << '|' << flow_control_name(options.flow_control) << '|';
+  // The budget decides where the refinement stops: part of what the table is.
+  if (const double seconds = effective_time_budget(config, request); seconds > 0)
+    key << "budget=" << WorkBudget::for_seconds(seconds).limit() << '|';
   for (const auto& [name, value] : options.extra) key << name << '=' << value << ';';
   key << '|';
   for (NodeId node : allocation) key << node << ',';
 
-  return PreparedJob{std::move(network), std::move(allocation), algorithm, std::move(options), fnv1a_hex(key.str())};
+  const std::string fingerprint = fnv1a_hex(key.str());
+  return PreparedJob{std::move(network), std::move(allocation), std::move(chain), std::move(options), fingerprint};
 }
 
 MemoryEstimate check_job_memory(const Config& config, const JobRequest& request, const PreparedJob& prepared,
@@ -122,7 +132,7 @@ MemoryEstimate check_job_memory(const Config& config, const JobRequest& request,
   work.threads = worker_count();
   MemoryEstimate estimate = estimate_job_memory(
       prepared.network, prepared.allocation.size(),
-      generator.empty() ? parse_algorithm_chain(prepared.algorithm).front() : generator, prepared.options, work);
+      generator.empty() ? prepared.chain.first() : generator, prepared.options, work);
   check_memory_limit(estimate, config.memory_limit, config.source);
   return estimate;
 }
@@ -133,26 +143,30 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   MemoryEstimate memory = check_job_memory(config, request, prepared);
   const Network& network = prepared.network;
   const std::vector<NodeId>& allocation = prepared.allocation;
-  const std::string& algorithm = prepared.algorithm;
-  const std::vector<std::string> chain = parse_algorithm_chain(algorithm);
+  const AlgorithmChain& chain = prepared.chain;
   const GeneratorOptions& options = prepared.options;
+  // This computation's budget of optional work, shared by the chain.
+  GeneratorOptions member_options = options;
+  // (Unlimited, it still counts the work, for the report.)
+  member_options.budget = std::make_shared<WorkBudget>(WorkBudget::for_seconds(effective_time_budget(config, request)));
   // The table comes from the cache or the chain: an empty one here, not a
   // second N^2 array that would double the peak memory.
-  JobResult result{network, RouteTable(), {}, request.job, algorithm, prepared.fingerprint, 0, false, {}, {}, {}};
+  JobResult result{network,          RouteTable(), {}, request.job, chain.first(), prepared.fingerprint, 0, false,
+                   {},               {},           {}, {}};
 
   const std::string cache_path =
       request.cache_dir.empty() ? std::string() : request.cache_dir + "/" + result.fingerprint + ".routes";
   std::optional<RouteTable> cached;
   if (!cache_path.empty()) cached = load_cached(cache_path, network.torus());
   const VerifyOptions verify_options = verify_options_of(config);
-  result.chain = algorithm;
+  result.chain = chain.text();
   result.memory = std::move(memory);
   // The fingerprint covers the algorithms and their options; the entry must
   // also say it was computed by a member of the chain asked for (a copied or
   // renamed file is recomputed, never relabelled).
   if (cached && cached->nodes() == allocation && cached->rules == options.rules &&
       cached->flow_control == options.flow_control &&
-      std::find(chain.begin(), chain.end(), cached->algorithm) != chain.end()) {
+      chain.contains(cached->algorithm)) {
     result.table = std::move(*cached);
     result.from_cache = true;
     // The member that computed the cached table, as its dump recorded it.
@@ -164,7 +178,7 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   } else {
     // Each fallback member is estimated again before it runs.
     ChainOutcome outcome =
-        run_algorithm_chain(chain, network, allocation, options, verify_options, [&](const std::string& member) {
+        run_algorithm_chain(chain.members, network, allocation, member_options, verify_options, [&](const std::string& member) {
           result.memory = check_job_memory(config, request, prepared, member);
         });
     result.table = std::move(outcome.table);
@@ -172,6 +186,11 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
     result.algorithm = outcome.algorithm;
     result.passed_over = std::move(outcome.passed_over);
     result.seconds = outcome.seconds;
+    if (member_options.budget) {
+      result.budget_cut = member_options.budget->cut();
+      result.budget_steps = member_options.budget->used();
+      result.budget_limit_steps = member_options.budget->limit();
+    }
   }
   if (!result.report.ok()) throw VerificationError(result.report);
 
@@ -250,7 +269,7 @@ void check_table_read_memory(const Config& config, const TableFilesSize& size) {
 }
 
 JobResult verify_table_directory(const Config& config, const std::string& directory) {
-  // Refused before anything is read when it would not fit (issue 13): a
+  // Refused before anything is read when it would not fit (limits.memory): a
   // whole large machine's files are far larger than its route table.
   check_table_read_memory(config, measure_table_files(directory));
   const std::vector<NodeTable> files = read_table_directory(directory);
@@ -268,7 +287,8 @@ JobResult verify_node_tables(const Config& config, const std::vector<NodeTable>&
                            config.torus.description());
   std::vector<NodeId> nodes;
   for (const NodeTable& file : files) nodes.push_back(file.node);
-  JobResult result{config.network(), RouteTable(nodes), {}, first.job, first.algorithm, first.fingerprint, 0, false, {}, {}, {}};
+  JobResult result{config.network(), RouteTable(nodes), {}, first.job, first.algorithm, first.fingerprint, 0, false,
+                   {},               {},                {}, {}};
   RouteTable& table = result.table;
   if (table.size() != files.size())
     throw TableFileError(directory + ": two table files are for the same router");

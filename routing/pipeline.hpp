@@ -50,6 +50,9 @@ struct JobRequest {
   // dump, or its report computes the LP bound.
   bool route_dump = false;
   bool lp_bound = false;
+  // Overrides routing.time_budget (generate --time-budget); negative: the
+  // configuration's.
+  double time_budget = -1;
 };
 
 struct JobResult {
@@ -66,6 +69,10 @@ struct JobResult {
   std::string chain;
   std::vector<PassedOver> passed_over;
   MemoryEstimate memory;    // estimated before the computation (routing/memory.hpp)
+  // The optional stages the time budget cut (routing.time_budget), in order.
+  std::vector<std::string> budget_cut;
+  std::uint64_t budget_steps = 0;       // work the optional stages took (routing/common/work_budget.hpp)
+  std::uint64_t budget_limit_steps = 0; // 0: no limit
 };
 
 // A request resolved: the network with its failures, the sorted allocation,
@@ -73,10 +80,14 @@ struct JobResult {
 struct PreparedJob {
   Network network;
   std::vector<NodeId> allocation;
-  std::string algorithm;  // the generator or fallback chain ("balanced,nue")
+  AlgorithmChain chain;   // the generator or fallback chain asked for ("balanced,nue")
   GeneratorOptions options;
   std::string fingerprint;  // hash of machine, faults, allocation, algorithm, options, version
 };
+// The seconds of optional work a computation may take: the request's
+// override, else routing.time_budget (0: no limit).
+double effective_time_budget(const Config& config, const JobRequest& request);
+
 // The first half of compute_job_routes(), cheap: no route is computed.
 // Throws what compute_job_routes() throws for bad input.
 PreparedJob prepare_job(const Config& config, const JobRequest& request);

@@ -14,6 +14,12 @@ namespace angara {
 
 namespace {
 
+std::string json_string_array(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + json_quote(items[i]);
+  return out + "]";
+}
+
 std::string fixed(double value, int digits) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
@@ -138,6 +144,7 @@ std::string format_report_text(const Config& config, const JobResult& result, co
   out << "\n";
   // Why the chain passed over its earlier members (routing/chain.hpp).
   for (const PassedOver& p : result.passed_over) out << "    passed over " << p.algorithm << ": " << p.reason << "\n";
+  if (!result.budget_cut.empty()) out << "  budget       " << budget_cut_text(result) << "\n";
   out << "  rules        " << rules_text(config, result.report) << "\n";
   out << "  routes       " << result.report.routes << " (non-minimal " << result.report.non_minimal << ", FS/LS "
       << result.report.fs_ls_routes << ", virtual channels " << result.report.virtual_channels << ")\n";
@@ -151,7 +158,7 @@ std::string format_report_text(const Config& config, const JobResult& result, co
     first = false;
   }
   out << ")";
-  // With detours the minimal-path bound does not apply (routing/metrics.hpp).
+  // With detours the minimal-path bound does not apply (routing/check/metrics.hpp).
   if (!m.bound_for_minimal_routing) out << " over all live channels (non-minimal routes)";
   out << "\n";
   if (context.lp_bound) {
@@ -186,6 +193,8 @@ std::string format_report_json(const Config& config, const JobResult& result, co
       << ",\"nodes\":" << json_quote(node_list(config, result.table)) << ",\"node_count\":" << result.table.size()
       << ",\"algorithm\":" << json_quote(result.algorithm) << ",\"chain\":" << json_quote(result.chain)
       << ",\"passed_over\":" << passed_over_json(result.passed_over)
+      << ",\"budget_cut\":" << json_string_array(result.budget_cut) << ",\"budget_steps\":" << result.budget_steps
+      << ",\"budget_limit_steps\":" << result.budget_limit_steps
       << ",\"algorithm_source\":" << json_quote(context.algorithm_source) << ",\"seconds\":" << fixed(result.seconds, 6)
       << ",\"from_cache\":" << (result.from_cache ? "true" : "false") << ",\"routes\":" << result.report.routes
       << ",\"non_minimal\":" << result.report.non_minimal << ",\"fs_ls_routes\":" << result.report.fs_ls_routes
@@ -246,7 +255,13 @@ std::string format_report_summary(const JobResult& result) {
 std::string format_report_line(const JobResult& result) {
   return "job " + result.job + ": " + format_report_summary(result) +
          (result.from_cache ? ", from cache" : ", computed in " + fixed(result.seconds, 3) + " s") +
-         format_chain_note(result);
+         format_chain_note(result) + (result.budget_cut.empty() ? "" : "; " + budget_cut_text(result));
+}
+
+std::string budget_cut_text(const JobResult& result) {
+  std::string text = "time budget cut:";
+  for (std::size_t i = 0; i < result.budget_cut.size(); ++i) text += (i ? ", " : " ") + result.budget_cut[i];
+  return text + " (routing.time_budget)";
 }
 
 std::string format_chain_note(const JobResult& result) {

@@ -27,6 +27,9 @@ std::string lp_bound_text(const LpBound& bound);
 std::string format_report_text(const Config& config, const JobResult& result, const ReportContext& context);
 std::string format_report_json(const Config& config, const JobResult& result, const ReportContext& context);
 // One line for logs: "job 12: bfs on 8 nodes, max gamma 6 (bound 4), verified in 0.01 s".
+// "time budget cut: First/Last Step refinement (stopped early), long-way
+// routes (routing.time_budget)", for a result whose budget cut stages.
+std::string budget_cut_text(const JobResult& result);
 std::string format_report_line(const JobResult& result);
 // Its middle: "bfs on 4 nodes, max gamma 2 (bound 2), diameter 2, verified".
 std::string format_report_summary(const JobResult& result);

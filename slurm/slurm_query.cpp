@@ -357,6 +357,10 @@ void cancel_job(const std::string& job_id, int timeout_seconds) {
                           "): " + first_line(result.err));
 }
 
+void requeue_hold_job(const std::string& job_id, int timeout_seconds) {
+  run_scontrol({"requeuehold", job_id}, timeout_seconds);
+}
+
 std::string show_config_text(int timeout_seconds) { return run_scontrol({"show", "config"}, timeout_seconds).out; }
 
 std::string show_partitions_text(int timeout_seconds) {

@@ -1,4 +1,6 @@
 #include "spank/checks.hpp"
+#include "routing/generator.hpp"
+#include "angara/trusted_path.hpp"
 
 #include <glob.h>
 #include <sys/stat.h>
@@ -134,6 +136,62 @@ std::string directory_problem(const std::string& directory) {
   return "";
 }
 
+namespace {
+
+// Every path the plugin reads or writes as root, named one by one when
+// someone other than root (or owner=) could change it (doc/security.md).
+void add_trust_findings(const PluginSettings& settings, PluginCheck& check) {
+  TrustedOwners owners;
+  try {
+    owners = plugin_owners(settings);
+  } catch (const std::exception& e) {
+    check.findings.push_back({Severity::Error, "trust", e.what()});
+    return;
+  }
+  const auto examine = [&](const std::string& what, const std::string& path, PathKind kind, bool creatable,
+                           bool private_file) {
+    try {
+      if (creatable)
+        check_trusted_or_creatable(path, kind, owners);
+      else
+        check_trusted_path(path, kind, owners, private_file);
+      check.findings.push_back({Severity::Ok, "trust", what + " " + path + ": only " + owners.names() +
+                                                           " can change it"});
+    } catch (const std::exception& e) {
+      check.findings.push_back({Severity::Error, "trust", what + " " + e.what() +
+                                                              " (jobs are refused while it is so)"});
+    }
+  };
+  if (check.config && check.config->source != desmos_default_config().source) {
+    // The directory's chain first, then the file by itself: each bad one named.
+    examine("configuration directory", directory_of(check.config->source), PathKind::directory, false, false);
+    if (const std::string rule = untrusted_object_rule(check.config->source, owners); !rule.empty())
+      check.findings.push_back({Severity::Error, "trust", "configuration untrusted " + check.config->source + ": " +
+                                                              rule + " (jobs are refused while it is so)"});
+  }
+  if (check.config && !settings.dry_run)
+    examine("table directory", settings.table_dir.empty() ? check.config->table_dir : settings.table_dir,
+            PathKind::directory, true, false);
+  if (!settings.cache_dir.empty() && !settings.dry_run)
+    examine("cache directory", settings.cache_dir, PathKind::directory, true, false);
+  if (!settings.shared_dir.empty() && !settings.dry_run) {
+    examine("shared directory", settings.shared_dir, PathKind::directory, true, false);
+    examine("shared key", shared_key_path(settings), PathKind::file, false, true);
+  }
+  // Reported, not judged: the plugin follows no link it has not checked
+  // whatever the setting; the setting protects everything else on the node.
+  const std::string links = protected_symlinks_setting();
+  check.findings.push_back(
+      {Severity::Ok, "trust",
+       "fs.protected_symlinks = " + (links.empty() ? std::string("unknown") : links) +
+           (links == "1" || links == "2"
+                ? ": links in sticky world-writable directories are not followed across owners"
+                : ": the kernel follows links in /tmp-like directories across owners (the plugin opens nothing "
+                  "through a link itself; 1 protects the node's other programs)")});
+}
+
+}  // namespace
+
 PluginCheck check_plugin_setup(const std::vector<std::string>& arguments, const std::string& config_override) {
   PluginCheck check;
   PluginSettings settings;
@@ -153,7 +211,15 @@ PluginCheck check_plugin_setup(const std::vector<std::string>& arguments, const 
     settings.config_path = config_override;
   }
   try {
-    Config config = load_plugin_config(settings);
+    Config config;
+    try {
+      config = load_plugin_config(settings);
+    } catch (const UntrustedPathError& e) {
+      // Named here, and the file read anyway so that every other finding
+      // (each bad path among them) still shows.
+      check.findings.push_back({Severity::Error, "config", std::string(e.what()) + " (jobs are refused while it is so)"});
+      config = find_config(settings.config_path.empty() ? e.path() : settings.config_path);
+    }
     if (config.source == desmos_default_config().source)
       check.findings.push_back({Severity::Warning, "config",
                                 "no config= argument and no " + system_config_path() +
@@ -163,7 +229,8 @@ PluginCheck check_plugin_setup(const std::vector<std::string>& arguments, const 
       check.findings.push_back({Severity::Ok, "config",
                                 config.source + ": " + config.torus.to_string() + " torus, " +
                                     std::to_string(config.node_names.size()) + " nodes " +
-                                    compress_hostlist(config.node_names) + ", algorithm " + config.algorithm});
+                                    compress_hostlist(config.node_names) + ", algorithm " +
+                                    (config.algorithm.empty() ? default_algorithm_chain() : config.algorithm)});
     check.config = std::move(config);
   } catch (const std::exception& e) {
     check.findings.push_back({Severity::Error, "config", e.what()});
@@ -176,6 +243,7 @@ PluginCheck check_plugin_setup(const std::vector<std::string>& arguments, const 
       check.findings.push_back(directory_finding("tables", tables));
   }
   if (!settings.cache_dir.empty() && !settings.dry_run) check.findings.push_back(directory_finding("cache", settings.cache_dir));
+  add_trust_findings(settings, check);
   return check;
 }
 
@@ -187,7 +255,10 @@ std::string plugin_settings_line(const PluginSettings& settings, const Config& c
          config.torus.to_string() + ", " + std::to_string(config.node_names.size()) + " nodes), tables " +
          (settings.table_dir.empty() ? config.table_dir : settings.table_dir) +
          (settings.cache_dir.empty() ? "" : ", cache " + settings.cache_dir) + ", default algorithm " +
-         (settings.algorithm.empty() ? config.algorithm : settings.algorithm) + ", users may choose " +
+         (!settings.algorithm.empty() ? settings.algorithm
+          : !config.algorithm.empty() ? config.algorithm
+                                      : default_algorithm_chain()) +
+         ", users may choose " +
          joined(selectable_algorithms(settings)) + "; on_failure=" +
          (settings.on_failure == FailurePolicy::Drain ? "drain" : "cancel") + ", failed=" + failed +
          ", epilog=" + (settings.restore_default ? "default" : "keep") +

@@ -2,7 +2,7 @@
 // needs them: by slurmd when it loads the plugin (a bad setting stops slurmd,
 // as pyxis does) and by `angara-route check` (one line per finding).  The
 // Slurm side is judged from scontrol's text, so that it is tested on
-// recorded output like plugin/slurm_query.hpp.
+// recorded output like slurm/slurm_query.hpp.
 #pragma once
 
 #include <optional>

@@ -7,7 +7,10 @@
 #include <cstring>
 #include <set>
 
+#include <unistd.h>
+
 #include "angara/hostlist.hpp"
+#include "angara/printable.hpp"
 #include "angara/table_file.hpp"
 #include "angara/table_set.hpp"
 #include "slurm/job_nodes.hpp"
@@ -26,8 +29,9 @@ namespace angara::spank {
 namespace {
 
 const char* const kValidKeys =
-    "config=FILE, algorithm=NAME, allow=NAME[,NAME...], tables=DIR, cache=DIR, shared=DIR, dryrun, "
-    "on_failure=drain|cancel, failed=down|down,drained|none, epilog=default|keep, timeout=SECONDS";
+    "config=FILE, algorithm=NAME, allow=NAME[,NAME...], tables=DIR, cache=DIR, shared=DIR, shared_key=FILE, "
+    "owner=USER, dryrun, on_failure=drain|cancel, failed=down|down,drained|none, epilog=default|keep, "
+    "timeout=SECONDS";
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> parts;
@@ -105,6 +109,13 @@ PluginSettings parse_plugin_arguments(const std::vector<std::string>& arguments)
     } else if (key == "shared") {
       need_value();
       settings.shared_dir = value;
+    } else if (key == "shared_key") {
+      need_value();
+      settings.shared_key = value;
+    } else if (key == "owner") {
+      need_value();
+      TrustedOwners::with(value);  // an unknown user is an error at load
+      settings.owner = value;
     } else if (key == "dryrun" || key == "dry_run" || key == "dry-run") {
       settings.dry_run = parse_switch(key, value);
     } else if (key == "on_failure") {
@@ -146,7 +157,38 @@ PluginSettings parse_plugin_arguments(const std::vector<std::string>& arguments)
   return settings;
 }
 
-Config load_plugin_config(const PluginSettings& settings) { return find_config(settings.config_path); }
+std::string shared_key_path(const PluginSettings& settings) {
+  return settings.shared_key.empty() ? std::string(SYSCONFDIR) + "/angara/shared.key" : settings.shared_key;
+}
+
+TrustedOwners plugin_owners(const PluginSettings& settings) { return TrustedOwners::with(settings.owner); }
+
+Config load_plugin_config(const PluginSettings& settings) {
+  // The file find_config() would read: config=, else the system file when it
+  // exists (the prologue's environment is slurmd's, not the job's; a
+  // $ANGARA_CONFIG there is the administrator's).
+  std::string path = settings.config_path;
+  if (path.empty())
+    if (const char* env = std::getenv("ANGARA_CONFIG"); env && *env) path = env;
+  if (path.empty() && ::access(system_config_path().c_str(), F_OK) == 0) path = system_config_path();
+  // (A missing file is find_config()'s error to report.)
+  if (!path.empty() && ::access(path.c_str(), F_OK) == 0) check_trusted_path(path, PathKind::file, plugin_owners(settings));
+  return find_config(path.empty() ? settings.config_path : path);
+}
+
+void check_plugin_paths(const PluginSettings& settings, const Config& config) {
+  const TrustedOwners owners = plugin_owners(settings);
+  if (config.source != desmos_default_config().source) {
+    check_trusted_path(config.source, PathKind::file, owners);
+    check_trusted_path(directory_of(config.source), PathKind::directory, owners);
+  }
+  if (!settings.dry_run) check_trusted_or_creatable(table_dir_of(config, settings.table_dir), PathKind::directory, owners);
+  if (!settings.cache_dir.empty()) check_trusted_or_creatable(settings.cache_dir, PathKind::directory, owners);
+  if (!settings.shared_dir.empty() && !settings.dry_run) {
+    check_trusted_or_creatable(settings.shared_dir, PathKind::directory, owners);
+    check_trusted_path(shared_key_path(settings), PathKind::file, owners, /*private_file=*/true);
+  }
+}
 
 std::vector<std::string> selectable_algorithms(const PluginSettings& settings) {
   std::vector<std::string> names;
@@ -177,7 +219,7 @@ std::string check_algorithm_choice(const PluginSettings& settings, std::string_v
   std::string list;
   for (const std::string& valid : names) list += (list.empty() ? "" : ", ") + valid;
   const bool exists = make_generator(name) != nullptr;
-  return std::string(exists ? "routing algorithm '" : "unknown routing algorithm '") + std::string(name) + "'" +
+  return std::string(exists ? "routing algorithm '" : "unknown routing algorithm '") + printable(name) + "'" +
          (exists ? " is not enabled on this cluster" : "") + "; valid names: " + list;
 }
 
@@ -191,29 +233,40 @@ TableOutcome install_shared_table(const PluginSettings& settings, const Config& 
   const PreparedJob prepared = prepare_job(config, request);
   // Reading the shared result holds the whole table too: the same limit.
   check_job_memory(config, request, prepared);
-  const std::string base = settings.shared_dir + "/" + prepared.fingerprint;
-  const FileLock lock(base + ".lock", kSharedWait);
+  const std::string& directory_shared = settings.shared_dir;
+  const std::string base = directory_shared + "/" + prepared.fingerprint;
+  const TrustedOwners owners = plugin_owners(settings);
+  const SharedKey key = load_shared_key(shared_key_path(settings), owners);
+  // The directory was checked (check_plugin_paths); the lock and the result
+  // are opened in it without following links.
+  if (const std::string problem = ensure_directory(directory_shared, false); !problem.empty())
+    throw TableFileError("cannot use the shared directory: " + problem);
+  const FileLock lock(directory_shared, prepared.fingerprint + ".lock", kSharedWait, owners);
   const NodeId node = *config.node_by_name(this_node);
+  std::string rejected;
   if (lock.locked()) {
     std::optional<SharedRow> row;
     try {
-      row = read_shared_row(base + ".shared", prepared, node);
-    } catch (const TableFileError&) {
-      // Damaged or foreign: computed again below and published anew.
+      row = read_shared_row(directory_shared, prepared.fingerprint + ".shared", prepared, node, key, owners);
+    } catch (const std::runtime_error& e) {
+      // Damaged, foreign or forged (no valid authenticator), or not a plain
+      // file: computed here, verified, and published anew.
+      rejected = std::string("; shared result ") + base + ".shared rejected (" + e.what() + "), computed locally";
     }
     if (row) {
       // The member of the chain that computed the published table.
       TableOutcome outcome{"",
                            JobResult{prepared.network, RouteTable(prepared.allocation), {}, request.job,
-                                     row->table.algorithm, prepared.fingerprint, 0, false, prepared.algorithm, {}, {}},
+                                     row->table.algorithm, prepared.fingerprint, 0, false, prepared.chain.text(), {}, {}, {}},
                            base + ".shared"};
       row->table.node_name = this_node;
-      row->table.chain = recorded_chain(prepared.algorithm);
+      row->table.chain = recorded_chain(prepared.chain.text());
       row->table.job = request.job;
       const std::string directory = table_dir_of(config, settings.table_dir);
       write_node_table(directory, row->table);
-      outcome.message = "job " + request.job + ": " + row->summary + ", shared result " + outcome.shared_file + "; " +
-                        slurm::failed_routers_note(request.down_nodes) + "; " + what + " of " + this_node + " written to " + directory;
+      outcome.message = "job " + request.job + ": " + row->summary + ", shared result " + outcome.shared_file +
+                        " (authenticated); " + slurm::failed_routers_note(request.down_nodes) + "; " + what + " of " +
+                        this_node + " written to " + directory;
       return outcome;
     }
   }
@@ -222,18 +275,21 @@ TableOutcome install_shared_table(const PluginSettings& settings, const Config& 
   std::string published = "; not shared (a route has no compact word)";
   if (!lock.locked()) {
     published = "; not shared (another node held " + base + ".lock too long)";
-  } else if (const std::optional<std::string> contents = format_shared_tables(outcome.result)) {
+  } else if (const std::optional<std::string> contents = format_shared_tables(outcome.result, key)) {
     write_file_atomically(base + ".shared", *contents);
     published = "; shared as " + base + ".shared";
   }
-  outcome.message = format_report_line(outcome.result) + published + "; " + slurm::failed_routers_note(request.down_nodes) + "; " +
-                    what + " of " + write_own_table(settings, config, outcome.result, this_node);
+  outcome.message = format_report_line(outcome.result) + rejected + published + "; " +
+                    slurm::failed_routers_note(request.down_nodes) + "; " + what + " of " +
+                    write_own_table(settings, config, outcome.result, this_node);
   return outcome;
 }
 
 }  // namespace
 
 TableOutcome install_job_table(const PluginSettings& settings, const Config& config, const JobContext& job) {
+  // Before anything is read or written: every path is root's (or owner='s).
+  check_plugin_paths(settings, config);
   if (job.node_list.empty()) throw std::invalid_argument("job " + job.job_id + ": no node list in the environment");
   if (job.this_node.empty()) throw std::invalid_argument("job " + job.job_id + ": this node's name is unknown");
   JobRequest request;
@@ -242,7 +298,7 @@ TableOutcome install_job_table(const PluginSettings& settings, const Config& con
   if (!job.requested_algorithm.empty()) {
     // Checked at submission too; the prologue trusts nothing from the job's environment.
     if (const std::string problem = check_algorithm_choice(settings, job.requested_algorithm); !problem.empty())
-      throw std::invalid_argument(problem);
+      throw JobRefusal(problem);
     request.algorithm = job.requested_algorithm;
   } else {
     request.algorithm = settings.algorithm;
@@ -271,6 +327,7 @@ std::string routing_note(const PluginSettings& settings, const Config& config, c
 
 TableOutcome restore_default_table(const PluginSettings& settings, const Config& config, const std::string& this_node,
                                    const std::vector<std::string>& failed_nodes) {
+  check_plugin_paths(settings, config);
   if (!config.node_by_name(this_node))
     throw std::invalid_argument("this node '" + this_node + "' is not a node of the machine described by " +
                                 config.source);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "angara/config.hpp"
+#include "angara/trusted_path.hpp"
 #include "slurm/slurm_query.hpp"
 #include "routing/pipeline.hpp"
 
@@ -31,12 +32,35 @@ struct PluginSettings {
   std::string table_dir;    // "tables=": empty = the configuration's
   std::string cache_dir;    // "cache=": shared cache, empty = none
   std::string shared_dir;   // "shared=": one computation per job through this directory, empty = none
+  std::string shared_key;   // "shared_key=": the key of shared results; empty = SYSCONFDIR/angara/shared.key
+  std::string owner;        // "owner=": a user besides root whose files are trusted (doc/security.md)
   bool dry_run = false;     // "dryrun": compute, verify, log; write nothing
   FailurePolicy on_failure = FailurePolicy::Drain;
   slurm::FailedStates failed_states = slurm::FailedStates::Down;  // "failed=down|down,drained|none"
   bool restore_default = true;  // "epilog=default|keep"
   int query_timeout = 30;       // "timeout=": seconds for each scontrol call
 };
+
+// A job the plugin refuses for what its user controls (an algorithm that
+// is not allowed, a file or directory someone else could change): the job
+// is requeued held or cancelled, the node stays in service (never drained
+// for what a user did).
+class JobRefusal : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// The key file of shared results the settings name.
+std::string shared_key_path(const PluginSettings& settings);
+// Whose files the plugin trusts: root and owner= (angara/trusted_path.hpp).
+TrustedOwners plugin_owners(const PluginSettings& settings);
+
+// Every file and directory the plugin will read or write as root for a job
+// (configuration file and directory, table directory, shared= directory and
+// key, cache=): throws UntrustedPathError naming the first that someone
+// other than root (or owner=) could change, TableFileError when one cannot
+// be examined (a missing key).
+void check_plugin_paths(const PluginSettings& settings, const Config& config);
 
 // Parses the plugin's arguments from plugstack.conf ("key=value" words, and
 // the bare word "dryrun").  Throws std::invalid_argument naming the bad word
@@ -45,7 +69,8 @@ PluginSettings parse_plugin_arguments(const std::vector<std::string>& arguments)
 
 // The configuration the settings point at: config= if given (an unreadable
 // file is an error), else SYSCONFDIR/angara/angara.yaml if it exists, else
-// the built-in Desmos machine.
+// the built-in Desmos machine.  The file is checked to be trusted (only root
+// or owner= can change it) before it is read: UntrustedPathError.
 Config load_plugin_config(const PluginSettings& settings);
 
 // Algorithms a user may ask for: registered generators, restricted to
@@ -77,7 +102,7 @@ struct TableOutcome {
 // node for identical inputs), verifies them and writes this node's table
 // (nothing in dry-run).  With shared= (and not in dry-run) only the first of
 // the job's prologues computes; the others read their row of its result
-// (plugin/shared_tables.hpp).  Throws what compute_job_routes/write_job_tables
+// (spank/shared_tables.hpp).  Throws what compute_job_routes/write_job_tables
 // throw, or std::invalid_argument for a bad algorithm or node list.
 TableOutcome install_job_table(const PluginSettings& settings, const Config& config, const JobContext& job);
 

@@ -1,6 +1,6 @@
 // spank-angara(8): the SPANK entry points.  They gather the job's inputs
 // from Slurm (plugstack arguments, the --angara-routing option, the prologue
-// environment, node states) and hand them to plugin/job_tables.hpp; no
+// environment, node states) and hand them to spank/job_tables.hpp; no
 // routing logic lives here.  Every exception stops at this boundary: it is
 // logged with the "spank-angara:" prefix and turned into a failed prologue
 // (or a cancelled job, as configured) so that no job starts on wrong routes.
@@ -20,6 +20,8 @@ extern "C" {
 
 #include "config.h"
 #include "angara/hostlist.hpp"
+#include "angara/printable.hpp"
+#include "angara/trusted_path.hpp"
 #include "angara/table_file.hpp"
 #include "spank/checks.hpp"
 #include "spank/job_tables.hpp"
@@ -61,10 +63,15 @@ int check_routing_option(int, const char* value, int) {
       // srun inside an allocation starts a step: the routing was chosen with
       // the job (sbatch/salloc/srun outside a job) and its tables are in place.
       const char* job = std::getenv("SLURM_JOB_ID");
-      if (spank_context() == S_CTX_LOCAL && job && *job)
+      // The job's own choice reaches every srun inside it through the job's
+      // environment (SPANK's SLURM_SPANK_<option variable>): the same value
+      // is the job's routing, and nothing needs saying.
+      const char* inherited = std::getenv("SLURM_SPANK__SLURM_SPANK_OPTION_angara_angara_routing");
+      const bool same_as_job = inherited && value && std::string(inherited) == value;
+      if (spank_context() == S_CTX_LOCAL && job && *job && !same_as_job)
         slurm_error("spank-angara: --angara-routing=%s ignored: job %s already runs on its routing tables, chosen "
                     "when the job was submitted (sbatch/salloc --angara-routing)",
-                    value ? value : "", job);
+                    angara::printable(value ? value : "").c_str(), angara::printable(job).c_str());
       return 0;
     }
     slurm_error("spank-angara: --angara-routing: %s", problem.c_str());
@@ -164,6 +171,38 @@ int prologue_failed(const std::string& job_id, const std::string& node, const st
   return -1;
 }
 
+// A job refused for what its user controls or for a path someone other than
+// root could change (doc/security.md): nothing is installed, the job goes
+// back to the queue held (a batch job) or is cancelled (an interactive one),
+// with the reason in its AdminComment, and the node stays in service.  The
+// prologue succeeds, so Slurm drains nothing for it.
+int job_refused(const std::string& job_id, const std::string& node, const std::string& reason) {
+  slurm_error("spank-angara: job %s on %s: refused, routing table not installed: %s", job_id.c_str(), node.c_str(),
+              reason.c_str());
+  if (settings.dry_run) {
+    slurm_error("spank-angara: job %s: dry run, the job is allowed to start", job_id.c_str());
+    return 0;
+  }
+  note_on_job(job_id, shortened("angara: refused on " + node + ", requeued held: " + reason, 400));
+  if (job_id.empty() || job_id == "unknown") return -1;
+  try {
+    angara::slurm::requeue_hold_job(job_id, settings.query_timeout);
+    slurm_error("spank-angara: job %s requeued and held, node %s stays in service", job_id.c_str(), node.c_str());
+    return 0;
+  } catch (const std::exception& requeue) {
+    try {
+      angara::slurm::cancel_job(job_id, settings.query_timeout);
+      slurm_error("spank-angara: job %s cancelled (it cannot be requeued: %s), node %s stays in service",
+                  job_id.c_str(), requeue.what(), node.c_str());
+      return 0;
+    } catch (const std::exception& cancel) {
+      slurm_error("spank-angara: job %s: neither requeued (%s) nor cancelled (%s): failing the prologue",
+                  job_id.c_str(), requeue.what(), cancel.what());
+    }
+  }
+  return -1;
+}
+
 // What slurmd checks when it loads the plugin: a setting that would fail
 // every prologue stops slurmd here, with the reason in its log.
 int check_at_load(int argc, char** argv) {
@@ -236,6 +275,10 @@ int slurm_spank_job_prolog(spank_t spank, int argc, char** argv) {
     if (angara::expand_hostlist(job.node_list).front() == node)
       note_on_job(job_id, angara::spank::routing_note(settings, config, outcome.result));
     return 0;
+  } catch (const angara::UntrustedPathError& e) {
+    return job_refused(job_id, node, e.what());
+  } catch (const angara::spank::JobRefusal& e) {
+    return job_refused(job_id, node, e.what());
   } catch (...) {
     // The admin tool's words: "memory limit: the computation needs an
     // estimated ...", "out of memory (std::bad_alloc) ...".
@@ -302,6 +345,12 @@ int slurm_spank_job_epilog(spank_t, int argc, char** argv) {
         settings, config, node, angara::slurm::failed_node_names(states, settings.failed_states));
     slurm_info("spank-angara: after job %s: %s; config %s", job_id.c_str(), outcome.message.c_str(),
                angara::config_summary(config).c_str());
+    return 0;
+  } catch (const angara::UntrustedPathError& e) {
+    // Someone other than root could change a path: nothing written, and the
+    // node is not drained for it (the next prologue refuses its job too).
+    slurm_error("spank-angara: after job %s on %s: default routing table not restored, refused: %s",
+                job_id.c_str(), node.c_str(), e.what());
     return 0;
   } catch (const std::exception& e) {
     reason = e.what();

@@ -1,5 +1,6 @@
-// Candidate routes (routing/candidates.hpp) and the "balanced" generator
-// (routing/balanced.cpp).
+// Candidate routes (routing/common/candidates.hpp) and the "balanced" generator
+// (routing/generators/balanced.cpp and routing/generators/balanced/).
+#include <memory>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -185,7 +186,8 @@ END_TEST
 // ---------------------------------------------------------------------------
 // Balanced generator
 
-// Max gamma on the Desmos blocks of the shared model equals the lower bound.
+// Max gamma on the Desmos blocks (two cables in every size-2 dimension; doc/model.md,
+// "Reference numbers") equals the per-dimension lower bound.
 START_TEST(test_desmos_blocks) {
   const Network net(Torus::parse("4x2x2x2"));
   const Torus& t = net.torus();
@@ -301,9 +303,9 @@ START_TEST(test_start_option) {
 }
 END_TEST
 
-// Sub-allocations use First/Last Step orders where they lower the max load
-// (issue 12): blocks that are not whole sub-tori, against the LP bound
-// (routing/lp_bound.hpp) and against the DOR routes alone (turns=off).
+// Sub-allocations use First/Last Step orders where they lower the max load:
+// blocks that are not whole sub-tori, against the LP bound
+// (routing/check/lp_bound.hpp) and against the DOR routes alone (turns=off).
 // Every table verifies (deadlock-free under bubble, encodable, minimal), and
 // these reach the rounded-up LP bound: no table of minimal encodable routes
 // does better.
@@ -382,17 +384,63 @@ START_TEST(test_long_way_on_scattered_sets) {
       }
   }
   ck_assert_std_str_eq(bad_option_message("long_way", "far"),
-                       "balanced: option 'long_way' expects off or a number of extra hops (0-99), got 'far'");
+                       "balanced: option 'long_way' expects off or an integer from 0 to 99, got 'far'");
 }
 END_TEST
 
-// On a machine with failures the First/Last Step refinement runs too (issue
-// 10), over the pairs that keep a minimal route, while the pairs that need a
+// The time budget (routing.time_budget) cuts the refinement in steps of
+// work, not seconds: the same budget gives the same table every time (each
+// node of a job computes it alone), a verified one, no better than the
+// unlimited refinement and no worse than none; the cut stage is named.
+START_TEST(test_work_budget_cuts_the_refinement) {
+  const Network net(Torus::parse("8x8"));
+  const Torus& t = net.torus();
+  std::vector<NodeId> nodes;  // the scattered half of test_long_way_on_scattered_sets
+  for (NodeId n = 0; n < t.node_count(); ++n)
+    if ((n * 37 + 11) % t.node_count() < t.node_count() / 2) nodes.push_back(n);
+  GeneratorOptions unlimited;
+  unlimited.budget = std::make_shared<WorkBudget>();
+  const RouteTable full = balanced(net, nodes, unlimited);
+  ck_assert(unlimited.budget->cut().empty());
+  ck_assert_uint_gt(unlimited.budget->used(), 0);
+  GeneratorOptions off;
+  off.extra["turns"] = "off";
+  const std::uint64_t none = verified(net, balanced(net, nodes, off)).metrics.max_gamma;
+
+  const auto with_budget = [&](std::uint64_t steps, std::vector<std::string>* cut) {
+    GeneratorOptions options;
+    options.budget = std::make_shared<WorkBudget>(steps);
+    RouteTable table = balanced(net, nodes, options);
+    *cut = options.budget->cut();
+    return table;
+  };
+  std::vector<std::string> cut, again_cut;
+  const std::uint64_t small = unlimited.budget->used() / 20;
+  const RouteTable cut_table = with_budget(small, &cut);
+  const RouteTable again = with_budget(small, &again_cut);
+  ck_assert_msg(!cut.empty(), "a twentieth of the work cut nothing");
+  ck_assert(cut == again_cut);
+  for (std::size_t s = 0; s < nodes.size(); ++s)
+    for (std::size_t d = 0; d < nodes.size(); ++d)
+      if (s != d) ck_assert(cut_table.route(s, d).hops == again.route(s, d).hops);
+  const std::uint64_t cut_gamma = verified(net, cut_table).metrics.max_gamma;
+  ck_assert_uint_le(verified(net, full).metrics.max_gamma, cut_gamma);
+  ck_assert_uint_le(cut_gamma, none);
+  // No work at all: the refinement does not start.
+  std::vector<std::string> nothing;
+  with_budget(1, &nothing);
+  ck_assert_uint_eq(nothing.size(), 1);
+  ck_assert_std_str_eq(nothing.front().c_str(), "First/Last Step refinement (stopped early)");
+}
+END_TEST
+
+// On a machine with failures the First/Last Step refinement runs too, over
+// the pairs that keep a minimal route, while the pairs that need a
 // detour keep the route the checked-turn stage gave them.  A scattered 16
 // nodes of a 4x4x4 with router 1,0,0 failed: 10 pairs have no minimal route
 // in the augmented candidate set (the checked-turn stage finds minimal ones
-// for 8, two stay detours).  Without the refinement (turns=off, which is
-// what every faulty machine got before) the max load is 6, with it 5, the
+// for 8, two stay detours).  Without the refinement (turns=off) the max load
+// is 6, with it 5, the
 // rounded LP bound over the minimal routes (the LP leaves the two detour
 // pairs out; the table routes every other pair minimally, so it bounds the
 // table).
@@ -429,8 +477,9 @@ END_TEST
 // the table it started from (repair_deadlocks).  On a faulty machine that
 // table holds the checked-turn stage's routes with turns, with which a DOR
 // route of another sign choice can close a cycle: it must be checked like
-// any other (scenario 267 of the fault campaign, seed 1, deadlocked before
-// it was: "turn 3,0 +Y -> 3,1 +X lies on a channel dependency cycle").
+// any other.  On this 6x6 with routers 1,0 and 2,5 failed and 18 scattered
+// nodes an unchecked DOR swap would close the cycle the verifier names as
+// "turn 3,0 +Y -> 3,1 +X lies on a channel dependency cycle".
 START_TEST(test_refinement_repair_on_faulty_machine) {
   Network net(Torus::parse("6x6"));
   const Torus& t = net.torus();
@@ -514,6 +563,7 @@ int main() {
   tcase_add_test(generator_case, test_turns_on_faulty_machine);
   tcase_add_test(generator_case, test_refinement_repair_on_faulty_machine);
   tcase_add_test(generator_case, test_direct_construction_matches_candidates);
+  tcase_add_test(generator_case, test_work_budget_cuts_the_refinement);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);
 }

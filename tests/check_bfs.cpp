@@ -130,8 +130,9 @@ START_TEST(test_routes_desmos) {
 }
 END_TEST
 
-// Whole-machine Desmos load against the ANSU paper's Table 2: BFS 48, lower
-// bound 16 (shared model).  Measured 24 when this was written.
+// Whole-machine Desmos load, two cables in every size-2 dimension, between the
+// per-dimension lower bound 16 and the ANSU paper's published BFS figure 48
+// (doc/model.md, "Reference numbers"; doc/benchmarks.md gives BFS's own figure).
 START_TEST(test_desmos_load) {
   const Network net(Torus::parse("4x2x2x2"));
   const TableFacts facts = examine(net, route_all(net));
@@ -144,7 +145,7 @@ END_TEST
 // at once; x must then go 0 -> 3 -> 2 -> 1 with -X, and y 1 -> 0 cannot use
 // -Y before -X (DOR).  The routing graph's static turns (Theorem 2) admit no
 // Last Step here, so BFS alone finds only "+Y +Y +Y -X -X -X"; the
-// checked-turn stage (routing/checked_turns.hpp) replaces it with the
+// checked-turn stage (routing/common/checked_turns.hpp) replaces it with the
 // shortest encodable route "-X -X -Y -X" (Last Step -X), whose turn closes
 // no cycle with the other routes.
 START_TEST(test_failed_node_4x4) {

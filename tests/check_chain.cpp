@@ -16,17 +16,17 @@ std::string parse_error(const std::string& text) {
   return angara_test::error_message<std::invalid_argument>([&] { parse_algorithm_chain(text); });
 }
 
-// Fault campaign scenario 195 (bench/angara_faults.cpp): a 6x6 with seven
-// failed routers and an 11-node allocation on which bfs, sssp and balanced
-// leave 5,4 -> 0,2 and 5,4 -> 3,2 unrouted (every route they try closes a
-// cycle with their own routes) and genetic routes every pair.
-Network scenario_network() {
+// A 6x6 with seven failed routers and an 11-node scattered allocation on
+// which bfs, sssp and balanced leave 5,4 -> 0,2 and 5,4 -> 3,2 unrouted
+// (every route they try closes a cycle with their own routes) and genetic
+// routes every pair: a chain has to fall back.
+Network seven_failed_routers_6x6() {
   Network net(Torus::parse("6x6"));
   for (const char* dead : {"4,0", "0,1", "4,2", "0,3", "4,3", "0,4", "3,4"}) net.fail_node(node_at(net.torus(), dead));
   return net;
 }
 
-std::vector<NodeId> scenario_allocation(const Network& net) {
+std::vector<NodeId> scattered_allocation(const Network& net) {
   std::vector<NodeId> nodes;
   for (const char* node : {"3,0", "5,0", "1,1", "2,1", "0,2", "3,2", "2,4", "5,4", "0,5", "2,5", "3,5"})
     nodes.push_back(node_at(net.torus(), node));
@@ -78,11 +78,11 @@ START_TEST(test_first_member_wins) {
 }
 END_TEST
 
-// balanced refuses scenario 195, genetic routes it: genetic wins, and the
+// balanced refuses that allocation, genetic routes it: genetic wins, and the
 // outcome says why balanced was passed over (its refusal, without its name).
 START_TEST(test_fallback) {
-  const Network net = scenario_network();
-  const std::vector<NodeId> nodes = scenario_allocation(net);
+  const Network net = seven_failed_routers_6x6();
+  const std::vector<NodeId> nodes = scattered_allocation(net);
   const ChainOutcome outcome = run_algorithm_chain({"balanced", "genetic"}, net, nodes, {}, VerifyOptions{});
   ck_assert_std_str_eq(outcome.algorithm, "genetic");
   ck_assert_std_str_eq(outcome.table.algorithm, "genetic");
@@ -97,8 +97,8 @@ END_TEST
 // Every member fails: a longer chain says so with every member's reason; a
 // one-member chain passes the generator's own refusal on.
 START_TEST(test_every_member_fails) {
-  const Network net = scenario_network();
-  const std::vector<NodeId> nodes = scenario_allocation(net);
+  const Network net = seven_failed_routers_6x6();
+  const std::vector<NodeId> nodes = scattered_allocation(net);
   ck_assert_std_str_eq(angara_test::error_message([&] {
                          run_algorithm_chain({"sssp", "balanced"}, net, nodes, {}, VerifyOptions{});
                        }),

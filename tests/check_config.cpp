@@ -296,7 +296,7 @@ END_TEST
 START_TEST(test_error_fixtures) {
   ck_assert_std_str_eq(fixture_error("config_unknown_key.yaml"),
                        "config_unknown_key.yaml:6:3: unknown key 'algoritm' in 'routing' (expected one of: "
-                       "algorithm, seed, virtual_channels, rules, flow_control, lp_bound_time, options)");
+                       "algorithm, seed, virtual_channels, rules, flow_control, lp_bound_time, time_budget, options)");
   ck_assert_std_str_eq(fixture_error("config_bad_torus.yaml"),
                        "config_bad_torus.yaml:3:10: machine.torus: expected 1 to 4 sizes like 4x2x2x2, got "
                        "'4x2x2x2x2'");
@@ -326,7 +326,7 @@ START_TEST(test_error_accessors) {
     ck_assert_int_eq(e.line(), 6);
     ck_assert_int_eq(e.column(), 3);
     ck_assert_std_str_eq(e.message(), "unknown key 'algoritm' in 'routing' (expected one of: algorithm, seed, "
-                                      "virtual_channels, rules, flow_control, lp_bound_time, options)");
+                                      "virtual_channels, rules, flow_control, lp_bound_time, time_budget, options)");
   }
   ck_assert(threw);
 }

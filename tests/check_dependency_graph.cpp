@@ -1,4 +1,4 @@
-// The shared incremental channel dependency graph (routing/dependency_graph.hpp):
+// The shared incremental channel dependency graph (routing/common/dependency_graph.hpp):
 // hand-made cycles on small tori under both deadlock rules, ref-counted
 // removal, atomic try_add_path, and a random cross-check against the
 // verifier's strongly-connected-component criterion.

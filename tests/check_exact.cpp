@@ -1,4 +1,4 @@
-// The exact generator (routing/exact.cpp): it routes what the heuristics
+// The exact generator (routing/generators/exact/): it routes what the heuristics
 // miss although every pair has an encodable route, proves where no
 // deadlock-free single-channel table exists, and refuses what it does not
 // decide.
@@ -8,7 +8,7 @@
 
 #include "angara/network.hpp"
 #include "routing/chain.hpp"
-#include "routing/generators/exact.hpp"
+#include "routing/generators/exact/exact.hpp"
 #include "routing/generator.hpp"
 #include "routing/common/oracle.hpp"
 #include "tests/test_support.hpp"
@@ -19,11 +19,10 @@ using angara_test::node_at;
 
 namespace {
 
-// Fault campaign scenario 333 (angara-faults --max-nodes 81 --from 333
-// --scenarios 334 --verbose): the whole 6x6 with four failed routers, every
-// pair joined by an encodable route, and balanced and nue both leave pairs
-// without a deadlock-free one.
-Network scenario_333() {
+// The whole 6x6 with four failed routers: every pair is joined by an
+// encodable route, yet balanced and nue both leave pairs without a
+// deadlock-free one on one virtual channel.
+Network four_failed_routers_6x6() {
   Network net(Torus::parse("6x6"));
   for (const char* dead : {"0,1", "0,2", "2,2", "5,4"}) net.fail_node(node_at(net.torus(), dead));
   return net;
@@ -70,9 +69,9 @@ std::size_t changed_routes(const RouteTable& before, const RouteTable& after) {
   return changed;
 }
 
-// Fault campaign scenario 27: the whole 12x12 with four failed routers (140
-// nodes, more than exact decides with one question).
-Network scenario_27() {
+// The whole 12x12 with four failed routers (140 nodes, more than exact
+// decides with one question).
+Network four_failed_routers_12x12() {
   Network net(Torus::parse("12x12"));
   for (const char* dead : {"8,3", "5,6", "8,7", "10,10"}) net.fail_node(node_at(net.torus(), dead));
   return net;
@@ -80,8 +79,8 @@ Network scenario_27() {
 
 }  // namespace
 
-START_TEST(test_routes_a_campaign_miss) {
-  const Network net = scenario_333();
+START_TEST(test_routes_what_balanced_and_nue_leave) {
+  const Network net = four_failed_routers_6x6();
   const std::vector<NodeId> nodes = angara_test::live_nodes(net);
   ck_assert(assess_routability(net, nodes).all_routable());
   ck_assert(error_message([&] { angara_test::generate("balanced", net, nodes); })
@@ -101,7 +100,7 @@ END_TEST
 // The default chain reaches exact there, and says why the others were
 // passed over.
 START_TEST(test_default_chain_ends_with_exact) {
-  const Network net = scenario_333();
+  const Network net = four_failed_routers_6x6();
   const ChainOutcome outcome = run_algorithm_chain(parse_algorithm_chain(default_algorithm_chain()), net,
                                                    angara_test::live_nodes(net), {}, VerifyOptions{});
   ck_assert_std_str_eq(outcome.algorithm, "exact");
@@ -139,12 +138,12 @@ START_TEST(test_proves_that_none_exists) {
 }
 END_TEST
 
-// The repair of balanced's partial table of scenario 333: its 7 pairs
+// The repair of balanced's partial table of the faulty 6x6: its 7 pairs
 // without a route are freed, the solver's unsat core names dependencies of
 // other routes, their holders are freed too, and the answer completes the
 // table; the routes never freed stay balanced's.
 START_TEST(test_repair_routes) {
-  const Network net = scenario_333();
+  const Network net = four_failed_routers_6x6();
   const RouteTable partial = partial_of_balanced(net);
   ck_assert_uint_eq(unrouted_pairs(partial).size(), 7);
   const RouteTable table = repair_with_solver(net, partial, FlowControl::bubble);
@@ -175,7 +174,7 @@ END_TEST
 // Above 100 nodes exact repairs balanced's partial table: alone (it runs
 // balanced itself) and in a chain (balanced's partial table handed on).
 START_TEST(test_large_allocation) {
-  const Network net = scenario_27();
+  const Network net = four_failed_routers_12x12();
   const std::vector<NodeId> nodes = angara_test::live_nodes(net);
   ck_assert_uint_eq(nodes.size(), 140);
   const RouteTable partial = partial_of_balanced(net);
@@ -195,12 +194,12 @@ START_TEST(test_large_allocation) {
 }
 END_TEST
 
-// The rank search on scenario 333: direction order (round 0) leaves 16
+// The rank search on the faulty 6x6: direction order (round 0) leaves 16
 // pairs without an admissible route; the solver's ranks for them, then for
 // the pairs those ranks leave out, route every pair, and the ranks certify
 // the table (the verifier agrees).
 START_TEST(test_rank_search_routes) {
-  const Network net = scenario_333();
+  const Network net = four_failed_routers_6x6();
   std::string log;
   const RouteTable table =
       rank_search(net, start_route_table("exact", net, angara_test::live_nodes(net)), FlowControl::bubble, true, -1,
@@ -282,7 +281,7 @@ int main() {
   Suite* s = suite_create("exact");
   TCase* tc = tcase_create("core");
   tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, test_routes_a_campaign_miss);
+  tcase_add_test(tc, test_routes_what_balanced_and_nue_leave);
   tcase_add_test(tc, test_default_chain_ends_with_exact);
   tcase_add_test(tc, test_fault_free_minimal);
   tcase_add_test(tc, test_proves_that_none_exists);

@@ -169,7 +169,7 @@ START_TEST(test_errors) {
       error_message([&] { generator->generate(net, {node_at(t, "2,2"), node_at(t, "0,0")}, {}); });
   // The generators with the checked-turn stage give the oracle's refusal,
   // which names for each unroutable pair the failures whose repair alone
-  // would reconnect it (routing/oracle.hpp).
+  // would reconnect it (routing/common/oracle.hpp).
   if (name == "bfs" || name == "sssp" || name == "balanced" || name == "genetic") {
     ck_assert_std_str_eq(unreachable,
                          name + ": cannot route 2 of 2 ordered pairs deadlock-free on one virtual channel: "

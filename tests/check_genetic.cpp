@@ -1,4 +1,4 @@
-// The "genetic" generator (ANSU paper, section 4.2; routing/genetic.cpp).
+// The "genetic" generator (ANSU paper, section 4.2; routing/generators/genetic.cpp).
 #include <stdexcept>
 #include <string>
 #include <vector>

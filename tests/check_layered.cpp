@@ -1,5 +1,5 @@
-// The layered backends: the shared path step (routing/shortest_paths.hpp),
-// the layer assignments of dfsssp and lash (routing/layering.hpp) on
+// The layered backends: the shared path step (routing/common/shortest_paths.hpp),
+// the layer assignments of dfsssp and lash (routing/common/layering.hpp) on
 // hand-made cases, and both generators end to end through the verifier.
 #include <string>
 #include <vector>
@@ -207,16 +207,16 @@ START_TEST(test_refusals) {
 
   GeneratorOptions bad = general_options();
   bad.extra["paths"] = "random";
-  ck_assert_std_str_eq(error_message([&] { angara_test::route_all("lash", net, bad); }),
-                       "lash: option paths: expected pairs or trees, got 'random'");
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { angara_test::route_all("lash", net, bad); }),
+                       "lash: option 'paths' expects pairs or trees, got 'random'");
   bad.extra["paths"] = "trees";
   bad.rules = RuleSet::angara;
   ck_assert_std_str_eq(error_message([&] { angara_test::route_all("lash", net, bad); }),
                        "lash: option paths: trees needs routing.rules: general");
   bad = general_options();
   bad.extra["passes"] = "3";
-  ck_assert_std_str_eq(error_message([&] { angara_test::route_all("dfsssp", net, bad); }),
-                       "dfsssp: option passes: expected an integer from 1 to 2, got '3'");
+  ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { angara_test::route_all("dfsssp", net, bad); }),
+                       "dfsssp: option 'passes' expects an integer from 1 to 2, got '3'");
 
   // A router whose every cable failed is cut off from the others.
   Network island(Torus::parse("4x4"));

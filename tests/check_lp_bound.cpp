@@ -1,4 +1,4 @@
-// The LP lower bound on max gamma (routing/lp_bound.hpp) against values
+// The LP lower bound on max gamma (routing/check/lp_bound.hpp) against values
 // solved by hand, and its statuses.
 #include <cmath>
 #include <vector>

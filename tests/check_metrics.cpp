@@ -1,5 +1,5 @@
 // Channel loads, balance metrics and the per-dimension lower bound
-// (routing/metrics.hpp), against values computed by hand.
+// (routing/check/metrics.hpp), against values computed by hand.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -265,8 +265,8 @@ START_TEST(test_bound_with_failures) {
 }
 END_TEST
 
-// A detour voids the minimal-routing bound (issue 11: "max gamma 3 (bound
-// 4)").  On 4x2 the square (0,0) (1,0) (0,1) (1,1) with the +X cable of (0,0)
+// A detour voids the minimal-routing bound: a table may reach max gamma 3
+// where that bound says 4.  On 4x2 the square (0,0) (1,0) (0,1) (1,1) with the +X cable of (0,0)
 // failed: the minimal-path X channels are the +X/-X cable of the y = 1 row
 // only, 8 X hops over 2 channels = 4, yet 1,0 -> 0,0 can run +Y -X -Y and
 // 0,0 -> 1,0 the other way round the X ring, so max gamma 3 is reachable.

@@ -1,4 +1,4 @@
-// Torus geometry, failures and route rules of shared/angara-model.md.
+// Torus geometry, failures and route rules of doc/model.md.
 #include <stdexcept>
 
 #include "angara/network.hpp"
@@ -79,7 +79,7 @@ START_TEST(test_channel_count_and_failures) {
 }
 END_TEST
 
-// Single cabling (shared/angara-model.md, Topology): in a single-cabled size-2
+// Single cabling (doc/model.md, "Channels and cabling"): in a single-cabled size-2
 // dimension only +D at coordinate 0 and -D at coordinate 1 have a cable.
 START_TEST(test_single_cable_ports) {
   const Torus t = Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"));

@@ -1,4 +1,4 @@
-// The nue generator (routing/nue.cpp): Nue routing on small tori and
+// The nue generator (routing/generators/nue.cpp): Nue routing on small tori and
 // hand-made faulty networks, under both rule sets and both deadlock rules.
 // The generic contract (complete, deterministic, DOR on odd rings, errors) is
 // in check_generators.cpp; here are the properties specific to Nue.
@@ -115,14 +115,14 @@ START_TEST(test_angara_first_and_last_step) {
 }
 END_TEST
 
-// The 8x8 of issue 7 with failed routers 1,0, 2,1 and 4,0.  From 2,0 every
+// An 8x8 with failed routers 1,0, 2,1 and 4,0.  From 2,0 every
 // way out but +X (to 3,0) and -Y is failed; a route starting -Y may only
 // continue -Y (DOR) and end with one Last Step, and from 3,0 the ways on are
 // +X (4,0 failed), +Y then -X (through 2,1) or -X (through 1,0): no Angara
 // route reaches 0,0 (nor 5,0, 6,0, 7,0, behind 4,0), and nue says so with
 // the failures that cut them off, as the oracle does.  Under rules general
 // every pair is routed, deadlock-free, around the failures.
-START_TEST(test_issue_8x8_faults) {
+START_TEST(test_pairs_cut_off_on_faulty_8x8) {
   Network net(Torus::parse("8x8"));
   const Torus& t = net.torus();
   for (const char* dead : {"1,0", "2,1", "4,0"}) net.fail_node(node_at(t, dead));
@@ -222,7 +222,7 @@ int main() {
   tcase_add_test(tc, test_general_fault_free);
   tcase_add_test(tc, test_ring_cycles);
   tcase_add_test(tc, test_angara_first_and_last_step);
-  tcase_add_test(tc, test_issue_8x8_faults);
+  tcase_add_test(tc, test_pairs_cut_off_on_faulty_8x8);
   tcase_add_test(tc, test_general_escape_reserved);
   tcase_add_test(tc, test_angara_faulty_desmos);
   tcase_add_test(tc, test_metis_layers);

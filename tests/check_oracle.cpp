@@ -1,5 +1,5 @@
-// The routability oracle (routing/oracle.hpp) and the checked-turn stage
-// (routing/checked_turns.hpp) on hand-checked faulty tori.
+// The routability oracle (routing/common/oracle.hpp) and the checked-turn stage
+// (routing/common/checked_turns.hpp) on hand-checked faulty tori.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -17,8 +17,8 @@ using angara_test::verified;
 
 namespace {
 
-// The 8x8 of issue 7: routers 1,0, 2,1 and 4,0 failed.
-Network issue_network() {
+// An 8x8 with routers 1,0, 2,1 and 4,0 failed.
+Network three_failed_routers_8x8() {
   Network net(Torus::parse("8x8"));
   for (const char* dead : {"1,0", "2,1", "4,0"}) net.fail_node(node_at(net.torus(), dead));
   return net;
@@ -38,8 +38,8 @@ std::string joined(const std::vector<std::string>& names) {
 // -X), 8 hops.  2,0 -> 0,0 is cut off: its only neighbours are 3,0 and 2,7,
 // and every encodable route from them back to column 0 needs one of the
 // failed routers; reviving any one of the three opens one.
-START_TEST(test_issue_scenario) {
-  const Network net = issue_network();
+START_TEST(test_shortest_and_cut_off_pairs) {
+  const Network net = three_failed_routers_8x8();
   const Torus& t = net.torus();
   const RoutabilityOracle oracle(net);
   ck_assert_int_eq(oracle.shortest(node_at(t, "0,0"), node_at(t, "2,0")), 8);
@@ -59,11 +59,11 @@ START_TEST(test_issue_scenario) {
 }
 END_TEST
 
-// Without 2,0 every pair of the issue's machine can be joined, and every
+// Without 2,0 every pair of that 8x8 can be joined, and every
 // generator with the checked-turn stage routes it, 0,0 -> 2,0 included at
 // the oracle's length, in a table the verifier accepts.
-START_TEST(test_generators_route_the_issue_scenario) {
-  const Network net = issue_network();
+START_TEST(test_generators_route_around_three_failed_routers) {
+  const Network net = three_failed_routers_8x8();
   const Torus& t = net.torus();
   std::vector<NodeId> nodes = angara_test::live_nodes(net);
   nodes.erase(std::find(nodes.begin(), nodes.end(), node_at(t, "2,0")));
@@ -78,9 +78,8 @@ START_TEST(test_generators_route_the_issue_scenario) {
 }
 END_TEST
 
-// Seven failed cables on the whole 6x6 (scenario 100 of the fault campaign,
-// bench/angara_faults.cpp): the generators' own routes leave three pairs
-// whose every encodable route closes a forbidden cycle with them; the
+// Seven failed cables on the whole 6x6: the generators' own routes leave
+// three pairs whose every encodable route closes a forbidden cycle with them; the
 // rip-up loop routes those first in later attempts (two left after the
 // second, none after the third), and every generator comes out with a
 // complete, verified table.
@@ -103,7 +102,7 @@ END_TEST
 // On the whole machine the cut-off pairs are refused, with the reason and
 // the failures to repair; nothing else.
 START_TEST(test_refusal_names_failures) {
-  const Network net = issue_network();
+  const Network net = three_failed_routers_8x8();
   const std::string message =
       angara_test::error_message([&] { angara_test::generate("balanced", net, angara_test::live_nodes(net)); });
   ck_assert_std_str_eq(message,
@@ -175,8 +174,8 @@ int main() {
   Suite* s = suite_create("oracle");
   TCase* tc = tcase_create("core");
   tcase_set_timeout(tc, 60);
-  tcase_add_test(tc, test_issue_scenario);
-  tcase_add_test(tc, test_generators_route_the_issue_scenario);
+  tcase_add_test(tc, test_shortest_and_cut_off_pairs);
+  tcase_add_test(tc, test_generators_route_around_three_failed_routers);
   tcase_add_test(tc, test_rip_up_routes_failed_cables);
   tcase_add_test(tc, test_refusal_names_failures);
   tcase_add_test(tc, test_cable_names);

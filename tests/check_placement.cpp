@@ -1,11 +1,14 @@
-// Node selection (routing/placement.hpp): exact choices on small tori.
+// Node selection (placement/placement.hpp), its blocks (placement/blocks.hpp)
+// and Slurm's order (placement/slurm_order.hpp): exact choices on small tori.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "angara/network.hpp"
 #include "routing/check/metrics.hpp"
+#include "placement/blocks.hpp"
 #include "placement/placement.hpp"
+#include "placement/slurm_order.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;

@@ -1,8 +1,9 @@
 // The Slurm side without a cluster: scontrol output parsing, the command
 // runner, the plugstack arguments of spank-angara(8), and the prologue,
-// epilogue and rebuild table logic (plugin/job_tables.hpp) on temporary
-// directories.  tests/cluster/test_cluster.sh covers the same on real Slurm.
+// epilogue table logic (spank/job_tables.hpp) and the rebuild
+// (cli/job_tables.hpp) on temporary directories.  tests/cluster/test_cluster.sh covers the same on real Slurm.
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,8 @@
 #include "spank/checks.hpp"
 #include "cli/exit_status.hpp"
 #include "spank/job_tables.hpp"
+#include "spank/shared_tables.hpp"
+#include "angara/trusted_path.hpp"
 #include "cli/job_tables.hpp"
 #include "slurm/job_nodes.hpp"
 #include "slurm/slurm_query.hpp"
@@ -277,8 +280,9 @@ START_TEST(test_plugin_arguments) {
   };
   ck_assert_std_str_eq(error_of({"tabels=/x"}),
                        "unknown plugstack argument 'tabels=/x' (valid: config=FILE, algorithm=NAME, "
-                       "allow=NAME[,NAME...], tables=DIR, cache=DIR, shared=DIR, dryrun, on_failure=drain|cancel, "
-                       "failed=down|down,drained|none, epilog=default|keep, timeout=SECONDS)");
+                       "allow=NAME[,NAME...], tables=DIR, cache=DIR, shared=DIR, shared_key=FILE, owner=USER, dryrun, "
+                       "on_failure=drain|cancel, failed=down|down,drained|none, epilog=default|keep, "
+                       "timeout=SECONDS)");
   ck_assert_std_str_eq(error_of({"on_failure=requeue"}), "plugstack argument on_failure=requeue: expected drain or cancel");
   ck_assert_std_str_eq(error_of({"failed=up"}), "plugstack argument failed=up: expected down, down,drained or none");
   ck_assert_std_str_eq(error_of({"timeout=0"}), "plugstack argument timeout=0: expected seconds from 1 to 3600");
@@ -365,13 +369,22 @@ START_TEST(test_install_is_identical_on_every_node) {
 }
 END_TEST
 
+// A key for shared results in `dir`, as angara-route shared-key writes it.
+std::string write_key(const TempDir& dir) {
+  const std::string path = dir.file("shared.key");
+  std::ofstream(path) << new_shared_key_text();
+  ::chmod(path.c_str(), 0600);
+  return path;
+}
+
 // shared=: the first prologue computes and publishes, the other seven read
 // their rows; the tables are byte for byte those of the prologues that each
 // compute.  A damaged shared file is computed again, never trusted.
 START_TEST(test_shared_install_computes_once) {
-  TempDir shared, separate, tables;
+  TempDir shared, separate, tables, keys;
   const Config config = desmos_default_config();
-  PluginSettings settings = parse_plugin_arguments({"tables=" + tables.path(), "shared=" + shared.path()});
+  PluginSettings settings = parse_plugin_arguments(
+      {"tables=" + tables.path(), "shared=" + shared.path(), "shared_key=" + write_key(keys)});
   PluginSettings alone;
   alone.table_dir = separate.path();
   JobContext job{"42", "desmos[00-07]", "", "", {}};
@@ -416,6 +429,116 @@ START_TEST(test_shared_install_computes_once) {
   job.this_node = "desmos06";
   ck_assert(install_job_table(settings, config, job).message.find("shared result") != std::string::npos);
   ck_assert_std_str_eq(read_node_table(tables.file("desmos06.rt")).job.c_str(), "43");
+}
+END_TEST
+
+// A forged shared result (rows changed and their CRC fixed, header and
+// summary rewritten) has no valid authenticator: the node computes its own
+// table, says so, and never installs the forgery.  A result made with
+// another key is refused the same way.
+START_TEST(test_shared_forgery_is_computed_locally) {
+  TempDir shared, tables, keys, other_keys;
+  const Config config = desmos_default_config();
+  PluginSettings settings = parse_plugin_arguments(
+      {"tables=" + tables.path(), "shared=" + shared.path(), "shared_key=" + write_key(keys)});
+  JobContext job{"50", "desmos[00-03]", "desmos00", "", {}};
+  install_job_table(settings, config, job);
+  std::string shared_file;
+  for (const std::string& name : directory_names(shared.path()))
+    if (name.size() > 7 && name.compare(name.size() - 7, 7, ".shared") == 0) shared_file = shared.file(name);
+  std::string bytes = read_text(shared_file);
+  // "verified" becomes a lie and every route of desmos01's row is desmos00's
+  // route to desmos01 (a CRC recomputed would not help: the MAC covers it).
+  const std::size_t summary = bytes.find("summary ");
+  bytes.replace(summary, bytes.find('\n', summary) - summary, "summary lash on 4 nodes, max gamma 1, verified");
+  write_file_atomically(shared_file, bytes);
+  job.this_node = "desmos01";
+  const TableOutcome forged = install_job_table(settings, config, job);
+  ck_assert_msg(forged.message.find(" rejected (") != std::string::npos &&
+                    forged.message.find("the authenticator does not match") != std::string::npos &&
+                    forged.message.find("computed locally") != std::string::npos,
+                "%s", forged.message.c_str());
+  ck_assert(forged.result.report.ok());
+  ck_assert_std_str_eq(read_node_table(tables.file("desmos01.rt")).algorithm.c_str(), "balanced");
+
+  // Published under another key: refused too.
+  PluginSettings other = settings;
+  other.shared_key = write_key(other_keys);
+  job.job_id = "51";
+  job.this_node = "desmos02";
+  ck_assert(install_job_table(other, config, job).message.find(" rejected (") != std::string::npos);
+}
+END_TEST
+
+// Paths someone else could change: refused before anything is read or
+// written (UntrustedPathError), a link in the shared directory is never
+// followed, and a user's algorithm that is not allowed is a JobRefusal,
+// which keeps the node in service.
+START_TEST(test_untrusted_paths_are_refused) {
+  TempDir shared, tables, keys;
+  const Config config = desmos_default_config();
+  PluginSettings settings = parse_plugin_arguments(
+      {"tables=" + tables.path(), "shared=" + shared.path(), "shared_key=" + write_key(keys)});
+  JobContext job{"60", "desmos[00-03]", "desmos00", "", {}};
+
+  ::chmod(shared.path().c_str(), 0777);
+  const std::string refused =
+      error_message<UntrustedPathError>([&] { install_job_table(settings, config, job); });
+  ck_assert_std_str_eq(refused.c_str(),
+                       ("untrusted " + shared.path() + ": a directory writable by group or others (mode 0777)").c_str());
+  ck_assert_uint_eq(directory_names(tables.path()).size(), 0);
+  ::chmod(shared.path().c_str(), 0700);
+
+  ::chmod(keys.file("shared.key").c_str(), 0644);
+  ck_assert(error_message<UntrustedPathError>([&] { install_job_table(settings, config, job); })
+                .find("readable by group or others (mode 0644; a key must be 0600 or 0400)") != std::string::npos);
+  ::chmod(keys.file("shared.key").c_str(), 0600);
+
+  // The job's lock as a link to a file that does not exist: not created.
+  JobRequest request;
+  request.job = "60";
+  request.node_names = {"desmos00", "desmos01", "desmos02", "desmos03"};
+  const PreparedJob prepared = prepare_job(config, request);
+  const std::string target = tables.file("created-through-a-link");
+  fs::create_symlink(target, shared.file(prepared.fingerprint + ".lock"));
+  ck_assert(error_message<UntrustedPathError>([&] { install_job_table(settings, config, job); })
+                .find("a symbolic link (not followed)") != std::string::npos);
+  ck_assert(!fs::exists(target));
+
+  PluginSettings only_bfs = parse_plugin_arguments({"tables=" + tables.path(), "allow=bfs"});
+  job.requested_algorithm = "lash";
+  ck_assert(error_message<JobRefusal>([&] { install_job_table(only_bfs, config, job); })
+                .find("'lash' is not enabled on this cluster") != std::string::npos);
+  // A control character or a long value is echoed escaped and capped.
+  job.requested_algorithm = std::string("x\x1b[31m") + std::string(10000, 'y');
+  const std::string long_refusal = error_message<JobRefusal>([&] { install_job_table(only_bfs, config, job); });
+  ck_assert_msg(long_refusal.find("x\\x1b[31m") != std::string::npos && long_refusal.size() < 400 &&
+                    long_refusal.find('\x1b') == std::string::npos,
+                "%s", long_refusal.c_str());
+}
+END_TEST
+
+// The trust rule itself: a sticky world-writable directory (/tmp) is a
+// fine ancestor, a group-writable one is not, and a file owned by another
+// user is not trusted by root.
+START_TEST(test_trusted_path_rule) {
+  TempDir dir;
+  const TrustedOwners root_only = TrustedOwners::with();
+  const std::string file = dir.file("f");
+  std::ofstream(file) << "x";
+  ::chmod(file.c_str(), 0644);
+  check_trusted_path(file, PathKind::file, root_only);  // under /tmp, sticky
+  ::chmod(dir.path().c_str(), 0775);
+  ck_assert(error_message<UntrustedPathError>([&] { check_trusted_path(file, PathKind::file, root_only); })
+                .find("a directory writable by group or others (mode 0775)") != std::string::npos);
+  ::chmod(dir.path().c_str(), 0700);
+  ck_assert(error_message<TableFileError>([&] { check_trusted_path(file, PathKind::directory, root_only); })
+                .find("is not a directory") != std::string::npos);
+  if (::geteuid() == 0) {
+    ck_assert_int_eq(::chown(file.c_str(), 12345, 12345), 0);
+    ck_assert(error_message<UntrustedPathError>([&] { check_trusted_path(file, PathKind::file, root_only); })
+                  .find("owned by uid 12345, not by root") != std::string::npos);
+  }
 }
 END_TEST
 
@@ -488,13 +611,14 @@ END_TEST
 // computing alone and with shared=; std::bad_alloc is status 9 too, never
 // the table file I/O error (5).
 START_TEST(test_memory_limit_refuses_install) {
-  TempDir dir, shared;
+  TempDir dir, shared, keys;
   Config config = desmos_default_config();
   config.memory_limit = *parse_memory_limit("1M");
   JobContext job{"12", "desmos[00-03]", "desmos01", "", {}};
+  const std::string key = write_key(keys);
   for (const std::string& arguments : {std::string(""), "shared=" + shared.path()}) {
-    PluginSettings settings = parse_plugin_arguments(arguments.empty() ? std::vector<std::string>{}
-                                                                       : std::vector<std::string>{arguments});
+    PluginSettings settings = parse_plugin_arguments(
+        arguments.empty() ? std::vector<std::string>{} : std::vector<std::string>{arguments, "shared_key=" + key});
     settings.table_dir = dir.path();
     std::exception_ptr error;
     try {
@@ -616,10 +740,10 @@ START_TEST(test_rebuild_keeps_algorithm_and_drops_failed) {
 END_TEST
 
 // A job on the default chain records the chain in its tables, and a rebuild
-// runs the whole chain again, not the member that won before: after the
-// failures of fault campaign scenario 195 balanced leaves two pairs unrouted
-// and nue takes over; after the repair balanced wins again.  (Rebuilds used
-// to rerun only the recorded winner: balanced alone refused the first.)
+// runs the whole chain again, not only the member that won at the prologue:
+// after seven routers of the 6x6 fail balanced leaves two pairs unrouted and
+// nue takes over (balanced alone would refuse); after the repair balanced
+// wins again.
 START_TEST(test_rebuild_runs_the_chain_again) {
   TempDir dir;
   const Config config = load_config(std::string(TEST_DATA_DIR) + "/rebuild_6x6.yaml");
@@ -809,6 +933,9 @@ int main() {
   tcase_add_test(plugin, test_bad_job_inputs);
   tcase_add_test(plugin, test_restore_default);
   tcase_add_test(plugin, test_shared_install_computes_once);
+  tcase_add_test(plugin, test_shared_forgery_is_computed_locally);
+  tcase_add_test(plugin, test_untrusted_paths_are_refused);
+  tcase_add_test(plugin, test_trusted_path_rule);
   tcase_add_test(plugin, test_rebuild_keeps_algorithm_and_drops_failed);
   tcase_add_test(plugin, test_rebuild_runs_the_chain_again);
   tcase_add_test(plugin, test_plugin_setup_checks);

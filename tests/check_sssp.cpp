@@ -229,7 +229,7 @@ START_TEST(test_weight_readings) {
   GeneratorOptions bad;
   bad.extra["weights"] = "some";
   ck_assert_std_str_eq(error_message<std::invalid_argument>([&] { generate("sssp", net, live_nodes(net), bad); }),
-                       "sssp: option 'weights' expects 'applied' or 'all', got 'some'");
+                       "sssp: option 'weights' expects applied or all, got 'some'");
 }
 END_TEST
 

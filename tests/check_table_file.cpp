@@ -57,7 +57,7 @@ NodeTable tiny_table() {
   table.node_name = "n00";
   table.job = "1234";
   table.fingerprint = "0123abcd";
-  table.virtual_channels = 0;  // as files before the virtual_channels line
+  table.virtual_channels = 0;  // as files without the virtual_channels line
   return table;
 }
 

@@ -1,4 +1,4 @@
-// Safe live transitions (routing/transition.hpp): the union of the installed
+// Safe live transitions (routing/check/transition.hpp): the union of the installed
 // and the new routes, hand-made staircases on the 2x2 torus (direct, staged
 // through one exact intermediate table, refused), and failures appearing
 // under balanced tables of 4x4x4 jobs, every step checked by the verifier's

@@ -1,4 +1,4 @@
-// The independent verifier (routing/verifier.hpp) against hand-made tables,
+// The independent verifier (routing/check/verifier.hpp) against hand-made tables,
 // good and bad.  Every expected message and count is worked out by hand.
 #include <cstdlib>
 #include <string>

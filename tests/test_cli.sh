@@ -105,11 +105,11 @@ expect "nue flow control none" 0 "$tool" generate --config "$work/nue8.yaml" --r
   --dry-run --dump-routes "$work/nue8none.dump"
 expect "nue none dump passes the independent checker" 0 python3 "$checker" "$work/nue8none.dump" --allow-non-minimal
 printf 'machine:\n  torus: 8x8\n  nodes: n[00-63]\nfailures:\n  nodes: ["1,0", "2,1", "4,0"]\nrouting:\n  algorithm: nue\n' \
-  > "$work/issue7.yaml"
-expect "nue angara refuses pairs the failures cut off" 4 "$tool" generate --config "$work/issue7.yaml" --dry-run
+  > "$work/faulty_8x8.yaml"
+expect "nue angara refuses pairs the failures cut off" 4 "$tool" generate --config "$work/faulty_8x8.yaml" --dry-run
 contains "nue names the cut-off pairs and the failures" "$work/err" \
   "no valid routing: nue: 4 of 3660 ordered pairs have no Angara-encodable route that avoids the failures: 2,0 -> 0,0 (cut off by router 1,0, router 4,0, router 2,1); 2,0 -> 5,0"
-expect "nue general routes around them" 0 "$tool" generate --config "$work/issue7.yaml" --rules general --dry-run
+expect "nue general routes around them" 0 "$tool" generate --config "$work/faulty_8x8.yaml" --rules general --dry-run
 contains "nue general report" "$work/out" "verdict      OK: complete, walkable, deadlock-free"
 expect "bad --rules" 2 "$tool" generate --rules nue --dry-run
 contains "bad --rules lists the valid ones" "$work/err" "generate: --rules expects 'angara' or 'general', got 'nue'"
@@ -329,7 +329,7 @@ expect "usage error" 2 "$tool" generate --bogus
 expect "version" 0 "$tool" --version
 contains "version text" "$work/out" "angara-route 0."
 
-# Every command has --help (issue 11), with its own synopsis, exit 0.
+# Every command has --help, with its own synopsis, exit 0.
 for command in generate verify rebuild analyze show check; do
   expect "$command --help" 0 "$tool" $command --help
   contains "$command --help shows its synopsis" "$work/out" "Usage: angara-route $command"
@@ -358,9 +358,9 @@ expect "dry run with --cache" 0 "$tool" generate --dry-run --nodes 'desmos[00-03
 expect "run with --cache" 0 "$tool" generate --nodes 'desmos[00-03]' --cache "$work/cache" --output "$work/cached-tables"
 [ "$(ls "$work/cache" | wc -l)" -eq 1 ] && ok "a real run stored one cache entry" || not_ok "cache: $(ls "$work/cache")"
 
-# The lower bound is never above the max gamma a table reaches (issue 11:
-# "max gamma 3 (bound 4)"): around a failed cable the minimal-path bound does
-# not hold, and the report says which bound it gives.
+# The lower bound is never above the max gamma a table reaches: around a
+# failed cable the minimal-path bound does not hold (a table may reach max
+# gamma 3 where it says 4), and the report says which bound it gives.
 printf 'machine:\n  torus: 4x2x2x2\n  nodes: desmos[00-31]\nfailures:\n  links: ["0,0,0,0 +X"]\n' >"$work/link.yaml"
 for algorithm in balanced bfs sssp; do
   expect "$algorithm around a failed cable" 0 "$tool" generate --config "$work/link.yaml" --algorithm $algorithm \
@@ -381,7 +381,7 @@ expect "LP bound json around a failed cable" 0 "$tool" generate --config "$work/
 contains "LP bound json: minimal routes only, bounds this table" "$work/out" \
   '"note":"","minimal_routes_only":true,"bounds_this_table":true}'
 
-# angara-route check: one line per finding, exit 3 on an error (issue 11).
+# angara-route check: one line per finding, exit 3 on an error.
 good_conf=$work/check.yaml
 printf 'machine:\n  torus: 4x2x2x2\n  nodes: desmos[00-31]\ntables:\n  directory: %s\n' "$work/check-tables" >"$good_conf"
 printf '# a comment\nrequired /usr/lib/x/spank-angara.so config=%s\n' "$good_conf" >"$work/plugstack.conf"
@@ -430,11 +430,11 @@ expect "rebuild: bad --memory-limit" 2 "$tool" rebuild --job 1 --memory-limit 4X
 contains "rebuild: bad --memory-limit says what is expected" "$work/err" \
   "rebuild: --memory-limit expects a size (4G, 512M, bytes; at least 1M), a percentage of the node's memory (50%) or 'none', got '4X'"
 # A rebuild reruns the chain the job's prologue asked for, not only the member
-# that won: the rebuild logic of `angara-route rebuild` (plugin/job_tables.hpp)
+# that won: the rebuild logic of `angara-route rebuild` (cli/job_tables.hpp)
 # through the test driver, which needs no Slurm.  On the fault-free 6x6
-# balanced wins; after the failures of fault campaign scenario 195 balanced
-# refuses and nue takes over (balanced alone, as before, refused: exit 1);
-# after the repair balanced wins again.
+# balanced wins; after seven routers fail (tests/data/rebuild_6x6.yaml)
+# balanced refuses and nue takes over (balanced alone refuses: exit 1); after
+# the repair balanced wins again.
 driver="$TOP_BUILDDIR/tests/kill_driver"
 rebuild_nodes='n[03,05,07-08,12,15,26,29-30,32-33]'
 mkdir "$work/chain_tables"
@@ -529,5 +529,23 @@ for page in "$data"/../../man/*.[58]; do
   if groff -man -ww -z "$page" >"$work/groff" 2>&1 && [ ! -s "$work/groff" ]; then ok "man page ${page##*/} renders cleanly"
   else not_ok "man page ${page##*/} has troff warnings"; sed 's/^/    /' "$work/groff" | head -5; fi
 done
+
+# --- routing.time_budget / --time-budget: the refinement is cut in steps of work ---
+printf 'machine: {torus: 8x8, nodes: "n[00-63]"}\n' >"$work/budget.yaml"
+half='n[00,02,05,07,08,11,13,14,17,18,20,23,24,27,29,30,33,35,36,38,41,43,44,46,49,50,52,55,57,59,60,62]'
+expect "a tiny time budget still gives a verified table" 0 "$tool" generate --dry-run --lp-time 0 \
+  --config "$work/budget.yaml" --nodes "$half" --time-budget 0.000001
+contains "the report names the stage the budget cut" "$work/out" \
+  "budget       time budget cut: First/Last Step refinement (stopped early) (routing.time_budget)"
+contains "the tiny-budget table is verified" "$work/out" "verdict      OK"
+expect "no budget" 0 "$tool" generate --dry-run --lp-time 0 --config "$work/budget.yaml" --nodes "$half" \
+  --time-budget 0
+if grep -q "^  budget" "$work/out"; then not_ok "an unlimited budget cuts nothing"; else ok "an unlimited budget cuts nothing"; fi
+expect "--time-budget rejects a bad value" 2 "$tool" generate --dry-run --time-budget soon
+contains "the usage error says what it expects" "$work/err" "--time-budget expects seconds from 0 to 3600 (0: no limit), got 'soon'"
+printf 'machine: {torus: 4x4, nodes: "n[00-15]"}\nrouting: {time_budget: -1}\n' >"$work/bad-budget.yaml"
+expect "a bad routing.time_budget is refused" 3 "$tool" generate --dry-run --config "$work/bad-budget.yaml"
+contains "with the file, line and what was expected" "$work/err" \
+  "routing.time_budget: expected a number of seconds from 0 to 3600"
 
 tap_summary

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kill test (issue 13): SIGKILL at random moments of `generate --output`,
+# The kill test: SIGKILL at random moments of `generate --output`,
 # of a rebuild and of the prologue path, then the directory must show the old
 # table set or the new one, whole, every time; the next writer must leave no
 # temporary behind and change nothing a reader sees.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13, as a careful operator tries it: table sets switch as one, files of
+# Reliability of the table writers, as a careful operator tries it: table sets switch as one, files of
 # the wrong type or size are refused, nothing is written before all input is
 # checked, concurrent writers and readers of one directory never see a mix.
 set -u
@@ -65,7 +65,7 @@ contains "the FIFO table is named" "$work/err" "desmos01.rt is not a regular fil
 { cat "$data/torus_4x4.yaml"; head -c 4200000 /dev/zero | tr '\0' '#'; echo; } > "$work/huge.yaml"
 expect "a config over the size limit is refused" 3 "$tool" generate --dry-run --config "$work/huge.yaml"
 contains "the limit is named" "$work/err" "is larger than the limit of 4194304 bytes"
-# 100,000 nested flow collections: refused at once (it took minutes), naming
+# 100,000 nested flow collections (minutes in libyaml's scanner): refused at once, naming
 # the file, the line and column, and the limit.
 python3 -c "print('[' * 100000)" > "$work/nested.yaml"
 start=$(date +%s%N)

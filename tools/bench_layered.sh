@@ -1,5 +1,5 @@
 #!/bin/bash
-# The layered backends' benchmark (issue 9): dfsssp and lash under
+# The layered backends' benchmark: dfsssp and lash under
 # rules: general, up to 8 virtual channels, on the fault-free tori 4x4x4, 8x8,
 # 6x6x6, 4x4x4x4 and 8x8x8 and on 4x4x4 with two failed cables and with one
 # failed router; each with the default path step (paths: pairs) and with

@@ -1,4 +1,4 @@
-// The LP lower bound on max gamma (shared/angara-model.md, "Metrics"): the
+// The LP lower bound on max gamma (doc/model.md, "Metrics"): the
 // linear relaxation of minimal routing, where every ordered pair of the
 // allocation splits its one unit of traffic over all its minimal
 // Angara-encodable routes (First and Last Steps included, deadlock ignored)

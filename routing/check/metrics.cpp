@@ -1,5 +1,5 @@
 // Channel loads, the papers' balance metrics and the per-dimension lower bound
-// (shared/angara-model.md, "Metrics"; ANSU paper, section 1.1).
+// (doc/model.md, "Metrics"; ANSU paper, section 1.1).
 #include "routing/check/metrics.hpp"
 
 #include <algorithm>

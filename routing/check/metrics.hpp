@@ -1,4 +1,4 @@
-// Quality metrics of a routing table (shared/angara-model.md, "Metrics"; ANSU
+// Quality metrics of a routing table (doc/model.md, "Metrics"; ANSU
 // paper section 1.1): channel loads, edge forwarding index, sigma(4),
 // diameter, and the per-dimension lower bound on max gamma.
 #pragma once

@@ -1,6 +1,6 @@
-// Safe live transitions (issue 13): while a running job's routers switch from
-// the installed table to a new one, one by one, the network carries routes of
-// both.  Routes are source routes (shared/angara-model.md), so every packet
+// Safe live transitions: while a running job's routers switch from the
+// installed table to a new one, one by one, the network carries routes of
+// both.  Routes are source routes (doc/model.md, "Deadlock rule"), so every packet
 // follows one table's route whole, and the switch is deadlock-free iff the
 // union of the two tables' channel dependency graphs is, per virtual channel,
 // under the verifier's rule.

@@ -1,7 +1,7 @@
 // The independent verifier.  It reads only the torus, the failures and the
 // table: no generator and no routing graph, so a generator bug cannot hide
-// behind a shared helper.  Rules from shared/angara-model.md ("Routing rules",
-// "Deadlock model").
+// behind a shared helper.  Rules from doc/model.md ("Routing rules",
+// "Deadlock rule").
 #include "routing/check/verifier.hpp"
 
 #include "routing/common/parallel.hpp"

@@ -38,7 +38,7 @@ namespace angara {
 // With Mode::all_turns every turn is allowed (U-turns still are not): the
 // steps of every Angara-encodable route, deadlock ignored.  The routability
 // oracle searches with it, and routes built with it must be admitted through
-// an IncrementalDependencyGraph (routing/dependency_graph.hpp).
+// an IncrementalDependencyGraph (routing/common/dependency_graph.hpp).
 class TurnRules {
  public:
   enum class Mode { augmented, all_turns };
@@ -182,7 +182,7 @@ class CandidateSet {
   // the long way round one or more rings.  They are not minimal, but like
   // every DOR route they close no forbidden cycle with other DOR routes;
   // balanced tries them where the minimal routes stay above the bound
-  // (routing/balanced.cpp).
+  // (routing/generators/balanced/refinement.cpp).
   static CandidateSet with_long_way_dor(const Network& network, const CandidateSet& base, int extra_hops);
 
   // The candidates of a complete `table` of `base`'s allocation, widened

@@ -28,7 +28,7 @@ ChannelId entry_channel(const Torus& torus, NodeId node, Direction last_hop) {
 
 }  // namespace
 
-// Route states as in ShortestRouteSearch (routing/candidates.hpp): at the
+// Route states as in ShortestRouteSearch (routing/common/candidates.hpp): at the
 // source; after a First Step P; inside the DOR middle with the used-direction
 // mask (directions in rank order, never both signs of a dimension); after a
 // Last Step, which is negative and not the reverse of the middle's last hop.

@@ -1,4 +1,4 @@
-// CDG-checked First/Last Steps (issue 7): the last stage of bfs, sssp,
+// CDG-checked First/Last Steps: the last stage of bfs, sssp,
 // balanced and genetic on a faulty network.
 //
 // The generators search with the static section-3.2 augmentation of the ANSU
@@ -6,10 +6,10 @@
 // around a few failures they either find no route for a pair or take a long
 // detour.  This stage asks the real question instead: does the turn close a
 // forbidden cycle in the channel dependency graph that the table's routes
-// induce (routing/dependency_graph.hpp)?  Every route of the table goes into
+// induce (routing/common/dependency_graph.hpp)?  Every route of the table goes into
 // an IncrementalDependencyGraph; then, pairs without a route first, each
 // pair whose route is missing or longer than the shortest encodable route
-// (routing/oracle.hpp) tries the shortest encodable routes, least loaded
+// (routing/common/oracle.hpp) tries the shortest encodable routes, least loaded
 // first, and keeps the first one that closes no forbidden cycle; failing
 // that, a breadth-first search over the encodable routes that steps only
 // over dependencies closing no forbidden cycle.  Pairs still without a route
@@ -38,7 +38,7 @@ struct CheckedTurnStats {
 };
 
 // Runs the stage on `table` (layer 0 routes) and throws RoutingError with
-// describe_unrouted_pairs() (routing/oracle.hpp) when pairs stay without a
+// describe_unrouted_pairs() (routing/common/oracle.hpp) when pairs stay without a
 // route.  Does nothing on a network without failures, so fault-free tables
 // are exactly the generator's own.
 CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,

@@ -1,5 +1,5 @@
 // Incremental channel dependency graph with forbidden-cycle detection; see
-// routing/dependency_graph.hpp for the rule.
+// routing/common/dependency_graph.hpp for the rule.
 #include "routing/common/dependency_graph.hpp"
 
 #include <algorithm>
@@ -137,6 +137,7 @@ bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) cons
     search.stack.pop_back();
     if (c == from && turn_seen) {
       if (!ordered) count_stale_work(expanded);
+      search_work_->fetch_add(expanded + 1, std::memory_order_relaxed);
       return true;
     }
     if (!turn_seen && search.visited(c, true)) continue;  // dominated, explored already
@@ -152,6 +153,7 @@ bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) cons
     }
   }
   if (!ordered) count_stale_work(expanded);
+  search_work_->fetch_add(expanded + 1, std::memory_order_relaxed);
   return false;
 }
 
@@ -188,6 +190,7 @@ void IncrementalDependencyGraph::increment(ChannelId from, ChannelId to) {
 // of a 4096-node torus touches a few hundred of its 32768 channels).
 void IncrementalDependencyGraph::refresh_order() const {
   constexpr std::uint32_t kUnvisited = 0xFFFFFFFFu;
+  search_work_->fetch_add(active_.size(), std::memory_order_relaxed);
   if (tarjan_index_.empty()) {
     tarjan_index_.assign(slots_, kUnvisited);
     tarjan_low_.assign(slots_, 0);

@@ -1,7 +1,7 @@
 // The channel dependency graph of the routes chosen so far, under incremental
 // insertion: the shared layer every generator uses to admit a route only when
-// it keeps its virtual channel deadlock-free (shared/angara-model.md,
-// "Deadlock model"; the incremental CDG of the Nue paper, section 4, and of
+// it keeps its virtual channel deadlock-free (doc/model.md,
+// "Deadlock rule"; the incremental CDG of the Nue paper, section 4, and of
 // DFSSSP, section III).
 //
 // A dependency c1 -> c2 always goes to a channel leaving c1's head node, so it
@@ -18,6 +18,7 @@
 // themselves).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -51,6 +52,10 @@ class IncrementalDependencyGraph {
   // Removes every edge, in time proportional to the channels that had one
   // (cheaper than a new graph on a large machine).
   void clear();
+
+  // Channels the cycle searches have expanded so far (and the order's
+  // recomputations): the deterministic measure of their work.
+  std::uint64_t search_work() const { return search_work_->load(std::memory_order_relaxed); }
 
   // How many routes added so far use the dependency from->to.
   std::uint32_t edge_count(ChannelId from, ChannelId to) const;
@@ -102,6 +107,7 @@ class IncrementalDependencyGraph {
   // searching without it and recomputing it.
   mutable std::uint64_t stale_work_ = 0;  // under order_mutex_
   std::unique_ptr<std::mutex> order_mutex_ = std::make_unique<std::mutex>();
+  std::unique_ptr<std::atomic<std::uint64_t>> search_work_ = std::make_unique<std::atomic<std::uint64_t>>(0);
 };
 
 // The channels a route from `source` crosses, in order.

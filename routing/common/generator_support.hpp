@@ -16,6 +16,7 @@
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "angara/rules.hpp"
+#include "routing/common/work_budget.hpp"
 
 namespace angara {
 
@@ -28,8 +29,12 @@ struct GeneratorOptions {
   std::map<std::string, std::string> extra;
   // The deadlock-free routes an earlier member of a chain found before it
   // gave up (RoutingError::partial()), for exact's repair of large machines
-  // (routing/exact.cpp); the other generators ignore it.
+  // (routing/generators/exact/repair.cpp); the other generators ignore it.
   std::shared_ptr<const RouteTable> partial;
+  // The budget of the optional refinement stages (routing.time_budget);
+  // nullptr: unlimited.  Shared by the members of a chain; a generator notes
+  // there which stages it cut.
+  std::shared_ptr<WorkBudget> budget;
 };
 
 // Thrown when a generator cannot route the allocation (e.g. the faults
@@ -41,7 +46,7 @@ class RoutingError : public std::runtime_error {
       : std::runtime_error(message), partial_(std::make_shared<const RouteTable>(std::move(partial))) {}
   // The routes found before giving up, free of forbidden cycles among
   // themselves, the pairs left out without a route (the checked-turn stage
-  // keeps them: routing/checked_turns.hpp); nullptr when none were kept.
+  // keeps them: routing/common/checked_turns.hpp); nullptr when none were kept.
   const std::shared_ptr<const RouteTable>& partial() const { return partial_; }
 
  private:

@@ -1,4 +1,4 @@
-// Shared pieces of the layered backends; see routing/layering.hpp.
+// Shared pieces of the layered backends; see routing/common/layering.hpp.
 #include "routing/common/layering.hpp"
 
 #include <algorithm>
@@ -62,19 +62,24 @@ void too_many_layers(std::string_view generator, int needed, int allowed, bool a
                      " allowed (routing.virtual_channels)");
 }
 
-int integer_option(std::string_view generator, const GeneratorOptions& options, const std::string& key,
-                   int fallback, int low, int high) {
-  const auto it = options.extra.find(key);
-  if (it == options.extra.end()) return fallback;
-  const std::string& text = it->second;
-  const bool digits = !text.empty() && text.size() < 10 &&
-                      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  const int value = digits ? std::stoi(text) : low - 1;
-  if (value < low || value > high)
-    throw RoutingError(std::string(generator) + ": option " + key + ": expected an integer from " +
-                       std::to_string(low) + " to " + std::to_string(high) + ", got '" + text + "'");
-  return value;
-}
+namespace {
+
+const OptionSpec kPathsOption{"paths", OptionSpec::Kind::word, "pairs", {"pairs", "trees"}, 0, 0,
+                              "how the shortest paths are chosen: pairs takes per pair a direction-order path "
+                              "when one is live (ties between the two ways round a ring split evenly), otherwise "
+                              "the shortest live path with the fewest turns against the direction order, then the "
+                              "least loaded (one virtual channel on a whole torus, few around failures); trees "
+                              "(only with rules: general) is Algorithm 1 of the DFSSSP paper as published, one "
+                              "least-weight shortest-path tree per destination, which needs many more layers"};
+const OptionSpec kPassesOption{"passes", OptionSpec::Kind::integer, "2", {}, 1, 2,
+                               "2 routes every pair a second time against the loads of all the others"};
+const OptionSpec kSpreadOption{"spread", OptionSpec::Kind::integer, "0", {}, 0, 1,
+                               "1 spreads the finished layers over the virtual channels left unused (the balancing "
+                               "step of both papers); 0 keeps the fewest, which the report then shows"};
+
+}  // namespace
+
+std::vector<OptionSpec> layered_option_specs() { return {kPathsOption, kPassesOption, kSpreadOption}; }
 
 RouteTable layered_table(std::string_view generator, const Network& network, const std::vector<NodeId>& allocation,
                          const GeneratorOptions& options,
@@ -86,7 +91,7 @@ RouteTable layered_table(std::string_view generator, const Network& network, con
   LayerAssignment assignment = assign(network.torus(), paths, options.flow_control);
   if (assignment.exhausted) too_many_layers(generator, kSearchLayers, allowed, true);
   if (assignment.used > allowed) too_many_layers(generator, assignment.used, allowed, false);
-  if (integer_option(generator, options, "spread", 0, 0, 1))
+  if (option_integer(generator, kSpreadOption, options))
     spread_over_empty_layers(paths, assignment.layer, assignment.used, allowed);
   return paths.make_table(assignment.layer, name);
 }
@@ -95,11 +100,8 @@ ShortestPathOptions path_options(std::string_view generator, const GeneratorOpti
   ShortestPathOptions result;
   result.rules = options.rules;
   result.flow_control = options.flow_control;
-  result.passes = integer_option(generator, options, "passes", 2, 1, 2);
-  const auto it = options.extra.find("paths");
-  if (it == options.extra.end() || it->second == "pairs") return result;
-  if (it->second != "trees")
-    throw RoutingError(std::string(generator) + ": option paths: expected pairs or trees, got '" + it->second + "'");
+  result.passes = static_cast<int>(option_integer(generator, kPassesOption, options));
+  if (option_text(generator, kPathsOption, options) == "pairs") return result;
   if (options.rules != RuleSet::general)
     throw RoutingError(std::string(generator) + ": option paths: trees needs routing.rules: general");
   result.step = PathStep::trees;

@@ -1,5 +1,5 @@
 // What the layered backends (dfsssp, lash) share besides the path step
-// (routing/shortest_paths.hpp): the per-layer dependency counts of a path
+// (routing/common/shortest_paths.hpp): the per-layer dependency counts of a path
 // set, the spreading of a finished assignment over the layers left empty,
 // the refusal that names the layers needed, and the option parsing.
 #pragma once
@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "routing/common/generator_support.hpp"
+#include "routing/common/option_spec.hpp"
 #include "routing/common/shortest_paths.hpp"
 
 namespace angara {
 
 // Virtual channel (layer) numbers a table may carry at most (the Angara
-// header and the dump format allow 8; shared/angara-model.md).
+// header and the dump format allow 8; doc/model.md, "Routing rules").
 constexpr int kMaxLayers = 8;
 
 // Layers the searches may open beyond the allowed ones, only to tell the
@@ -37,7 +38,7 @@ LayerAssignment dfsssp_layers(const Torus& torus, const PathSet& paths, FlowCont
 LayerAssignment lash_layers(const Torus& torus, const PathSet& paths, FlowControl rule);
 
 // What both layered generators do: the balanced shortest paths of the
-// allocation (routing/shortest_paths.hpp, options "paths" and "passes"),
+// allocation (routing/common/shortest_paths.hpp, options "paths" and "passes"),
 // `assign` over them, the refusal when more layers are needed than
 // options.virtual_channels allows, "spread: 1", and the table.
 RouteTable layered_table(std::string_view generator, const Network& network, const std::vector<NodeId>& allocation,
@@ -65,10 +66,9 @@ int spread_over_empty_layers(const PathSet& paths, std::vector<std::uint8_t>& la
 // the format's limit before it found enough.
 [[noreturn]] void too_many_layers(std::string_view generator, int needed, int allowed, bool at_least);
 
-// Generator options shared by the layered backends ("passes: 2").  Throws
-// RoutingError naming the option and what was expected.
-int integer_option(std::string_view generator, const GeneratorOptions& options, const std::string& key,
-                   int fallback, int low, int high);
+// The options every layered backend reads (paths, passes, spread): dfsssp
+// and lash declare these same ones, since both run this path step.
+std::vector<OptionSpec> layered_option_specs();
 
 // The path step's options of the layered backends: "passes: 1|2" and
 // "paths: pairs|trees" (trees only under rules: general).

@@ -1,4 +1,4 @@
-// Work split over the node's cores (issue 8).  Callers split per source or
+// Work split over the node's cores.  Callers split per source or
 // per destination and merge the parts in order, so every result is the
 // same for any number of threads.
 #pragma once

@@ -8,7 +8,7 @@
 // at every step, which is what the paper's initial weight |V|^2 achieves; the
 // weights only choose among the shortest paths.
 //
-// Rule sets (shared/angara-model.md):
+// Rule sets (doc/model.md, "Rule sets"):
 //   general  any shortest path over live channels and routers;
 //   angara   the shortest Angara-encodable routes ([FS] DOR+dirbit [LS]),
 //            every First/Last Step turn allowed (the layering decides about

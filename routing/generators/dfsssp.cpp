@@ -1,6 +1,6 @@
 // dfsssp: deadlock-free single-source-shortest-path routing (DFSSSP paper,
 // Domke, Hoefler, Nagel).  Section II: balanced shortest paths
-// (routing/shortest_paths.hpp; `passes: 2` re-routes every tree once more
+// (routing/common/shortest_paths.hpp; `passes: 2` re-routes every tree once more
 // against the final weights of the others).  Section IV, Algorithm 2, the
 // offline variant: every path starts on layer 0; a cycle search in each
 // layer's channel dependency graph returns a forbidden cycle, the weakest
@@ -11,7 +11,7 @@
 // empty (the paper's balancing); by default a table keeps the fewest layers,
 // which is what the report then shows.
 //
-// The deadlock rule is the shared model's (options.flow_control): under
+// The deadlock rule is doc/model.md's (options.flow_control): under
 // bubble flow control a cycle around one ring in one direction is harmless,
 // so only cycles with a turn are cut.  On a torus that is where the layers
 // are saved: the ring cycles that every shortest-path routing of a torus
@@ -207,7 +207,7 @@ class LayeredDependencies {
 class DfssspGenerator final : public Generator {
  public:
   std::string_view name() const override { return "dfsssp"; }
-  std::vector<std::string_view> option_keys() const override { return {"paths", "passes", "spread"}; }
+  std::vector<OptionSpec> option_specs() const override { return layered_option_specs(); }
   // Every pair's path, and around failures several alternatives of it.
   double peak_bytes(const MemoryContext& context, const GeneratorOptions&) const override {
     const double fixed = context.faults ? 240 : 60, per_hop = context.faults ? 40 : 10;

@@ -1,7 +1,7 @@
 // The "genetic" generator of ANSU paper section 4.2.
 //
 // A chromosome holds one gene per ordered pair: the index of the route
-// variant it uses among the pair's candidates (routing/candidates.hpp, capped
+// variant it uses among the pair's candidates (routing/common/candidates.hpp, capped
 // at `variants` per pair).  Pairs with a single candidate are fixed and left
 // out of the chromosome.  The paper's operators:
 //  - initial population of `population` (100) random chromosomes;
@@ -55,47 +55,27 @@ struct GeneticSettings {
   std::size_t variants = 16;
 };
 
-long parse_long(const std::map<std::string, std::string>& extra, const std::string& key, long fallback,
-                long low, long high) {
-  const auto it = extra.find(key);
-  if (it == extra.end()) return fallback;
-  std::size_t used = 0;
-  long value = 0;
-  try {
-    value = std::stol(it->second, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != it->second.size() || value < low || value > high)
-    throw std::invalid_argument("genetic: option '" + key + "' expects an integer from " + std::to_string(low) +
-                                " to " + std::to_string(high) + ", got '" + it->second + "'");
-  return value;
-}
-
-double parse_fraction(const std::map<std::string, std::string>& extra, const std::string& key, double fallback) {
-  const auto it = extra.find(key);
-  if (it == extra.end()) return fallback;
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(it->second, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != it->second.size() || !(value >= 0.0 && value <= 1.0))
-    throw std::invalid_argument("genetic: option '" + key + "' expects a number from 0 to 1, got '" +
-                                it->second + "'");
-  return value;
-}
+const OptionSpec kPopulationOption{"population", OptionSpec::Kind::integer, "100", {}, 2, 100000,
+                                    "chromosomes in a generation"};
+const OptionSpec kMutationOption{"mutation", OptionSpec::Kind::number, "0.02", {}, 0, 1,
+                                 "probability that a gene mutates; the seed is routing.seed"};
+const OptionSpec kGenerationsOption{"generations", OptionSpec::Kind::integer, "2000", {}, 0, 100000000,
+                                    "generations at most (a hard cap)"};
+const OptionSpec kStallOption{"stall", OptionSpec::Kind::integer, "30", {}, 1, 100000000,
+                              "generations without improvement before the search stops"};
+const OptionSpec kConvergeOption{"converge", OptionSpec::Kind::number, "0.05", {}, 0, 1,
+                                 "relative spread of fitness at which the population counts as converged"};
+const OptionSpec kVariantsOption{"variants", OptionSpec::Kind::integer, "16", {}, 1, 255,
+                                 "route variants per pair"};
 
 GeneticSettings read_settings(const GeneratorOptions& options) {
   GeneticSettings s;
-  s.population = static_cast<std::size_t>(parse_long(options.extra, "population", 100, 2, 100000));
-  s.mutation = parse_fraction(options.extra, "mutation", 0.02);
-  s.generations = parse_long(options.extra, "generations", 2000, 0, 100000000);
-  s.stall = parse_long(options.extra, "stall", 30, 1, 100000000);
-  s.converge = parse_fraction(options.extra, "converge", 0.05);
-  s.variants = static_cast<std::size_t>(parse_long(options.extra, "variants", 16, 1, 255));
+  s.population = static_cast<std::size_t>(option_integer("genetic", kPopulationOption, options));
+  s.mutation = option_number("genetic", kMutationOption, options);
+  s.generations = option_integer("genetic", kGenerationsOption, options);
+  s.stall = option_integer("genetic", kStallOption, options);
+  s.converge = option_number("genetic", kConvergeOption, options);
+  s.variants = static_cast<std::size_t>(option_integer("genetic", kVariantsOption, options));
   return s;
 }
 
@@ -142,7 +122,7 @@ class GeneticSearch {
     for (std::size_t p = 0; p < set.pair_count(); ++p)
       if (set.variants(p) > 1) free_pairs_.push_back(p);
 
-    // Channels the fitness is taken over, as in routing/metrics.hpp: every
+    // Channels the fitness is taken over, as in routing/check/metrics.hpp: every
     // live channel between two allocated nodes always, any other channel
     // while some route crosses it.
     std::vector<unsigned char> allocated(torus.node_count(), 0);
@@ -329,15 +309,14 @@ class GeneticSearch {
 class GeneticGenerator : public Generator {
  public:
   std::string_view name() const override { return "genetic"; }
-  std::vector<std::string_view> option_keys() const override { return {"population", "mutation", "generations", "stall", "converge", "variants"}; }
+  std::vector<OptionSpec> option_specs() const override {
+    return {kPopulationOption, kMutationOption, kGenerationsOption, kStallOption, kConvergeOption, kVariantsOption};
+  }
   // Candidate routes (up to `variants` a pair, channels of 4 bytes) and a
   // gene a pair for each of 2 * population chromosomes.
   double peak_bytes(const MemoryContext& context, const GeneratorOptions& options) const override {
-    std::uint64_t population = 100, variants = 16;
-    if (const auto it = options.extra.find("population"); it != options.extra.end())
-      population = std::strtoull(it->second.c_str(), nullptr, 10);
-    if (const auto it = options.extra.find("variants"); it != options.extra.end())
-      variants = std::strtoull(it->second.c_str(), nullptr, 10);
+    const GeneticSettings settings = read_settings(options);
+    const std::uint64_t population = settings.population, variants = settings.variants;
     const double fixed = 16 + 2.0 * static_cast<double>(population);
     const double per_hop = 4.0 * static_cast<double>(std::min<std::uint64_t>(variants, 4));
     return context.pairs * (fixed + per_hop * context.mean_hops) + context.channel_slots * context.layers * 16;
@@ -350,7 +329,7 @@ class GeneticGenerator : public Generator {
     const GeneticSettings settings = read_settings(options);
     const TurnRules rules(network);
     // Pairs without a candidate are routed (or refused, with the reason) by
-    // the checked-turn stage (routing/checked_turns.hpp), as are detours it
+    // the checked-turn stage (routing/common/checked_turns.hpp), as are detours it
     // can shorten.
     const CandidateSet set(network, rules, allocation, settings.variants, /*allow_unroutable=*/true);
     GeneticSearch search(network, set, settings, options.seed);

@@ -1,6 +1,6 @@
 // lash: layered shortest path routing (Layered Routing in Irregular
 // Networks, Lysne et al., section 5.1).  Every ordered pair gets one shortest
-// path (the balanced paths of routing/shortest_paths.hpp, where the paper
+// path (the balanced paths of routing/common/shortest_paths.hpp, where the paper
 // takes an arbitrary one), and the pairs are taken one at a time (Step 2): a
 // pair goes to the first existing layer whose dependency graph its path does
 // not close a forbidden cycle in (Step 2.2), and to a new layer when none
@@ -69,7 +69,7 @@ bool try_layer(Layer& layer, const ChannelId* first, const ChannelId* last) {
 class LashGenerator final : public Generator {
  public:
   std::string_view name() const override { return "lash"; }
-  std::vector<std::string_view> option_keys() const override { return {"paths", "passes", "spread"}; }
+  std::vector<OptionSpec> option_specs() const override { return layered_option_specs(); }
   // Every pair's path, and around failures several alternatives of it.
   double peak_bytes(const MemoryContext& context, const GeneratorOptions&) const override {
     const double fixed = context.faults ? 240 : 60, per_hop = context.faults ? 40 : 10;

@@ -1,5 +1,5 @@
 // Nue routing (J. Domke, T. Hoefler, S. Matsuoka, "Routing on the Dependency
-// Graph", HPDC'16; ../shared/papers/nue-routing-on-the-dependency-graph.txt):
+// Graph: A New Approach to Deadlock-Free High-Performance Routing", HPDC'16):
 // routes are searched in the complete channel dependency graph, and a
 // dependency is only used when it keeps the virtual channel's CDG free of
 // forbidden cycles, so deadlock freedom holds by construction with any number
@@ -8,9 +8,9 @@
 // What is implemented, by paper section:
 // - 4.1 complete CDG: every pair of consecutive live channels (no U-turn) is a
 //   candidate dependency; the "used" state is the layer's
-//   IncrementalDependencyGraph (routing/dependency_graph.hpp), "blocked" is a
+//   IncrementalDependencyGraph (routing/common/dependency_graph.hpp), "blocked" is a
 //   per-layer cache of dependencies found to close a forbidden cycle.  The
-//   cycle rule is the shared model's (shared/angara-model.md): under bubble
+//   cycle rule is doc/model.md's ("Deadlock rule"): under bubble
 //   flow control only cycles with a turn are forbidden, so one-direction ring
 //   cycles cost neither detours nor virtual channels; under none every cycle is.
 // - 4.4 Dijkstra within the complete CDG, destination by destination,
@@ -573,9 +573,9 @@ void NueRouter::check_routable() {
   if (!cut_off.empty()) fail_cut_off(cut_off);
 }
 
-// The honest refusal of issue 7: how many pairs are cut off, the first few,
+// The refusal when failures cut pairs off: how many pairs, the first few,
 // and (rules angara) the failures whose repair would reconnect each, as the
-// routability oracle names them (routing/oracle.hpp).
+// routability oracle names them (routing/common/oracle.hpp).
 void NueRouter::fail_cut_off(const std::vector<std::pair<NodeId, NodeId>>& pairs) const {
   constexpr std::size_t kShown = 4;
   const bool angara = options_.rules == RuleSet::angara;

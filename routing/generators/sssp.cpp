@@ -675,17 +675,18 @@ class Relaxation {
 
 enum class WeightReading { applied, all };
 
+const OptionSpec kWeightsOption{"weights", OptionSpec::Kind::word, "applied", {"applied", "all"}, 0, 0,
+                                 "raise channel weights along the paths applied in a round, or along every path "
+                                 "built in it (the other reading of Algorithm 3, line 16)"};
+
 WeightReading read_weight_reading(const GeneratorOptions& options) {
-  const auto it = options.extra.find("weights");
-  if (it == options.extra.end() || it->second == "applied") return WeightReading::applied;
-  if (it->second == "all") return WeightReading::all;
-  throw std::invalid_argument("sssp: option 'weights' expects 'applied' or 'all', got '" + it->second + "'");
+  return option_text("sssp", kWeightsOption, options) == "all" ? WeightReading::all : WeightReading::applied;
 }
 
 class SsspGenerator : public Generator {
  public:
   std::string_view name() const override { return "sssp"; }
-  std::vector<std::string_view> option_keys() const override { return {"weights"}; }
+  std::vector<OptionSpec> option_specs() const override { return {kWeightsOption}; }
   // Each source's pruned search kept for stage 3 (about three routing-graph
   // vertices a node, 8 bytes each, and a node offset) and the pairs left to it.
   double peak_bytes(const MemoryContext& context, const GeneratorOptions&) const override {

@@ -24,6 +24,10 @@
 #   ANGARA_CLUSTER_TIMEOUT seconds to wait for the daemons (default 90)
 #   ANGARA_CLUSTER_HOOK   a command run with DIR/etc after the configuration
 #                         is written and before the daemons start
+#   ANGARA_CLUSTER_USERS  1: unprivileged users may submit jobs (the munge
+#                         directory 0711, so its socket is reachable; the key
+#                         stays 0400).  DIR, etc and slurm.conf are 0755/0644
+#                         either way.
 set -u
 
 die() {
@@ -193,6 +197,7 @@ start_cluster() {
   mkdir -p "$state_dir"/{etc,munge,ctld,run,log,pids,spool,tmp,tables} || die "cannot create $state_dir"
   chmod 0755 "$state_dir"
   chmod 0700 "$state_dir/munge"
+  [ "${ANGARA_CLUSTER_USERS:-0}" = 1 ] && chmod 0711 "$state_dir/munge"
   local i
   for ((i = 0; i < node_count; i++)); do mkdir -p "$state_dir/spool/$(node_name "$i")"; done
 
@@ -253,6 +258,8 @@ stop_cluster() {
   # Jobs first, so no slurmstepd outlives its slurmd.
   if pid_alive "$(recorded_pid slurmctld)"; then
     scancel --full --quiet --user=root 2>/dev/null
+    # Jobs of other users (test_security.sh submits as an unprivileged one).
+    squeue -h -o %i 2>/dev/null | xargs -r scancel --full --quiet 2>/dev/null
     deadline=$((SECONDS + 20))
     while [ -n "$(squeue -h -o %i 2>/dev/null)" ] && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
   fi

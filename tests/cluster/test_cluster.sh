@@ -237,6 +237,15 @@ if echo "$output" | grep -q "spank-angara: --angara-routing=bfs ignored: job $jo
 else
   not_ok "srun --angara-routing inside a job says it is ignored" "$output"
 fi
+# Inside a batch job, srun inherits the job's own --angara-routing through
+# the job's environment: the same choice says nothing.
+output=$(SLURM_JOB_ID=$job SLURM_SPANK__SLURM_SPANK_OPTION_angara_angara_routing=sssp \
+  timeout 60 srun --jobid="$job" --overlap -N1 true 2>&1)
+if ! echo "$output" | grep -q "spank-angara"; then
+  ok "srun inside a job with the job's own --angara-routing prints nothing about routing"
+else
+  not_ok "srun inside a job with the job's own --angara-routing prints nothing about routing" "$output"
+fi
 # Exit codes of angara-route(8): an unknown job is bad input (3), not 6.
 "$tool" generate --job 999999 --config "$config" --dry-run >/dev/null 2>"$out/unknown.err"
 status=$?
@@ -450,7 +459,7 @@ check "cache: the second job read them back on desmos04" \
 check "cache: the second job's tables are its own" [ "$(cat "$work"/cache2/*.rt | grep -c "^job $job2\$")" = 4 ]
 plugstack "config=$config"
 
-# --- shared=: one computation per job, not per node (issue 8) ---------------
+# --- shared=: one computation per job, not per node -------------------------
 # The CPU the prologues of a 32-node job spend together ("prologue cpu" in
 # each slurmd log), first with every node computing, then with shared=.
 prologue_cpu() {  # JOB: "SUM COUNT" over the nodes' prologue lines
@@ -475,13 +484,15 @@ cp "$config" "$heavy"
 printf 'routing:\n  algorithm: bfs\n  options:\n    population: 200\n' >"$heavy.routing"
 sed -i '/^routing:/,/^tables:/{/^tables:/!d}' "$heavy"
 sed -i "/^tables:/e cat $heavy.routing" "$heavy"
+# The shared result's key (spank-angara(8), shared_key=): root's alone.
+"$tool" shared-key --output "$state/shared.key" >/dev/null
 for algorithm in balanced genetic; do
   [ $algorithm = genetic ] && use=$heavy || use=$config
   mkdir -p "$work/shared-off-$algorithm" "$work/shared-on-$algorithm"
   plugstack "config=$use"
   job_off=$(sbatch --parsable --wait -N32 --angara-routing=$algorithm -o /dev/null \
     --wrap "$(copy_tables_step "$work/shared-off-$algorithm")")
-  plugstack "config=$use" "shared=$state/shared"
+  plugstack "config=$use" "shared=$state/shared" "shared_key=$state/shared.key"
   job_on=$(sbatch --parsable --wait -N32 --angara-routing=$algorithm -o /dev/null \
     --wrap "$(copy_tables_step "$work/shared-on-$algorithm")")
   plugstack "config=$config"

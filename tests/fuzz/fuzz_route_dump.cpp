@@ -1,4 +1,4 @@
-// libFuzzer harness: the route dump reader (shared model, "Route dump
+// libFuzzer harness: the route dump reader (doc/model.md, "Route dump
 // format").  The first byte picks the configured torus, the rest is the
 // dump.  Bad input must end in std::runtime_error "FILE:LINE: ..." (or
 // std::invalid_argument); a dump that reads must write back and read again

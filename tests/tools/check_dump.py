@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent checker for angara-routes v1 dumps (shared/angara-model.md).
+"""Independent checker for angara-routes v1 dumps (doc/model.md, "Route dump format").
 
 A second implementation of the rules, sharing no code with the C++ verifier:
 completeness, walkability over live channels (a single-cabled size-2

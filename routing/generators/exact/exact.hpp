@@ -1,6 +1,7 @@
-// The exact generator's repair of large allocations (routing/exact.cpp),
-// exposed for its tests: the generator calls it above the allocation size it
-// decides with one question over every pair.
+// The exact generator's repair of large allocations and its rank search
+// (repair.cpp, rank_search.cpp), exposed for its tests: the generator calls
+// them above the allocation size it decides with one question over every
+// pair (exact.cpp).
 #pragma once
 
 #include "angara/network.hpp"

@@ -1,0 +1,134 @@
+#include "placement/blocks.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace angara {
+
+namespace {
+
+// Every shape of exactly `count` nodes that fits the machine, in
+// lexicographic order of extents.
+void shapes_of_volume(const Torus& torus, std::size_t count, int dim, Shape& shape, std::vector<Shape>& out) {
+  if (dim == kMaxDims) {
+    if (count == 1) out.push_back(shape);
+    return;
+  }
+  for (int s = 1; s <= torus.size(dim); ++s) {
+    if (count % static_cast<std::size_t>(s) != 0) continue;
+    shape[dim] = s;
+    shapes_of_volume(torus, count / static_cast<std::size_t>(s), dim + 1, shape, out);
+  }
+  shape[dim] = 1;
+}
+
+}  // namespace
+
+std::size_t shape_volume(const Shape& shape) {
+  std::size_t v = 1;
+  for (int s : shape) v *= static_cast<std::size_t>(s);
+  return v;
+}
+
+Shape parse_shape(const Torus& torus, std::string_view text) {
+  Shape shape;
+  shape.fill(1);
+  const std::string expected = "expected up to " + std::to_string(torus.declared_dims()) +
+                               " sizes separated by 'x', each at most the machine's (" + torus.to_string() + ")";
+  int dim = 0;
+  std::size_t pos = 0;
+  while (true) {
+    std::size_t end = text.find('x', pos);
+    const std::string_view part = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    if (dim >= torus.declared_dims() || part.empty() || part.size() > 4 ||
+        part.find_first_not_of("0123456789") != std::string_view::npos)
+      throw PlacementError("bad shape '" + std::string(text) + "': " + expected);
+    const int size = std::stoi(std::string(part));
+    if (size < 1 || size > torus.size(dim))
+      throw PlacementError("bad shape '" + std::string(text) + "': size " + std::to_string(size) + " of " +
+                           dimension_letter(dim) + " is outside 1.." + std::to_string(torus.size(dim)) + "; " +
+                           expected);
+    shape[dim++] = size;
+    if (end == std::string_view::npos) break;
+    pos = end + 1;
+  }
+  return shape;
+}
+
+std::string format_shape(const Torus& torus, const Shape& shape) {
+  std::string out;
+  for (int dim = 0; dim < torus.declared_dims(); ++dim) {
+    if (dim) out += 'x';
+    out += std::to_string(shape[dim]);
+  }
+  return out;
+}
+
+std::vector<NodeId> block_nodes(const Torus& torus, const Shape& shape, const Coord& origin) {
+  std::vector<NodeId> nodes;
+  nodes.reserve(shape_volume(shape));
+  for (int k = 0; k < shape[3]; ++k)
+    for (int z = 0; z < shape[2]; ++z)
+      for (int y = 0; y < shape[1]; ++y)
+        for (int x = 0; x < shape[0]; ++x)
+          nodes.push_back(torus.id({(origin[0] + x) % torus.size(0), (origin[1] + y) % torus.size(1),
+                                    (origin[2] + z) % torus.size(2), (origin[3] + k) % torus.size(3)}));
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+std::vector<Shape> shapes_of_volume(const Torus& torus, std::size_t count) {
+  std::vector<Shape> out;
+  Shape shape;
+  shape.fill(1);
+  shapes_of_volume(torus, count, 0, shape, out);
+  return out;
+}
+
+std::array<std::size_t, kMaxDims> channels_per_dimension(const Network& intact) {
+  std::array<std::size_t, kMaxDims> channels{};
+  for (NodeId node = 0; node < intact.torus().node_count(); ++node)
+    for (int rank = 0; rank < kDirectionCount; ++rank)
+      channels[Direction(rank).dim()] += intact.channel_alive(node, Direction(rank));
+  return channels;
+}
+
+ShapeClassKey class_key(const Torus& torus, const std::array<std::size_t, kMaxDims>& channels, const Shape& shape) {
+  ShapeClassKey key;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (torus.dim_present(dim)) key.emplace_back(torus.size(dim), channels[dim], shape[dim]);
+  std::sort(key.begin(), key.end());
+  return key;
+}
+
+const std::vector<std::int64_t>& BoxSums::of(const Shape& shape) {
+  const auto found = sums_.find(shape);
+  if (found != sums_.end()) return found->second;
+  int dim = kMaxDims - 1;
+  while (shape[dim] <= 1) --dim;  // the unit shape is always there
+  Shape shorter = shape;
+  shorter[dim] = 1;
+  const std::vector<std::int64_t>& values = of(shorter);  // std::map: stays valid
+  const NodeId n = torus_.node_count();
+  const int size = torus_.size(dim), width = shape[dim];
+  Coord unit{};
+  unit[dim] = 1;
+  const NodeId stride = torus_.id(unit), period = stride * static_cast<NodeId>(size);
+  std::vector<std::int64_t> next(n);
+  std::vector<std::int64_t> line(static_cast<std::size_t>(size + width));
+  for (NodeId outer = 0; outer < n; outer += period)
+    for (NodeId base = outer; base < outer + stride; ++base) {
+      // The line once and its first `width` values again, so the window never wraps.
+      for (int i = 0; i < size + width; ++i) line[i] = values[base + static_cast<NodeId>(i % size) * stride];
+      std::int64_t sum = 0;
+      for (int i = 0; i < width; ++i) sum += line[i];
+      for (int origin = 0; origin < size; ++origin) {
+        next[base + static_cast<NodeId>(origin) * stride] = sum;
+        sum += line[origin + width] - line[origin];
+      }
+    }
+  return sums_.emplace(shape, std::move(next)).first->second;
+}
+
+}  // namespace angara

@@ -1,0 +1,50 @@
+// The budget of a generator's optional stages (routing.time_budget): work
+// counted in the searches' own steps (candidate routes evaluated, channels a
+// dependency-graph search expands), never in clock time, so that every node
+// computing one job stops at the same point and installs the same table.
+// The seconds of the configuration are turned into steps by a rate
+// calibrated on this project's reference machine (doc/benchmarks.md, "Time
+// budget"); a slower node takes longer for the same table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace angara {
+
+class WorkBudget {
+ public:
+  // Steps of work per CPU second of balanced's refinement on the reference
+  // machine (a random quarter of 8x8x4x4: 759 million steps in 23 s).
+  static constexpr double kStepsPerSecond = 33e6;
+  // The share of the budget the optional stages get: the stages every
+  // table needs and the verifier take the rest.
+  static constexpr double kOptionalShare = 0.85;
+
+  explicit WorkBudget(std::uint64_t limit = 0) : limit_(limit) {}  // 0: unlimited
+  static WorkBudget for_seconds(double seconds) {
+    return WorkBudget(seconds > 0 ? static_cast<std::uint64_t>(seconds * kOptionalShare * kStepsPerSecond) + 1 : 0);
+  }
+
+  bool unlimited() const { return limit_ == 0; }
+  bool exhausted() const { return limit_ != 0 && used_ >= limit_; }
+  void spend(std::uint64_t steps) { used_ += steps; }
+  std::uint64_t used() const { return used_; }
+  std::uint64_t limit() const { return limit_; }
+
+  // A stage that did not run, or stopped early, for the budget: said once.
+  void note_cut(const std::string& stage) {
+    for (const std::string& known : cut_)
+      if (known == stage) return;
+    cut_.push_back(stage);
+  }
+  const std::vector<std::string>& cut() const { return cut_; }
+
+ private:
+  std::uint64_t limit_;
+  std::uint64_t used_ = 0;
+  std::vector<std::string> cut_;
+};
+
+}  // namespace angara

@@ -1,0 +1,397 @@
+// Stages 1-3 of the balanced generator (routing/generators/balanced.cpp):
+// the load balancer over a candidate set and its deadlock guard, used by
+// stage 5 (balancer.hpp).
+#include "routing/generators/balanced/balancer.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace angara::balanced {
+
+namespace {
+
+// Safety net on rounds of the local search; each round is one pass, and every
+// accepted move strictly lowers the objective, so this is rarely reached.
+constexpr int kMaxRounds = 400;
+constexpr int kPolishPasses = 4;
+// Iterations of one negotiated-congestion attempt.
+constexpr int kNegotiationRounds = 40;
+
+// The tie-breaking term of the objective: sum over channels of load^4, the
+// sum behind sigma(4) (the total load is the same for every choice of
+// minimal routes).  It favours many small reductions near the top.
+constexpr std::int64_t spread_of(std::int64_t load) { return load * load * load * load; }
+
+}  // namespace
+
+DeadlockGuard::DeadlockGuard(const CandidateSet& set, const Torus& torus, FlowControl rule)
+    : set_(set), torus_(torus), rule_(rule), closing_(torus.channel_slots() * std::size_t{kDirectionCount}, 0) {}
+
+void DeadlockGuard::reset(const std::vector<std::uint32_t>& choice) {
+  if (graph_)
+    graph_->clear();
+  else
+    graph_.emplace(torus_, rule_);
+  for (std::size_t p = 0; p < set_.pair_count(); ++p)
+    if (set_.variants(p) > 0) graph_->add_path(copy(p, choice[p], &old_));
+  forget();
+}
+
+bool DeadlockGuard::try_move(std::size_t p, std::uint32_t from, std::uint32_t to) {
+  if (from == to) return true;
+  copy(p, to, &new_);
+  // A dependency found closing a cycle keeps closing it until some
+  // dependency disappears: no search then.
+  for (std::size_t k = 1; k < new_.size(); ++k)
+    if (closing_[slot(new_[k - 1], new_[k])] == epoch_ && !graph_->has_edge(new_[k - 1], new_[k])) return false;
+  graph_->remove_path(copy(p, from, &old_));
+  std::size_t added = 1;
+  for (; added < new_.size(); ++added) {
+    const ChannelId a = new_[added - 1], b = new_[added];
+    if (graph_->closes_cycle(a, b)) {
+      // Only a search on the graph as it stands is remembered (not one
+      // that saw part of this route already).
+      bool fresh = true;
+      for (std::size_t k = 1; k < added; ++k) fresh = fresh && graph_->edge_count(new_[k - 1], new_[k]) > 1;
+      if (fresh) closing_[slot(a, b)] = epoch_;
+      break;
+    }
+    edge_[0] = a;
+    edge_[1] = b;
+    graph_->add_path(edge_);
+  }
+  if (added == new_.size()) {
+    for (std::size_t k = 1; k < old_.size(); ++k)
+      if (!graph_->has_edge(old_[k - 1], old_[k])) {
+        forget();
+        break;
+      }
+    return true;
+  }
+  for (std::size_t k = 1; k < added; ++k) {
+    edge_[0] = new_[k - 1];
+    edge_[1] = new_[k];
+    graph_->remove_path(edge_);
+  }
+  graph_->add_path(old_);
+  return false;
+}
+
+std::size_t DeadlockGuard::slot(ChannelId from, ChannelId to) {
+  return std::size_t{from} * kDirectionCount + static_cast<std::size_t>(Torus::channel_direction(to).rank());
+}
+
+void DeadlockGuard::forget() {
+  if (++epoch_ == 0) {
+    std::fill(closing_.begin(), closing_.end(), 0);
+    epoch_ = 1;
+  }
+}
+
+const std::vector<ChannelId>& DeadlockGuard::copy(std::size_t p, std::uint32_t v,
+                                                  std::vector<ChannelId>* out) const {
+  const ChannelSpan span = set_.channels(p, v);
+  out->assign(span.begin(), span.end());
+  return *out;
+}
+
+Balancer::Balancer(const CandidateSet& set, std::size_t channel_slots)
+    : set_(set),
+      used_(set.used_channels()),
+      choice_(set.pair_count(), 0),
+      loads_(channel_slots, 0),
+      delta_(channel_slots, 0),
+      crossing_(channel_slots) {}
+
+bool Balancer::over_budget() {
+  if (!budget_) return false;
+  const std::uint64_t guard_work = guard_ ? guard_->work() : 0;
+  // A guard whose graph was rebuilt counts from zero again.
+  budget_->spend(pending_work_ + (guard_work >= guard_work_seen_ ? guard_work - guard_work_seen_ : guard_work));
+  pending_work_ = 0;
+  guard_work_seen_ = guard_work;
+  return budget_->exhausted();
+}
+
+void Balancer::guard_with(DeadlockGuard* guard) {
+  guard_ = guard;
+  guard_work_seen_ = guard ? guard->work() : 0;
+  if (guard_) guard_->reset(choice_);
+}
+
+bool Balancer::better_than(const Balancer& other) const {
+  if (max_load_ != other.max_load_) return max_load_ < other.max_load_;
+  if (at_max_ != other.at_max_) return at_max_ < other.at_max_;
+  return spread_ < other.spread_;
+}
+
+void Balancer::assign_greedy() {
+  std::vector<std::size_t> order;
+  order.reserve(set_.pair_count());
+  for (std::size_t p = 0; p < set_.pair_count(); ++p)
+    if (set_.variants(p) > 0) order.push_back(p);
+  // Fewest candidates first, then the longest routes; ties keep pair order,
+  // which walks the sources in turn so that neighbouring sources see each
+  // other's choices.
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (set_.variants(a) != set_.variants(b)) return set_.variants(a) < set_.variants(b);
+    return set_.channels(a, 0).size() > set_.channels(b, 0).size();
+  });
+  for (std::size_t p : order) {
+    std::uint32_t best = 0;
+    std::uint32_t best_peak = 0;
+    std::uint64_t best_spread = 0;
+    for (std::uint32_t v = 0; v < set_.variants(p); ++v) {
+      std::uint32_t peak = 0;
+      std::uint64_t spread = 0;
+      for (ChannelId c : set_.channels(p, v)) {
+        peak = std::max(peak, loads_[c] + 1);
+        spread += static_cast<std::uint64_t>(spread_of(loads_[c] + 1) - spread_of(loads_[c]));
+      }
+      if (v == 0 || peak < best_peak || (peak == best_peak && spread < best_spread)) {
+        best = v;
+        best_peak = peak;
+        best_spread = spread;
+      }
+    }
+    choice_[p] = best;
+    for (ChannelId c : set_.channels(p, best)) ++loads_[c];
+  }
+  index();
+}
+
+void Balancer::assign(const std::vector<std::uint32_t>& choice) {
+  std::fill(loads_.begin(), loads_.end(), 0);
+  choice_ = choice;
+  for (std::size_t p = 0; p < set_.pair_count(); ++p)
+    if (set_.variants(p) > 0)
+      for (ChannelId c : set_.channels(p, choice_[p])) ++loads_[c];
+  index();
+  if (guard_) guard_->reset(choice_);
+}
+
+bool Balancer::negotiate(std::uint32_t target, int iterations) {
+  const std::vector<std::uint32_t> saved = choice_;
+  std::vector<double> history(loads_.size(), 0.0);
+  double pressure = 0.5;
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    if (over_budget()) break;  // rolled back below, as a failed negotiation
+    for (std::size_t p = 0; p < set_.pair_count(); ++p) {
+      if (set_.variants(p) < 2) continue;
+      pending_work_ += set_.variants(p);
+      for (ChannelId c : set_.channels(p, choice_[p])) --loads_[c];
+      auto cost_of = [&](std::uint32_t v) {
+        double cost = 0;
+        for (ChannelId c : set_.channels(p, v)) {
+          const double over = loads_[c] + 1 > target ? double(loads_[c] + 1 - target) : 0.0;
+          cost += (1.0 + history[c]) * (1.0 + pressure * over);
+        }
+        return cost;
+      };
+      // The current route wins ties, which keeps the search steady.
+      std::uint32_t best = choice_[p];
+      if (!guard_) {
+        double best_cost = cost_of(best);
+        for (std::uint32_t v = 0; v < set_.variants(p); ++v) {
+          if (v == choice_[p]) continue;
+          const double cost = cost_of(v);
+          if (cost < best_cost) {
+            best = v;
+            best_cost = cost;
+          }
+        }
+      } else {
+        // The cheapest route that closes no forbidden cycle.
+        ranked_.clear();
+        const double current = cost_of(best);
+        for (std::uint32_t v = 0; v < set_.variants(p); ++v)
+          if (v != choice_[p]) {
+            const double cost = cost_of(v);
+            if (cost < current) ranked_.emplace_back(cost, v);
+          }
+        std::sort(ranked_.begin(), ranked_.end());
+        for (const auto& [cost, v] : ranked_)
+          if (guard_->try_move(p, choice_[p], v)) {
+            best = v;
+            break;
+          }
+      }
+      choice_[p] = best;
+      for (ChannelId c : set_.channels(p, best)) ++loads_[c];
+    }
+    bool over = false;
+    for (ChannelId c : used_)
+      if (loads_[c] > target) {
+        over = true;
+        history[c] += 0.2 * (loads_[c] - target);
+      }
+    if (!over) {
+      index();
+      return true;
+    }
+    pressure *= 1.5;
+  }
+  assign(saved);
+  return false;
+}
+
+void Balancer::local_search(std::uint32_t bound, bool polish) {
+  for (int round = 0; round < kMaxRounds && max_load_ > bound && !over_budget(); ++round)
+    if (!relieve_max_channels() && !lower_spread()) break;
+  for (int pass = 0; polish && pass < kPolishPasses && !over_budget(); ++pass)
+    if (!lower_spread()) break;
+}
+
+void Balancer::index() {
+  for (ChannelId c : used_) crossing_[c].clear();
+  for (std::size_t p = 0; p < set_.pair_count(); ++p)
+    if (set_.variants(p) > 0)
+      for (ChannelId c : set_.channels(p, choice_[p])) crossing_[c].push_back(static_cast<std::uint32_t>(p));
+  recount_max();
+}
+
+void Balancer::recount_max() {
+  max_load_ = 0;
+  at_max_ = 0;
+  spread_ = 0;
+  for (ChannelId c : used_) {
+    const std::uint32_t load = loads_[c];
+    spread_ += static_cast<std::uint64_t>(spread_of(load));
+    if (load > max_load_) {
+      max_load_ = load;
+      at_max_ = 0;
+    }
+    if (load == max_load_) ++at_max_;
+  }
+}
+
+MoveDelta Balancer::evaluate(std::size_t p, std::uint32_t to) {
+  MoveDelta delta;
+  touched_.clear();
+  for (ChannelId c : set_.channels(p, choice_[p])) {
+    --delta_[c];
+    touched_.push_back(c);
+  }
+  for (ChannelId c : set_.channels(p, to)) {
+    ++delta_[c];
+    touched_.push_back(c);
+  }
+  delta.valid = true;
+  for (ChannelId c : touched_) {
+    const int change = delta_[c];
+    if (change == 0) continue;
+    delta_[c] = 0;
+    const std::int64_t before = loads_[c];
+    const std::int64_t after = before + change;
+    if (after > static_cast<std::int64_t>(max_load_)) delta.valid = false;
+    delta.at_max += (after == max_load_) - (before == max_load_);
+    delta.spread += spread_of(after) - spread_of(before);
+  }
+  return delta;
+}
+
+void Balancer::apply(std::size_t p, std::uint32_t to) {
+  const auto pair_id = static_cast<std::uint32_t>(p);
+  for (ChannelId c : set_.channels(p, choice_[p])) {
+    if (loads_[c] == max_load_) --at_max_;
+    spread_ -= static_cast<std::uint64_t>(spread_of(loads_[c]) - spread_of(loads_[c] - 1));
+    --loads_[c];
+    auto& list = crossing_[c];
+    list.erase(std::find(list.begin(), list.end(), pair_id));
+  }
+  bool above = false;
+  for (ChannelId c : set_.channels(p, to)) {
+    spread_ += static_cast<std::uint64_t>(spread_of(loads_[c] + 1) - spread_of(loads_[c]));
+    ++loads_[c];
+    if (loads_[c] == max_load_) ++at_max_;
+    above = above || loads_[c] > max_load_;
+    crossing_[c].push_back(pair_id);
+  }
+  choice_[p] = to;
+  if (at_max_ == 0 || above) recount_max();
+}
+
+bool Balancer::best_move(std::size_t p, std::uint32_t* to) {
+  MoveDelta best;
+  moves_.clear();
+  pending_work_ += set_.variants(p);
+  for (std::uint32_t v = 0; v < set_.variants(p); ++v) {
+    if (v == choice_[p]) continue;
+    const MoveDelta delta = evaluate(p, v);
+    if (!delta.improves()) continue;
+    if (guard_) moves_.emplace_back(delta, v);
+    if (!best.valid || delta.better_than(best)) {
+      best = delta;
+      *to = v;
+    }
+  }
+  if (!guard_ || !best.valid) return best.valid;
+  // Under the guard: the best move that closes no forbidden cycle.
+  std::stable_sort(moves_.begin(), moves_.end(),
+                   [](const auto& a, const auto& b) { return a.first.better_than(b.first); });
+  for (const auto& [delta, v] : moves_)
+    if (guard_->try_move(p, choice_[p], v)) {
+      *to = v;
+      return true;
+    }
+  return false;
+}
+
+bool Balancer::relieve_max_channels() {
+  bool moved = false;
+  std::vector<ChannelId> hottest;
+  for (ChannelId c : used_)
+    if (loads_[c] == max_load_) hottest.push_back(c);
+  const std::uint32_t level = max_load_;
+  std::vector<std::uint32_t> pairs;
+  for (ChannelId c : hottest) {
+    if (max_load_ != level) break;  // the maximum dropped: start a new round
+    if (loads_[c] != level) continue;
+    pairs = crossing_[c];
+    for (std::uint32_t p : pairs) {
+      if (budget_ && over_budget()) return moved;
+      std::uint32_t to = 0;
+      if (set_.variants(p) < 2 || !best_move(p, &to)) continue;
+      apply(p, to);
+      moved = true;
+      if (loads_[c] != level) break;
+    }
+  }
+  return moved;
+}
+
+bool Balancer::lower_spread() {
+  bool moved = false;
+  for (std::size_t p = 0; p < set_.pair_count(); ++p) {
+    if (budget_ && over_budget()) return moved;
+    std::uint32_t to = 0;
+    if (set_.variants(p) < 2 || !best_move(p, &to)) continue;
+    apply(p, to);
+    moved = true;
+  }
+  return moved;
+}
+
+bool choice_of_table(const CandidateSet& set, const RouteTable& table, std::vector<std::uint32_t>* choice) {
+  choice->assign(set.pair_count(), 0);
+  for (std::size_t s = 0; s < set.node_count(); ++s)
+    for (std::size_t d = 0; d < set.node_count(); ++d) {
+      if (s == d) continue;
+      const std::size_t v = set.find(set.pair(s, d), table.route(s, d).hops);
+      if (v == CandidateSet::npos || table.route(s, d).layer != 0) return false;
+      (*choice)[set.pair(s, d)] = static_cast<std::uint32_t>(v);
+    }
+  return true;
+}
+
+void search(Balancer& balancer, std::uint32_t bound, bool polish) {
+  balancer.local_search(bound, polish);
+  while (balancer.max_load() > bound && !balancer.over_budget() &&
+         balancer.negotiate(balancer.max_load() - 1, kNegotiationRounds))
+    balancer.local_search(bound, polish);
+}
+
+}  // namespace angara::balanced

@@ -1,0 +1,182 @@
+// Stage 5 of the balanced generator (routing/generators/balanced.cpp): the
+// First/Last Step refinement and the long-way routes (refinement.hpp).
+#include "routing/generators/balanced/refinement.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "angara/rules.hpp"
+#include "angara/torus.hpp"
+#include "routing/common/dependency_graph.hpp"
+#include "routing/generators/balanced/balancer.hpp"
+#include "routing/generators/balanced/sub_torus.hpp"
+
+namespace angara::balanced {
+
+namespace {
+
+// Whether a candidate is a pure DOR + direction-bit route: its directions
+// never go down in DOR order, so no mix of such routes closes a forbidden
+// cycle.
+bool pure_dor(const CandidateSet& set, std::size_t p, std::uint32_t v) {
+  int last = -1;
+  for (ChannelId c : set.channels(p, v)) {
+    const int rank = Torus::channel_direction(c).rank();
+    if (rank < last) return false;
+    last = rank;
+  }
+  return true;
+}
+
+// Makes `choice` deadlock-free, given a deadlock-free `fallback` table: the
+// dependency graph starts as the fallback's; the pure DOR routes of `choice`
+// replace the fallback routes of their pairs where that closes no forbidden
+// cycle (always, when the fallback is pure DOR too: DOR routes close none
+// among themselves); then the routes with turns of `choice` go in on top of
+// the fallback routes of their pairs (so that each of those stays
+// admissible), each kept when it closes no forbidden cycle.  A pair whose
+// route would not takes its least loaded candidate that closes none, at
+// worst its fallback route.  (On a machine with failures the fallback has
+// routes with turns, the checked-turn stage's among them, with which a DOR
+// route of another sign choice can close a cycle: hence the check.)
+void repair_deadlocks(const CandidateSet& set, const Torus& torus, FlowControl rule,
+                      const std::vector<std::uint32_t>& loads, const std::vector<std::uint32_t>& fallback,
+                      std::vector<std::uint32_t>* choice) {
+  IncrementalDependencyGraph graph(torus, rule);
+  std::vector<ChannelId> channels;
+  auto path = [&](std::size_t p, std::uint32_t v) -> const std::vector<ChannelId>& {
+    const ChannelSpan span = set.channels(p, v);
+    channels.assign(span.begin(), span.end());
+    return channels;
+  };
+  std::vector<std::size_t> turning, rejected;
+  for (std::size_t p = 0; p < set.pair_count(); ++p)
+    if (set.variants(p) > 0) graph.add_path(path(p, fallback[p]));
+  for (std::size_t p = 0; p < set.pair_count(); ++p) {
+    if (set.variants(p) == 0 || (*choice)[p] == fallback[p]) continue;
+    if (!pure_dor(set, p, (*choice)[p])) {
+      turning.push_back(p);
+      continue;
+    }
+    graph.remove_path(path(p, fallback[p]));
+    if (!graph.try_add_path(path(p, (*choice)[p]))) {
+      graph.add_path(path(p, fallback[p]));
+      rejected.push_back(p);
+    }
+  }
+  for (std::size_t p : turning)
+    if (!graph.try_add_path(path(p, (*choice)[p]))) rejected.push_back(p);
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> ranked;
+  for (std::size_t p : rejected) {
+    ranked.clear();
+    for (std::uint32_t v = 0; v < set.variants(p); ++v) {
+      if (v == (*choice)[p] || v == fallback[p]) continue;
+      std::uint64_t peak = 0;
+      for (ChannelId c : set.channels(p, v)) peak = std::max<std::uint64_t>(peak, loads[c]);
+      ranked.emplace_back(peak, v);
+    }
+    std::sort(ranked.begin(), ranked.end());
+    (*choice)[p] = fallback[p];
+    for (const auto& [peak, v] : ranked)
+      if (graph.try_add_path(path(p, v))) {
+        (*choice)[p] = v;
+        break;
+      }
+  }
+}
+
+}  // namespace
+
+void refine_with_turns(const Network& network, const CandidateSet& narrow, const GeneratorOptions& options,
+                       int long_way, RouteTable& table) {
+  if (options.rules != RuleSet::angara || options.flow_control != FlowControl::bubble) return;
+  // The whole live machine (the epilogues' default table, whole-machine
+  // jobs) is left out too: there it gains 2-4% of max load for 5-10 times
+  // the CPU (whole faulty 8x8x8: max load 525 against 536, 18.1 s against
+  // 1.6 s; 4x4x4x8: 524 against 544, 27.7 s against 4.1 s), where scattered
+  // halves gain 30%.
+  const std::size_t live_nodes =
+      static_cast<std::size_t>(network.torus().node_count()) - network.failed_nodes().size();
+  if ((narrow.node_count() > kFaultyRefinementMaxNodes || narrow.node_count() == live_nodes) &&
+      network.live_channel_count() != network.torus().cabled_channel_count())
+    return;
+  std::vector<std::uint32_t> seed;
+  if (sub_torus_choice(network, narrow, &seed)) return;
+  // The optional work of this stage runs on the budget (routing.time_budget);
+  // every start keeps the best table reached when it runs out.
+  WorkBudget* budget = options.budget.get();
+  const auto out_of_budget = [budget](const char* stage) {
+    if (!budget || !budget->exhausted()) return false;
+    budget->note_cut(stage);
+    return true;
+  };
+  if (out_of_budget("First/Last Step refinement")) return;
+  const CandidateSet wide = CandidateSet::with_all_turns(network, narrow, table, kCandidateCap);
+  if (budget) budget->spend(wide.pair_count());
+  std::vector<std::uint32_t> choice;
+  if (!choice_of_table(wide, table, &choice)) return;
+  const std::uint32_t bound = candidate_space_bound(wide);
+  const std::size_t slots = network.torus().channel_slots();
+  Balancer balancer(wide, slots);
+  balancer.limit_work(budget);
+  balancer.assign(choice);
+  if (balancer.max_load() <= bound) return;
+  DeadlockGuard guard(wide, network.torus(), options.flow_control);
+  balancer.guard_with(&guard);
+  search(balancer, bound);
+  if (balancer.max_load() <= bound || out_of_budget("First/Last Step refinement (stopped early)")) {
+    table = wide.make_table(balancer.choice(), "balanced");
+    return;
+  }
+  // A second start: the search without the deadlock rule (it reaches the
+  // LP bound or close to it), its routes admitted by repair_deadlocks(),
+  // then the guarded search again.  The better table is kept.
+  Balancer free(wide, slots);
+  free.limit_work(budget);
+  free.assign(choice);
+  search(free, bound);
+  if (out_of_budget("second start of the refinement")) {
+    table = wide.make_table(balancer.choice(), "balanced");
+    return;
+  }
+  std::vector<std::uint32_t> repaired = free.choice();
+  repair_deadlocks(wide, network.torus(), options.flow_control, free.loads(), choice, &repaired);
+  Balancer second(wide, slots);
+  second.limit_work(budget);
+  second.assign(repaired);
+  DeadlockGuard second_guard(wide, network.torus(), options.flow_control);
+  second.guard_with(&second_guard);
+  search(second, bound);
+  Balancer& best = second.better_than(balancer) ? second : balancer;
+  // What the deadlock rule costs: the same search without it (`free`)
+  // reaches the LP bound or near it over the same minimal routes.  Where the
+  // guarded tables stay above that, a third start from the best of them
+  // admits pure DOR routes the long way round rings, at most `long_way` hops
+  // longer (they close no forbidden cycle with other DOR routes), and aims
+  // at free's max load, not lower (no polishing passes, which would take
+  // detours to lower the spread and the max load further): detours are
+  // there to win back what the deadlock rule costs, not to go below the
+  // minimal optimum.  Kept only when it lowers the max load.
+  const std::uint32_t target = std::max(bound, free.max_load());
+  if (best.max_load() <= target || long_way == 0 || out_of_budget("long-way routes")) {
+    table = wide.make_table(best.choice(), "balanced");
+    return;
+  }
+  const CandidateSet longer = CandidateSet::with_long_way_dor(network, wide, long_way);
+  Balancer third(longer, slots);
+  third.limit_work(budget);
+  third.assign(best.choice());
+  DeadlockGuard third_guard(longer, network.torus(), options.flow_control);
+  third.guard_with(&third_guard);
+  search(third, target, /*polish=*/false);
+  out_of_budget("long-way routes (stopped early)");
+  if (third.max_load() < best.max_load())
+    table = longer.make_table(third.choice(), "balanced");
+  else
+    table = wide.make_table(best.choice(), "balanced");
+}
+
+}  // namespace angara::balanced

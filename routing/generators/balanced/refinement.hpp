@@ -1,0 +1,49 @@
+// Stage 5 of the balanced generator (routing/generators/balanced.cpp): the
+// First/Last Step refinement of allocations that are not whole fault-free
+// sub-tori, under a deadlock guard, and the long-way DOR routes where its
+// minimal routes stay above what the search reaches without the deadlock
+// rule.
+#pragma once
+
+#include <cstddef>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "routing/common/candidates.hpp"
+#include "routing/common/generator_support.hpp"
+
+namespace angara::balanced {
+
+// Largest allocation of a machine with failures that gets the First/Last
+// Step refinement (refine_with_turns).  Above it the refinement's candidate
+// set (up to kCandidateCap routes a pair) costs far more than the augmented
+// one and gains nothing on whole machines: with it a whole 16x8x8 with one
+// failed router takes 106 s of CPU and 685 MB against 8 s and 146 MB without
+// it, a whole 8x8x8 7.2 s against 1.3 s, both at the same max load.
+constexpr std::size_t kFaultyRefinementMaxNodes = 512;
+
+// The refinement for sub-allocations.  On a healthy torus the augmented
+// candidates are the DOR routes alone, and a scattered or block allocation
+// leaves most pairs a single one of them: far from the LP bound
+// (routing/check/lp_bound.hpp), whose routes move one positive hop to the
+// front (First Step) or one negative hop to the end (Last Step).  Here every
+// minimal Angara-encodable route is a candidate, and the search of stages 2
+// and 3 resumes from the table so far, each change of a route admitted only
+// when it closes no forbidden cycle in the channel dependency graph of the
+// others (DeadlockGuard), so the table stays deadlock-free.  Whole sub-tori
+// without failures keep their construction (it is at the bound).
+//
+// On a machine with failures (every machine of the placement bench has some;
+// without the refinement its jobs stay 1.3-1.5x their LP bound) it runs, for
+// allocations of up to kFaultyRefinementMaxNodes nodes other than the whole
+// live machine, on the table the checked-turn stage completed, over the
+// pairs that keep a minimal route; a pair that needs a detour (or that the
+// augmented set cannot route) keeps its route, whose dependencies stay in
+// the guard's graph like every other route's.  So the refined table is as
+// complete as the one it starts from, and no later stage touches it (that
+// stage would take the long-way routes of this one for detours and
+// "shorten" them, raising the max load again).
+void refine_with_turns(const Network& network, const CandidateSet& narrow, const GeneratorOptions& options,
+                       int long_way, RouteTable& table);
+
+}  // namespace angara::balanced

@@ -1,0 +1,258 @@
+// Stage 0 of the balanced generator (routing/generators/balanced.cpp): the
+// construction of whole fault-free sub-tori by displacement and the bound of
+// a candidate space (sub_torus.hpp).
+#include "routing/generators/balanced/sub_torus.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "angara/torus.hpp"
+#include "routing/common/parallel.hpp"
+
+namespace angara::balanced {
+
+namespace {
+
+// The sign of a tied dimension `dim` (delta_D = d/2), as sub_torus_choice()
+// describes it: +D iff the displacement's other components m are even;
+// `split` marks the pure displacement (m = 0) of an odd number of them,
+// split by source.
+struct TiedSign {
+  bool positive;
+  bool split;
+};
+TiedSign tied_sign(const Torus& torus, const std::array<bool, kMaxDims>& spanned,
+                   const std::array<int, kMaxDims>& delta, int dim) {
+  std::size_t m = 0, classes = 1;
+  for (int other = 0; other < kMaxDims; ++other) {
+    if (other == dim || !spanned[other]) continue;
+    m = m * static_cast<std::size_t>(torus.size(other)) + static_cast<std::size_t>(delta[other]);
+    classes *= static_cast<std::size_t>(torus.size(other));
+  }
+  return {m % 2 == 0, m == 0 && classes % 2 == 1 && torus.size(dim) >= 4};
+}
+
+}  // namespace
+
+std::uint32_t candidate_space_bound(const CandidateSet& set) {
+  std::array<std::uint64_t, kMaxDims> hops{};
+  std::array<std::uint64_t, kMaxDims> channels{};
+  for (std::size_t p = 0; p < set.pair_count(); ++p) {
+    if (set.variants(p) == 0) continue;
+    std::array<std::uint64_t, kMaxDims> fewest;
+    fewest.fill(~std::uint64_t{0});
+    for (std::size_t v = 0; v < set.variants(p); ++v) {
+      std::array<std::uint64_t, kMaxDims> count{};
+      for (ChannelId c : set.channels(p, v)) ++count[Torus::channel_direction(c).dim()];
+      for (int dim = 0; dim < kMaxDims; ++dim) fewest[dim] = std::min(fewest[dim], count[dim]);
+    }
+    for (int dim = 0; dim < kMaxDims; ++dim) hops[dim] += fewest[dim];
+  }
+  for (ChannelId c : set.used_channels()) ++channels[Torus::channel_direction(c).dim()];
+  std::uint64_t bound = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (channels[dim]) bound = std::max(bound, (hops[dim] + channels[dim] - 1) / channels[dim]);
+  return static_cast<std::uint32_t>(bound);
+}
+
+bool sub_torus_choice(const Network& network, const CandidateSet& set, std::vector<std::uint32_t>* choice) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = set.nodes();
+  if (nodes.size() < 2) return false;
+  const Coord first = torus.coord(nodes.front());
+  std::array<bool, kMaxDims> spanned{};
+  std::size_t expected = 1;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    bool varies = false;
+    for (NodeId node : nodes) varies = varies || torus.coord(node)[dim] != first[dim];
+    spanned[dim] = varies;
+    if (varies) expected *= static_cast<std::size_t>(torus.size(dim));
+  }
+  if (expected != nodes.size()) return false;  // sorted and distinct, so this means "all of them"
+  for (NodeId node : nodes)
+    for (int rank = 0; rank < kDirectionCount; ++rank) {
+      const Direction d(rank);
+      if (spanned[d.dim()] && torus.cabled(node, d) && !network.channel_alive(node, d)) return false;
+    }
+
+  choice->assign(set.pair_count(), 0);
+  std::vector<Direction> hops;
+  for (std::size_t s = 0; s < nodes.size(); ++s) {
+    const Coord from = torus.coord(nodes[s]);
+    for (std::size_t t = 0; t < nodes.size(); ++t) {
+      if (s == t) continue;
+      const Coord to = torus.coord(nodes[t]);
+      std::array<int, kMaxDims> delta{};
+      for (int dim = 0; dim < kMaxDims; ++dim)
+        delta[dim] = ((to[dim] - from[dim]) % torus.size(dim) + torus.size(dim)) % torus.size(dim);
+      std::array<int, kDirectionCount> counts{};
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int size = torus.size(dim);
+        const int forward = delta[dim];
+        if (forward == 0) continue;
+        bool positive = forward < size - forward;
+        if (torus.single_cabled(dim)) {
+          positive = from[dim] == 0;  // the only cabled port of the pair
+        } else if (forward == size - forward) {
+          const TiedSign tied = tied_sign(torus, spanned, delta, dim);
+          positive = tied.split ? from[dim] % 2 == 0 : tied.positive;
+        }
+        counts[Direction::make(dim, !positive).rank()] = positive ? forward : size - forward;
+      }
+      hops.clear();
+      for (int rank = 0; rank < kDirectionCount; ++rank)
+        for (int k = 0; k < counts[rank]; ++k) hops.push_back(Direction(rank));
+      const std::size_t p = set.pair(s, t);
+      const std::size_t v = set.find(p, hops);
+      if (v == CandidateSet::npos) return false;
+      (*choice)[p] = static_cast<std::uint32_t>(v);
+    }
+  }
+  return true;
+}
+
+std::optional<RouteTable> sub_torus_table(const Network& network, RouteTable table) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = table.nodes();
+  if (nodes.size() < 2) return std::nullopt;
+  const Coord first = torus.coord(nodes.front());
+  std::array<bool, kMaxDims> spanned{};
+  std::array<std::size_t, kMaxDims> weight{};  // mixed radix of the sub-torus, X fastest
+  std::size_t expected = 1;
+  for (NodeId node : nodes) {
+    const Coord c = torus.coord(node);
+    for (int dim = 0; dim < kMaxDims; ++dim) spanned[dim] = spanned[dim] || c[dim] != first[dim];
+  }
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    weight[dim] = expected;
+    if (spanned[dim]) expected *= static_cast<std::size_t>(torus.size(dim));
+  }
+  if (expected != nodes.size()) return std::nullopt;
+  for (NodeId node : nodes) {
+    const Coord c = torus.coord(node);
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      if (!spanned[dim] && c[dim] != first[dim]) return std::nullopt;
+    for (int rank = 0; rank < kDirectionCount; ++rank) {
+      const Direction d(rank);
+      if (spanned[d.dim()] && !network.channel_alive(node, d)) return std::nullopt;
+    }
+  }
+
+  // The route of every displacement class, as sub_torus_choice() picks it;
+  // split_dim[class] >= 0 marks the class split by the source's parity.
+  const std::size_t classes_total = nodes.size();
+  std::vector<PackedRoute> even_route(classes_total), odd_route(classes_total);
+  std::vector<int> split_dim(classes_total, -1);
+  std::array<std::uint64_t, kDirectionCount> uniform{};  // load of every channel from the other classes
+  std::array<std::vector<std::uint64_t>, kDirectionCount> split_load;  // by ring position
+  std::vector<Direction> hops;
+  for (std::size_t index = 0; index < classes_total; ++index) {
+    std::array<int, kMaxDims> delta{};
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      if (spanned[dim]) delta[dim] = static_cast<int>(index / weight[dim] % static_cast<std::size_t>(torus.size(dim)));
+    std::array<std::array<int, kDirectionCount>, 2> counts{};  // [odd source]
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const int size = torus.size(dim);
+      const int forward = delta[dim];
+      if (forward == 0) continue;
+      bool positive = forward < size - forward;
+      bool split = false;
+      if (forward == size - forward) {
+        const TiedSign tied = tied_sign(torus, spanned, delta, dim);
+        positive = tied.positive;
+        split = tied.split;
+      }
+      if (split) {
+        split_dim[index] = dim;
+        counts[0][Direction::make(dim, false).rank()] = forward;
+        counts[1][Direction::make(dim, true).rank()] = forward;
+      } else {
+        for (auto& side : counts) side[Direction::make(dim, !positive).rank()] = positive ? forward : size - forward;
+      }
+    }
+    for (int odd = 0; odd <= 1; ++odd) {
+      hops.clear();
+      for (int rank = 0; rank < kDirectionCount; ++rank) hops.insert(hops.end(), counts[odd][rank], Direction(rank));
+      const std::optional<PackedRoute> packed = RouteTable::pack(Route{hops});
+      if (!packed) return std::nullopt;
+      (odd ? odd_route : even_route)[index] = *packed;
+    }
+    if (split_dim[index] < 0) {
+      for (int rank = 0; rank < kDirectionCount; ++rank) uniform[rank] += static_cast<std::uint64_t>(counts[0][rank]);
+      continue;
+    }
+    // The split class: sources at even positions of the ring go +D, odd ones
+    // -D, half the ring each; count the channels by ring position.
+    const int dim = split_dim[index], size = torus.size(dim), half = size / 2;
+    for (int negative = 0; negative <= 1; ++negative) {
+      std::vector<std::uint64_t>& load = split_load[Direction::make(dim, negative != 0).rank()];
+      load.assign(static_cast<std::size_t>(size), 0);
+      for (int source = negative; source < size; source += 2)
+        for (int k = 0; k < half; ++k) ++load[static_cast<std::size_t>(((negative ? source - k : source + k) % size + size) % size)];
+    }
+  }
+  // Uniform loads, +D equal to -D, in every spanned dimension?
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    if (!spanned[dim]) continue;
+    std::array<std::uint64_t, 2> level{};
+    for (int negative = 0; negative <= 1; ++negative) {
+      const int rank = Direction::make(dim, negative != 0).rank();
+      level[negative] = uniform[rank];
+      const std::vector<std::uint64_t>& load = split_load[rank];
+      if (load.empty()) continue;
+      for (std::uint64_t value : load)
+        if (value != load.front()) return std::nullopt;
+      level[negative] += load.front();
+    }
+    if (level[0] != level[1]) return std::nullopt;
+  }
+
+  // Rows: the class of (s, t) is the displacement t - s per spanned
+  // dimension; allocation indices are the sub-torus's mixed radix too.
+  std::vector<int> span_dims;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (spanned[dim]) span_dims.push_back(dim);
+  run_parallel(nodes.size(), [&](std::size_t, std::size_t begin, std::size_t end) {
+    std::array<std::vector<std::size_t>, kMaxDims> shift;  // per dimension: target coordinate -> class offset
+    std::array<int, kMaxDims> sizes{};
+    for (int k = 0; k < kMaxDims; ++k) sizes[k] = 1;
+    for (std::size_t k = 0; k < span_dims.size(); ++k) sizes[k] = torus.size(span_dims[k]);
+    for (std::size_t s = begin; s < end; ++s) {
+      std::array<int, kMaxDims> own{};
+      for (std::size_t k = 0; k < span_dims.size(); ++k)
+        own[k] = static_cast<int>(s / weight[span_dims[k]] % static_cast<std::size_t>(sizes[k]));
+      for (int k = 0; k < kMaxDims; ++k) {
+        shift[k].resize(static_cast<std::size_t>(sizes[k]));
+        const std::size_t w = k < static_cast<int>(span_dims.size()) ? weight[span_dims[k]] : 0;
+        for (int t = 0; t < sizes[k]; ++t)
+          shift[k][static_cast<std::size_t>(t)] = static_cast<std::size_t>((t - own[k] + sizes[k]) % sizes[k]) * w;
+      }
+      std::size_t t = 0;
+      for (int t3 = 0; t3 < sizes[3]; ++t3)
+        for (int t2 = 0; t2 < sizes[2]; ++t2)
+          for (int t1 = 0; t1 < sizes[1]; ++t1) {
+            const std::size_t outer = shift[3][t3] + shift[2][t2] + shift[1][t1];
+            for (int t0 = 0; t0 < sizes[0]; ++t0, ++t) {
+              const std::size_t index = outer + shift[0][static_cast<std::size_t>(t0)];
+              table.set_route(s, t, even_route[index]);
+            }
+          }
+      // The split classes: by the parity of the source's coordinate.
+      for (std::size_t k = 0; k < span_dims.size(); ++k) {
+        const int dim = span_dims[k];
+        const std::size_t index = static_cast<std::size_t>(sizes[k] / 2) * weight[dim];
+        if (split_dim[index] != dim) continue;
+        const int to = (own[k] + sizes[k] / 2) % sizes[k];
+        const std::size_t target = s + static_cast<std::size_t>(to - own[k]) * weight[dim];
+        table.set_route(s, target, own[k] % 2 == 0 ? even_route[index] : odd_route[index]);
+      }
+    }
+  });
+  return table;
+}
+
+}  // namespace angara::balanced

@@ -1,0 +1,138 @@
+// What the exact generator's searches share (namespace angara::exact): the
+// limits, the enumeration of encodable candidates, and the solver's model
+// (one satisfiability question over some pairs and their candidates, defined
+// in whole.cpp), which the whole allocation, the repair (repair.cpp) and the
+// rank search's proof (rank_search.cpp) all ask.
+#pragma once
+
+#include <z3++.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "angara/rules.hpp"
+#include "routing/common/generator_support.hpp"
+
+namespace angara::exact {
+
+// Larger allocations are refused at once: the model grows with the pairs
+// times their candidates, and the heuristics route those machines.
+constexpr std::size_t kMaxNodes = 100;
+// Z3's deterministic resource budget for each satisfiability check: about
+// 20 s here (Z3 counts some 4-5 million units a second); the scenarios of the
+// fault campaign need at most a few million.
+constexpr unsigned kResourceLimit = 80'000'000;
+// Pairs a proof's message names at most.
+constexpr std::size_t kPairsShown = 4;
+
+using Hops = std::vector<Direction>;
+
+// An undecided search (limits reached, neither a table nor a proof): the
+// generator then tries its next search.
+class UndecidedError : public RoutingError {
+ public:
+  UndecidedError(const std::string& message, std::string why) : RoutingError(message), why_(std::move(why)) {}
+  const std::string& why() const { return why_; }
+
+ private:
+  std::string why_;
+};
+
+// A route without First or Last Step: directions in order, one sign per
+// dimension (the routes every generator uses where nothing has failed).
+bool dor_only(const Hops& hops);
+
+// Every encodable route from src to each allocated node over live channels
+// and routers whose straight runs are at most one ring long and which reach
+// their destination only at their end, each hop sequence once, shortest
+// first, and among equally short ones those without First/Last Step first.
+// `index_of` maps a node to its allocation index (npos: not allocated).
+// `walked`, when given, counts the hops the search takes.
+std::vector<std::vector<Hops>> encodable_routes_from(const Network& network, NodeId src,
+                                                     const std::vector<std::size_t>& index_of, std::size_t n,
+                                                     std::uint64_t* walked = nullptr);
+
+// Calls visit(p, routes) for each pair p = s * n + d of `pairs` (sorted),
+// with every encodable route of the pair (encodable_routes_from), one search
+// per source.
+template <typename Visit>
+void for_each_pair_routes(const Network& network, const std::vector<NodeId>& nodes,
+                          const std::vector<std::size_t>& pairs, Visit visit, std::uint64_t* walked = nullptr) {
+  const std::size_t n = nodes.size();
+  std::vector<std::size_t> index_of(network.torus().node_count(), RouteTable::npos);
+  for (std::size_t k = 0; k < pairs.size();) {
+    const std::size_t s = pairs[k] / n;
+    std::vector<std::size_t> destinations;
+    for (; k < pairs.size() && pairs[k] / n == s; ++k) destinations.push_back(pairs[k] % n);
+    for (std::size_t d : destinations) index_of[nodes[d]] = d;
+    std::vector<std::vector<Hops>> from = encodable_routes_from(network, nodes[s], index_of, n, walked);
+    for (std::size_t d : destinations) {
+      index_of[nodes[d]] = RouteTable::npos;
+      visit(s * n + d, std::move(from[d]));
+    }
+  }
+}
+
+// Which candidates a check takes: the shortest routes without First/Last
+// Step (enough on a fault-free torus, where they are the DOR routes), or those
+// up to the shortest plus `slack` hops, or all.
+struct Stage {
+  bool dor_only = false;
+  int slack = -1;  // -1: any length
+};
+
+using Dependency = std::pair<ChannelId, ChannelId>;
+
+// One satisfiability question: some pairs (allocation index pair p = s * n +
+// d, with their candidates), and dependencies present anyway (the routes of
+// the pairs outside the question), each passed to the solver as an
+// assumption so that an unsatisfiable answer names those it needed.
+struct Question {
+  std::size_t n = 0;
+  std::vector<std::size_t> pairs;
+  std::vector<const std::vector<Hops>*> routes;  // per listed pair
+  std::vector<Dependency> fixed;
+  Stage stage;
+  unsigned resource_limit = kResourceLimit;
+};
+
+struct Answer {
+  z3::check_result result = z3::unknown;
+  std::vector<std::size_t> choice;  // per listed pair, its route's index
+  std::vector<std::size_t> core;    // unsat: indices into Question::fixed it needed
+  std::string reason;               // unknown: why
+  std::uint64_t resources = 0;      // Z3's resource units spent
+};
+
+// Z3's resource units spent by a check.
+std::uint64_t resources_spent(const z3::stats& statistics);
+
+// Asks the question: a boolean per candidate route and per dependency, an
+// integer level per channel (whole.cpp describes the model).
+Answer solve(const Network& network, const Question& question, FlowControl flow, const std::vector<NodeId>& nodes);
+
+// Writes the answer's routes of the question's pairs into `table` and
+// improves them among the routes the table holds already.
+void apply(const Network& network, const Question& question, std::vector<std::size_t> choice, FlowControl flow,
+           RouteTable& table);
+
+// The message of a proof that no deadlock-free table exists; `which` says
+// over which routes (" of K pairs, which alone admit no choice: ...").
+std::string no_table_exists(std::size_t nodes, const std::string& which);
+
+// The searches the generator (exact.cpp) chains besides the repair and the
+// rank search of exact.hpp.
+// Every allocation of at most kMaxNodes nodes: one question over every pair
+// and its candidates (whole.cpp).
+RouteTable decide_whole(const Network& network, RouteTable table, FlowControl flow);
+// rank_search without a log, with `budget` resource units for all of the
+// solver's questions (rank_search.cpp).
+RouteTable rank_search_with_budget(const Network& network, RouteTable table, FlowControl flow, bool collapse,
+                                   int slack, std::uint64_t budget);
+
+}  // namespace angara::exact
