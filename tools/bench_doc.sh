@@ -9,7 +9,7 @@
 #   --build DIR   the configured and built tree (default: the current directory)
 #   --output FILE default: doc/benchmarks.md of the source tree
 #   --only LIST   these sections only (comma-separated: quality, nue, faults,
-#                 scale, transition, placement, memory)
+#                 scale, time_budget, transition, placement, memory)
 # 'make bench-doc' runs it from the build tree (about 30 minutes on 2 shared cores).
 set -euo pipefail
 
@@ -242,6 +242,79 @@ section_scale() {
     --algorithms balanced --limit 300
 }
 
+# budget_case NAME NODESET BUDGET: one row of the time budget table (NODESET:
+# TORUS-COUNT, the machine in TORUS.yaml, the nodes in NODESET.nodes)
+budget_case() {
+  local name=$1 config=$2 budget=$3 status=0
+  local yaml=${config%-*}.yaml
+  (cd "$work/budget" && /usr/bin/time -f '%U %S %e' -o "$name.time" env ANGARA_THREADS=1 \
+     cli/angara-route generate --dry-run --json -c "$yaml" --nodes "$(cat "$config.nodes")" \
+     --lp-time 0 --time-budget "$budget" > "$name.json" 2> "$name.err") || status=$?
+  echo "ANGARA_THREADS=1 /usr/bin/time -f '%U %S' cli/angara-route generate --dry-run --json" \
+       "-c $yaml --nodes \"\$(cat $config.nodes)\" --lp-time 0 --time-budget $budget" \
+    >> "$work/budget.cmd"
+  echo "bench_doc: $(date -u +%H:%M:%S) time budget $config $budget" >&2
+  if [ "$status" -ne 0 ]; then
+    echo "| $config | $budget | failed (exit $status) | | | | |" >> "$work/budget.rows"
+    return
+  fi
+  python3 - "$work/budget/$name.json" "$work/budget/$name.time" "$config" "$budget" \
+    >> "$work/budget.rows" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+user, system, wall = (float(x) for x in open(sys.argv[2]).read().split()[:3])
+cut = ", ".join(report.get("budget_cut", [])) or "-"
+limit = report.get("budget_limit_steps", 0)
+print(f"| {sys.argv[3]} ({report['node_count']} nodes) | {sys.argv[4]} | {user + system:.2f} | {wall:.2f} | "
+      f"{report['gamma_max']} | {report['lower_bound']} | {report.get('budget_steps', 0)} / {limit or '-'} | {cut} |")
+PY
+}
+
+section_time_budget() {
+  emit '' '## Time budget' ''
+  emit '`routing.time_budget` (`generate --time-budget S`, default 2) bounds the optional' \
+       'stages of a computation, balanced'"'"'s First/Last Step refinement and its long-way' \
+       'routes, in steps of the searches'"'"' own work (33 million a second of one core on the' \
+       'reference machine, 85% of the budget), so every node of a job stops at the same point.' \
+       'Scattered node sets are where the refinement costs most: random subsets (Python'"'"'s' \
+       '`random.Random(1)`) of a fault-free torus, routed with balanced under several budgets' \
+       '(`0`: no limit).  Per row: CPU and wall seconds of the whole command (the stages every' \
+       'table needs and the verifier are not cut), max gamma against the per-dimension bound,' \
+       'the steps used against the limit, and the stages the budget cut.'
+  mkdir -p "$work/budget"
+  ln -s "$build/cli" "$work/budget/cli"
+  local budget budgets n=0 sets=256
+  printf 'machine:\n  torus: 8x8x4x4\n  nodes: n[0000-1023]\n' > "$work/budget/8x8x4x4.yaml"
+  if [ "$quick" = 1 ]; then
+    budgets="8x8x4x4-256:0.5 8x8x4x4-256:2"
+  else
+    budgets="8x8x4x4-256:0.5 8x8x4x4-256:2 8x8x4x4-256:8 8x8x4x4-256:0 8x8x4x4-512:2"
+    sets="256 512"
+  fi
+  for n in $sets; do
+    python3 -c 'import random, sys
+r = random.Random(1)
+print("n[" + ",".join("%04d" % i for i in sorted(r.sample(range(1024), int(sys.argv[1])))) + "]")' \
+      "$n" > "$work/budget/8x8x4x4-$n.nodes"
+    echo "python3 -c 'import random; r = random.Random(1);" \
+         "print(\"n[\" + \",\".join(\"%04d\" % i for i in sorted(r.sample(range(1024), $n))) + \"]\")'" \
+         "> 8x8x4x4-$n.nodes" >> "$work/budget.cmd"
+  done
+  n=0
+  for budget in $budgets; do
+    budget_case "b$((n += 1))" "${budget%:*}" "${budget#*:}"
+  done
+  emit '' '```sh'
+  emit "cat > 8x8x4x4.yaml <<'EOF'"
+  cat "$work/budget/8x8x4x4.yaml" >> "$body"
+  emit 'EOF'
+  cat "$work/budget.cmd" >> "$body"
+  emit '```' '' \
+       '| allocation | budget s | CPU s | wall s | max gamma | bound | steps / limit | cut |' \
+       '|---|---|---|---|---|---|---|---|'
+  cat "$work/budget.rows" >> "$body"
+}
+
 section_transition() {
   emit '' '## Live switches' ''
   emit '`bench/angara-transition-bench` routes a job on every live node of a machine with some' \
@@ -413,6 +486,7 @@ wanted quality && section_quality && write_document
 wanted nue && section_nue && write_document
 wanted faults && section_faults && write_document
 wanted scale && section_scale && write_document
+wanted time_budget && section_time_budget && write_document
 wanted transition && section_transition && write_document
 wanted placement && section_placement && write_document
 wanted memory && section_memory && write_document
