@@ -75,6 +75,10 @@ int check_routing_option(int, const char* value, int) {
       return 0;
     }
     slurm_error("spank-angara: --angara-routing: %s", problem.c_str());
+    // sbatch, salloc and srun would echo the whole value raw after a failed
+    // option ("Invalid --angara-routing argument: ..."): the message above
+    // (escaped, capped) is the refusal, and the submission stops here.
+    if (spank_context() == S_CTX_LOCAL || spank_context() == S_CTX_ALLOCATOR) std::exit(1);
   } catch (const std::exception& e) {
     slurm_error("spank-angara: --angara-routing: %s", e.what());
   } catch (...) {
@@ -190,6 +194,13 @@ int job_refused(const std::string& job_id, const std::string& node, const std::s
     slurm_error("spank-angara: job %s requeued and held, node %s stays in service", job_id.c_str(), node.c_str());
     return 0;
   } catch (const std::exception& requeue) {
+    // Every node of the job refuses it at once: the first requeue wins, and
+    // the others find the job pending already.
+    if (std::string(requeue.what()).find("pending") != std::string::npos) {
+      slurm_error("spank-angara: job %s already requeued by another node, node %s stays in service", job_id.c_str(),
+                  node.c_str());
+      return 0;
+    }
     try {
       angara::slurm::cancel_job(job_id, settings.query_timeout);
       slurm_error("spank-angara: job %s cancelled (it cannot be requeued: %s), node %s stays in service",
