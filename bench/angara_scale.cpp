@@ -209,7 +209,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 struct LatencyOptions {
   std::vector<std::string> only;  // case names; empty: all
-  int case_limit = 60;            // wall seconds a case may take
+  int case_limit = 60;            // CPU seconds a case may take (3x in wall time)
   std::uint64_t seed = 1;
   MemoryLimit memory_limit = MemoryLimit{true, 0, 0.5};  // "none": the memory is what is measured
   std::string memory_limit_text = "none";
