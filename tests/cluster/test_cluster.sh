@@ -10,11 +10,7 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
-plugin=$top_builddir/spank/.libs/spank-angara.so
-if [ ! -f "$plugin" ]; then
-  echo "ERROR: build first: $plugin is missing" >&2
-  exit 99
-fi
+require_plugin
 take_cluster_lock
 
 state=$(mktemp -d "${TMPDIR:-/tmp}/angara-cluster.XXXXXX") || exit 99
