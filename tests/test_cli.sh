@@ -548,4 +548,11 @@ expect "a bad routing.time_budget is refused" 3 "$tool" generate --dry-run --con
 contains "with the file, line and what was expected" "$work/err" \
   "routing.time_budget: expected a number of seconds from 0 to 3600"
 
+# --- exact's memory model: the solver's per-pair model is estimated before it runs ---
+printf 'machine: {torus: 10x10, nodes: "n[00-99]"}\nfailures: {nodes: [n36, n88, n95], links: ["1,0 -X"]}\n' \
+  >"$work/exact10.yaml"
+expect "exact on a faulty 10x10 is refused under 64M before any work" 9 "$tool" generate --dry-run --lp-time 0 \
+  --config "$work/exact10.yaml" -a exact --memory-limit 64M
+contains "the estimate names exact's model" "$work/err" "generator exact 827 MiB"
+
 tap_summary
