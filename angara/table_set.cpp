@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "angara/file_io.hpp"
+#include "angara/trusted_path.hpp"
 
 namespace angara {
 
@@ -393,8 +394,10 @@ void publish_table_file(const std::string& directory, const TableFileData& file,
   if (::lstat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
     const std::optional<std::string> target = read_link(path);
     if (!target || !set_of_link(*target, file.name))
-      throw TableFileError("cannot write " + path + ": it exists and is not a regular file (it is " +
-                           file_type_name(info.st_mode) + "); refusing to replace it");
+      // Planted or left by something else: a job is refused for it (the
+      // plugin keeps the node in service), never written through it.
+      throw UntrustedPathError(path, "it exists and is not a regular file (it is " + file_type_name(info.st_mode) +
+                                         "); refusing to replace it");
   }
   if (const std::string error = replace_file_atomically(path, file.contents); !error.empty())
     throw TableFileError(error);

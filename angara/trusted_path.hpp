@@ -22,10 +22,12 @@
 namespace angara {
 
 // A path a root process must not use: who could change it and how.
-class UntrustedPathError : public std::runtime_error {
+// A kind of TableFileError: the admin tool reports it with the same exit
+// status (5); the plugin refuses the job for it without draining the node.
+class UntrustedPathError : public TableFileError {
  public:
   UntrustedPathError(const std::string& path, const std::string& rule)
-      : std::runtime_error("untrusted " + path + ": " + rule), path_(path), rule_(rule) {}
+      : TableFileError("untrusted " + path + ": " + rule), path_(path), rule_(rule) {}
   const std::string& path() const { return path_; }
   const std::string& rule() const { return rule_; }
 

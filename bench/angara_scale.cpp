@@ -11,9 +11,29 @@
 //
 // Times are CPU seconds (user + system) of one thread unless --threads says
 // otherwise: the machine this runs on is shared, wall time is not a measure.
+//
+// --cases latency is a second mode: what a job's prologue waits for.  A
+// fixed, seeded set of allocation cases (blocks inside larger tori, random
+// and linear sets, whole machines with failed routers, a 32x32x32 machine),
+// each computed as "angara-route generate --dry-run --lp-time 0" computes it:
+// compute_job_routes() (routing/pipeline.hpp) with the default chain
+// (balanced,nue,exact), the verifier included, on one worker
+// (ANGARA_THREADS=1), in a forked child of its own that is killed (SIGKILL)
+// after --case-limit seconds of CPU time (three times that in wall time
+// stops it regardless: the machine is shared).  It prints a markdown table: CPU
+// seconds of the computation, the child's peak RSS and its growth during the
+// computation, max load, the per-dimension lower bound, their ratio and the
+// outcome; then the command line that produced it.
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <random>
 
 #include <chrono>
 #include <cmath>
@@ -27,8 +47,11 @@
 #include <string>
 #include <vector>
 
+#include "angara/config.hpp"
 #include "angara/network.hpp"
 #include "routing/generator.hpp"
+#include "routing/memory.hpp"
+#include "routing/pipeline.hpp"
 #include "routing/check/verifier.hpp"
 
 namespace {
@@ -182,16 +205,429 @@ std::vector<std::string> split_commas(const std::string& text) {
   return parts;
 }
 
+// ---- --cases latency: what a job's prologue waits for --------------------
+
+struct LatencyOptions {
+  std::vector<std::string> only;  // case names; empty: all
+  int case_limit = 60;            // CPU seconds a case may take (3x in wall time)
+  std::uint64_t seed = 1;
+  MemoryLimit memory_limit = MemoryLimit{true, 0, 0.5};  // "none": the memory is what is measured
+  std::string memory_limit_text = "none";
+  bool list = false;
+};
+
+// One case: a machine, its failed routers and an allocation (empty: every
+// live node, as generate without --nodes).
+struct LatencyCase {
+  std::string name;
+  std::string machine;       // torus
+  std::string allocation;    // what the allocation is, for the table
+  std::vector<NodeId> failed;
+  std::vector<NodeId> nodes; // sorted; empty = whole machine
+  std::size_t node_count = 0;
+};
+
+// The seeded draws: one generator per case, seeded from the run's seed and
+// the case's index, so --only draws the same allocations as the full set.
+// Fisher-Yates with rng() % n, not std::shuffle, whose algorithm the
+// standard leaves to the library.
+std::vector<NodeId> shuffled(std::vector<NodeId> nodes, std::mt19937_64& rng) {
+  for (std::size_t i = nodes.size(); i > 1; --i) std::swap(nodes[i - 1], nodes[rng() % i]);
+  return nodes;
+}
+
+std::vector<NodeId> all_nodes(const Torus& torus) {
+  std::vector<NodeId> nodes(torus.node_count());
+  for (NodeId node = 0; node < torus.node_count(); ++node) nodes[node] = node;
+  return nodes;
+}
+
+std::string coord_text(const Coord& c, int dims) {
+  std::string text;
+  for (int d = 0; d < dims; ++d) text += (d ? "," : "") + std::to_string(c[d]);
+  return text;
+}
+
+// A block of `block` sizes at a seeded offset (wrapping) inside `machine`.
+LatencyCase block_case(const std::string& name, const std::string& machine, const std::string& block, std::mt19937_64& rng) {
+  const Torus torus = Torus::parse(machine);
+  const Torus shape = Torus::parse(block);
+  Coord offset{};
+  for (int d = 0; d < kMaxDims; ++d) offset[d] = static_cast<int>(rng() % static_cast<std::uint64_t>(torus.size(d)));
+  LatencyCase c{name, machine, block + " block at " + coord_text(offset, torus.declared_dims()), {}, {}, 0};
+  for (NodeId i = 0; i < shape.node_count(); ++i) {
+    const Coord in = shape.coord(i);
+    Coord at{};
+    for (int d = 0; d < kMaxDims; ++d) at[d] = (offset[d] + in[d]) % torus.size(d);
+    c.nodes.push_back(torus.id(at));
+  }
+  std::sort(c.nodes.begin(), c.nodes.end());
+  c.node_count = c.nodes.size();
+  return c;
+}
+
+LatencyCase random_case(const std::string& name, const std::string& machine, int percent, std::mt19937_64& rng) {
+  const Torus torus = Torus::parse(machine);
+  std::vector<NodeId> nodes = shuffled(all_nodes(torus), rng);
+  nodes.resize(torus.node_count() * static_cast<std::size_t>(percent) / 100);
+  std::sort(nodes.begin(), nodes.end());
+  LatencyCase c{name, machine, "random " + std::to_string(percent) + "%", {}, std::move(nodes), 0};
+  c.node_count = c.nodes.size();
+  return c;
+}
+
+// A random half of the machine is busy; the job gets the first `count` free
+// nodes in node-id order (what a linear placement hands out).
+LatencyCase linear_case(const std::string& name, const std::string& machine, std::size_t count, std::mt19937_64& rng) {
+  const Torus torus = Torus::parse(machine);
+  std::vector<NodeId> order = shuffled(all_nodes(torus), rng);
+  std::vector<char> busy(torus.node_count(), 0);
+  for (std::size_t i = 0; i < order.size() / 2; ++i) busy[order[i]] = 1;
+  LatencyCase c{name, machine, "first " + std::to_string(count) + " free (half busy)", {}, {}, 0};
+  for (NodeId node = 0; node < torus.node_count() && c.nodes.size() < count; ++node)
+    if (!busy[node]) c.nodes.push_back(node);
+  c.node_count = c.nodes.size();
+  return c;
+}
+
+LatencyCase failed_case(const std::string& name, const std::string& machine, std::size_t failures, std::mt19937_64& rng) {
+  const Torus torus = Torus::parse(machine);
+  std::vector<NodeId> order = shuffled(all_nodes(torus), rng);
+  order.resize(failures);
+  std::sort(order.begin(), order.end());
+  std::string where;
+  for (NodeId node : order) where += (where.empty() ? "" : " ") + coord_text(torus.coord(node), torus.declared_dims());
+  LatencyCase c{name, machine, "whole, failed " + where, order, {}, torus.node_count() - failures};
+  return c;
+}
+
+LatencyCase whole_case(const std::string& name, const std::string& machine) {
+  const Torus torus = Torus::parse(machine);
+  return LatencyCase{name, machine, "whole", {}, {}, torus.node_count()};
+}
+
+// The fixed set, in order.
+std::vector<LatencyCase> latency_cases(std::uint64_t seed) {
+  // The generator of draw `index`; the two linear cases share draw 6, so they
+  // see the same busy half.
+  const auto rng = [seed](std::uint64_t index) { return std::mt19937_64(seed * 1000003u + index); };
+  std::vector<LatencyCase> cases;
+  { auto r = rng(0); cases.push_back(block_case("block-8x8x4x4-in-8x8x8x8", "8x8x8x8", "8x8x4x4", r)); }
+  { auto r = rng(1); cases.push_back(block_case("block-8x8x8-in-16x16x8", "16x16x8", "8x8x8", r)); }
+  { auto r = rng(2); cases.push_back(block_case("block-8x8x8-in-16x16x16", "16x16x16", "8x8x8", r)); }
+  { auto r = rng(3); cases.push_back(random_case("random25-8x8x4x4", "8x8x4x4", 25, r)); }
+  { auto r = rng(4); cases.push_back(random_case("random50-8x8x4x4", "8x8x4x4", 50, r)); }
+  { auto r = rng(5); cases.push_back(random_case("random50-8x8x8x8", "8x8x8x8", 50, r)); }
+  { auto r = rng(6); cases.push_back(linear_case("linear256-8x8x8x8", "8x8x8x8", 256, r)); }
+  { auto r = rng(6); cases.push_back(linear_case("linear1024-8x8x8x8", "8x8x8x8", 1024, r)); }
+  { auto r = rng(7); cases.push_back(failed_case("fail1-8x8x4x4", "8x8x4x4", 1, r)); }
+  { auto r = rng(8); cases.push_back(failed_case("fail3-8x8x4x4", "8x8x4x4", 3, r)); }
+  cases.push_back(whole_case("whole-32x32x32", "32x32x32"));
+  return cases;
+}
+
+std::string node_name(NodeId node) {
+  char name[16];
+  std::snprintf(name, sizeof name, "n%05u", static_cast<unsigned>(node));
+  return name;
+}
+
+// One line for a markdown cell.
+std::string cell(std::string text) {
+  for (char& ch : text)
+    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+double process_cpu_seconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+long peak_rss_kb() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+// In the child: the configuration and request "generate --dry-run --lp-time
+// 0 --memory-limit ... [--nodes ...]" would build, compute_job_routes(), and
+// one line back through the pipe:
+//   ok <cpu> <rss before kB> <rss after kB> <estimate bytes> <max gamma> <bound> <winner> <passed over...>
+//   refused <cpu> <rss before kB> <rss after kB> <reason>
+int latency_child(const LatencyOptions& options, const LatencyCase& c, int fd) {
+  setenv("ANGARA_THREADS", "1", 1);
+  const auto send = [fd](const std::string& line) {
+    std::size_t done = 0;
+    while (done < line.size()) {
+      const ssize_t wrote = ::write(fd, line.data() + done, line.size() - done);
+      if (wrote <= 0) return 3;
+      done += static_cast<std::size_t>(wrote);
+    }
+    return 0;
+  };
+  Config config;
+  config.source = "angara-scale case " + c.name;
+  config.torus = Torus::parse(c.machine);
+  config.node_names.reserve(config.torus.node_count());
+  for (NodeId node = 0; node < config.torus.node_count(); ++node) config.node_names.push_back(node_name(node));
+  config.failed_nodes = c.failed;
+  config.algorithm.clear();  // the default chain
+  config.seed = 1;
+  config.lp_bound_time = 0;  // --lp-time 0
+  config.memory_limit = options.memory_limit;
+  JobRequest request;
+  request.job = "scale-" + c.name;
+  for (NodeId node : c.nodes) request.node_names.push_back(node_name(node));
+  request.write_cache = false;  // --dry-run
+  request.lp_bound = false;
+
+  const long rss_before = peak_rss_kb();
+  const double t0 = process_cpu_seconds();
+  try {
+    const JobResult result = compute_job_routes(config, request);
+    const double t1 = process_cpu_seconds();
+    std::string passed;
+    for (const PassedOver& p : result.passed_over) passed += (passed.empty() ? "" : "; ") + p.algorithm + ": " + p.reason;
+    char head[256];
+    std::snprintf(head, sizeof head, "ok %.4f %ld %ld %llu %llu %llu %s ", t1 - t0, rss_before, peak_rss_kb(),
+                  static_cast<unsigned long long>(result.memory.total),
+                  static_cast<unsigned long long>(result.report.metrics.max_gamma),
+                  static_cast<unsigned long long>(result.report.metrics.lower_bound), result.algorithm.c_str());
+    return send(head + cell(passed) + "\n");
+  } catch (const MemoryLimitError& e) {
+    const double t1 = process_cpu_seconds();
+    return send("refused " + fixed(t1 - t0, 4) + " " + std::to_string(rss_before) + " " + std::to_string(peak_rss_kb()) +
+                " memory limit: " + cell(e.what()) + "\n");
+  } catch (const std::exception& e) {
+    const double t1 = process_cpu_seconds();
+    return send("refused " + fixed(t1 - t0, 4) + " " + std::to_string(rss_before) + " " + std::to_string(peak_rss_kb()) +
+                " " + cell(e.what()) + "\n");
+  }
+}
+
+struct LatencyOutcome {
+  std::string line;      // what the child reported
+  bool killed = false;   // over the limit
+  bool wall_killed = false;  // by the wall-time backstop, not the CPU limit
+  double wall = 0;
+  std::string failure;   // the child died otherwise
+  double child_cpu = 0;  // the whole child, from wait4
+  long max_rss_kb = 0;
+};
+
+double now_seconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// Forks, runs the case, reads its line; SIGKILL after case_limit CPU seconds
+// (or three times as many wall seconds).
+LatencyOutcome run_latency_case(const LatencyOptions& options, const LatencyCase& c) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    ::close(fds[0]);
+    int code = 1;
+    try {
+      code = latency_child(options, c, fds[1]);
+    } catch (...) {
+      code = 1;
+    }
+    ::_exit(code);
+  }
+  ::close(fds[1]);
+  LatencyOutcome outcome;
+  // The limit is on the child's CPU time (the figure measured), read from its
+  // CPU clock every 100 ms; on this shared machine its wall time can be much
+  // longer.  Three times the limit in wall time stops it regardless.
+  clockid_t child_clock{};
+  const bool have_clock = ::clock_getcpuclockid(pid, &child_clock) == 0;
+  const double start = now_seconds();
+  const double wall_deadline = start + 3.0 * options.case_limit;
+  char buffer[4096];
+  for (;;) {
+    timespec used{};
+    const double cpu = have_clock && ::clock_gettime(child_clock, &used) == 0
+                           ? static_cast<double>(used.tv_sec) + static_cast<double>(used.tv_nsec) * 1e-9
+                           : now_seconds() - start;
+    if (cpu >= options.case_limit || now_seconds() >= wall_deadline) {
+      ::kill(pid, SIGKILL);
+      outcome.killed = true;
+      outcome.wall_killed = cpu < options.case_limit;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, 100);
+    if (ready <= 0) continue;
+    const ssize_t got = ::read(fds[0], buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;  // end of file: the child is done
+    outcome.line.append(buffer, static_cast<std::size_t>(got));
+  }
+  outcome.wall = now_seconds() - start;
+  ::close(fds[0]);
+  int status = 0;
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  outcome.child_cpu = cpu_seconds(usage);
+  outcome.max_rss_kb = usage.ru_maxrss;
+  if (!outcome.killed) {
+    if (WIFSIGNALED(status))
+      outcome.failure = std::string("killed by ") + strsignal(WTERMSIG(status));
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || outcome.line.empty())
+      outcome.failure = "failed (exit " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
+  }
+  return outcome;
+}
+
+int latency_usage(FILE* out, int code) {
+  std::fprintf(out,
+               "usage: angara-scale --cases latency [--only NAME,NAME,...] [--case-limit SECONDS] [--seed S]\n"
+               "                    [--memory-limit SIZE|none] [--list]\n"
+               "  Each case as 'angara-route generate --dry-run --lp-time 0' computes it (default chain\n"
+               "  balanced,nue,exact, verifier included), one worker (ANGARA_THREADS=1), in a forked child\n"
+               "  killed with SIGKILL after --case-limit CPU seconds (default 60; three times as many wall\n"
+               "  seconds stop it regardless).  --memory-limit defaults\n"
+               "  to none: the peak RSS is what is measured.  --list prints the cases and their allocations.\n");
+  return code;
+}
+
+int run_latency(int argc, char** argv) {
+  LatencyOptions options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--cases" && has_value) {
+      if (std::string(argv[++i]) != "latency") return latency_usage(stderr, 2);
+    } else if (arg == "--only" && has_value) {
+      options.only = split_commas(argv[++i]);
+    } else if (arg == "--case-limit" && has_value) {
+      options.case_limit = std::atoi(argv[++i]);
+    } else if (arg == "--seed" && has_value) {
+      options.seed = std::strtoull(argv[++i], nullptr, 10);
+    } else if (arg == "--memory-limit" && has_value) {
+      const auto limit = parse_memory_limit(argv[++i]);
+      if (!limit) return latency_usage(stderr, 2);
+      options.memory_limit = *limit;
+      options.memory_limit_text = argv[i];
+    } else if (arg == "--list") {
+      options.list = true;
+    } else if (arg == "--help" || arg == "-h") {
+      return latency_usage(stdout, 0);
+    } else {
+      return latency_usage(stderr, 2);
+    }
+  }
+  if (options.case_limit < 1) return latency_usage(stderr, 2);
+  std::vector<LatencyCase> cases = latency_cases(options.seed);
+  for (const std::string& name : options.only) {
+    if (std::none_of(cases.begin(), cases.end(), [&](const LatencyCase& c) { return c.name == name; })) {
+      std::string valid;
+      for (const LatencyCase& c : cases) valid += (valid.empty() ? "" : ", ") + c.name;
+      std::fprintf(stderr, "angara-scale: unknown case '%s' (valid: %s)\n", name.c_str(), valid.c_str());
+      return 2;
+    }
+  }
+  if (!options.only.empty())
+    cases.erase(std::remove_if(cases.begin(), cases.end(),
+                               [&](const LatencyCase& c) {
+                                 return std::find(options.only.begin(), options.only.end(), c.name) == options.only.end();
+                               }),
+                cases.end());
+  if (options.list) {
+    for (const LatencyCase& c : cases) {
+      std::printf("%s: %s, %s, %zu nodes:", c.name.c_str(), c.machine.c_str(), c.allocation.c_str(), c.node_count);
+      for (NodeId node : c.nodes) std::printf(" %u", static_cast<unsigned>(node));
+      std::printf("\n");
+    }
+    return 0;
+  }
+
+  std::printf("angara-scale --cases latency: what a prologue waits for.  Each case is computed as 'angara-route generate\n"
+              "--dry-run --lp-time 0' computes it (compute_job_routes, default chain %s, verifier included),\n"
+              "seed %llu, memory limit %s, on ONE core (ANGARA_THREADS=1), each in a forked child killed with SIGKILL\n"
+              "after %d s of CPU time (or 3x that in wall time).  CPU s: CLOCK_PROCESS_CPUTIME_ID around the computation.  Peak RSS: the\n"
+              "child's (wait4); growth: its peak after the computation less its peak before.  Estimate: the\n"
+              "pipeline's memory estimate (routing/memory.hpp) for the member that won.\n\n",
+              default_algorithm_chain().c_str(), static_cast<unsigned long long>(options.seed),
+              options.memory_limit_text.c_str(), options.case_limit);
+  std::printf("| case | machine | allocation | nodes | CPU s | peak RSS MB | growth MB | estimate MB | max load | bound | "
+              "load/bound | outcome |\n");
+  std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  std::fflush(stdout);
+  for (const LatencyCase& c : cases) {
+    const LatencyOutcome o = run_latency_case(options, c);
+    std::printf("| %s | %s | %s | %zu | ", c.name.c_str(), c.machine.c_str(), cell(c.allocation).c_str(), c.node_count);
+    const std::string peak = fixed(o.max_rss_kb / 1024.0, 0);
+    if (o.killed) {
+      if (o.wall_killed)
+        std::printf("over %d s wall | %s | | | | | | over %d s wall (SIGKILL at %.1f s CPU) |\n", 3 * options.case_limit,
+                    peak.c_str(), 3 * options.case_limit, o.child_cpu);
+      else
+        std::printf("over %d s | %s | | | | | | over %d s (SIGKILL; %.0f s wall) |\n", options.case_limit, peak.c_str(),
+                    options.case_limit, o.wall);
+    } else if (!o.failure.empty()) {
+      std::printf("%.2f | %s | | | | | | %s |\n", o.child_cpu, peak.c_str(), o.failure.c_str());
+    } else {
+      std::istringstream in(o.line);
+      std::string kind;
+      double cpu = 0;
+      long before = 0, after = 0;
+      in >> kind >> cpu >> before >> after;
+      const std::string growth = fixed(static_cast<double>(after - before) / 1024.0, 0);
+      if (kind == "ok") {
+        unsigned long long estimate = 0, gamma = 0, bound = 0;
+        std::string winner, passed;
+        in >> estimate >> gamma >> bound >> winner;
+        std::getline(in >> std::ws, passed);
+        std::string outcome = "verified (" + winner + ")";
+        if (!passed.empty()) outcome += "; passed over " + passed;
+        std::printf("%.3f | %s | %s | %s | %llu | %llu | %s | %s |\n", cpu, peak.c_str(), growth.c_str(),
+                    fixed(static_cast<double>(estimate) / (1024.0 * 1024.0), 0).c_str(), gamma, bound,
+                    bound ? fixed(static_cast<double>(gamma) / static_cast<double>(bound), 2).c_str() : "-",
+                    outcome.c_str());
+      } else {
+        std::string reason;
+        std::getline(in >> std::ws, reason);
+        if (!reason.empty() && reason.back() == '\n') reason.pop_back();
+        std::printf("%.3f | %s | %s | | | | | refused: %s |\n", cpu, peak.c_str(), growth.c_str(), reason.c_str());
+      }
+    }
+    std::fflush(stdout);
+  }
+  std::string command = "angara-scale";
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+  std::printf("\ncommand: %s\n", command.c_str());
+  return 0;
+}
+
 int usage() {
   std::fprintf(stderr,
                "usage: angara-scale [--tori T1,T2,...] [--algorithms A1,...] [--limit CPU_SECONDS]\n"
-               "                    [--threads N] [--baseline OLD_ANGARA_ROUTE] [--baseline-max-nodes N]\n");
+               "                    [--threads N] [--baseline OLD_ANGARA_ROUTE] [--baseline-max-nodes N]\n"
+               "       angara-scale --cases latency [--only NAME,...] [--case-limit SECONDS] [--seed S]\n"
+               "                    [--memory-limit SIZE|none] [--list]   (--cases latency --help for more)\n");
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--cases") return run_latency(argc, argv);
   Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];

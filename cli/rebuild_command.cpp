@@ -21,6 +21,7 @@
 #include "angara/config.hpp"
 #include "angara/hostlist.hpp"
 #include "angara/table_file.hpp"
+#include "angara/trusted_path.hpp"
 #include "cli/cli_support.hpp"
 #include "cli/exit_status.hpp"
 #include "cli/job_tables.hpp"
@@ -243,6 +244,17 @@ int rebuild_command(int argc, char** argv) {
     return fail(exit_status_of(std::current_exception()), message_of(std::current_exception()));
   }
   const std::string directory = options.table_dir.empty() ? config.table_dir : options.table_dir;
+  // Run as root (strigger), a rebuild writes only where root alone can
+  // change things, like the prologue (doc/security.md).
+  if (!options.dry_run) {
+    try {
+      const TrustedOwners owners = TrustedOwners::with();
+      if (config.source != desmos_default_config().source) check_trusted_path(config.source, PathKind::file, owners);
+      check_trusted_or_creatable(directory, PathKind::directory, owners);
+    } catch (...) {
+      return fail(exit_status_of(std::current_exception()), message_of(std::current_exception()));
+    }
+  }
   if (config.source == desmos_default_config().source && !options.dry_run)
     // A strigger rebuild on a host without the configuration would write the
     // demonstration machine's tables into the real table directory.

@@ -15,6 +15,7 @@
 #include "angara/config.hpp"
 #include "angara/hostlist.hpp"
 #include "angara/table_file.hpp"
+#include "angara/trusted_path.hpp"
 #include "cli/exit_status.hpp"
 #include "slurm/job_nodes.hpp"
 #include "cli/cli_support.hpp"
@@ -48,6 +49,9 @@ struct NodeStatesFile {
 };
 
 NodeStatesFile read_node_states(const std::string& path) {
+  // Written by root's cron (node-states), read under slurmctld: only root,
+  // or the user running this, may be able to change what it says.
+  check_trusted_path(path, PathKind::file, TrustedOwners::with());
   std::ifstream in(path);
   if (!in) throw std::invalid_argument("cannot read the node states " + path);
   NodeStatesFile file;

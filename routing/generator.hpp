@@ -23,22 +23,6 @@
 
 namespace angara {
 
-// What a generator's memory model is told about a computation
-// (routing/memory.cpp sums the parts; each generator states its own peak).
-struct MemoryContext {
-  std::size_t allocation_size = 0;
-  std::size_t live_nodes = 0;        // of the machine
-  bool faults = false;               // failed routers or cables anywhere
-  bool whole_intact_torus = false;   // every node of a fault-free torus
-  double pairs = 0;                  // ordered pairs of the allocation (n^2)
-  double mean_hops = 0;              // minimal hop count, mean over the torus
-  double channel_slots = 0;
-  double layers = 1;                 // virtual channels
-  // The peak of the generator this one starts from (GeneratorInfo::start_from),
-  // 0 when it starts from none.
-  double start_peak_bytes = 0;
-};
-
 class Generator {
  public:
   // Computes the table a generator starts from (GeneratorInfo::start_from);

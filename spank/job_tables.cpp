@@ -276,8 +276,15 @@ TableOutcome install_shared_table(const PluginSettings& settings, const Config& 
   if (!lock.locked()) {
     published = "; not shared (another node held " + base + ".lock too long)";
   } else if (const std::optional<std::string> contents = format_shared_tables(outcome.result, key)) {
-    write_file_atomically(base + ".shared", *contents);
-    published = "; shared as " + base + ".shared";
+    // Publishing is a saving, not a condition: a result that cannot be
+    // written (a link or a directory in its place) leaves the job's own
+    // verified table to install, and the other nodes compute theirs.
+    try {
+      write_file_atomically(base + ".shared", *contents);
+      published = "; shared as " + base + ".shared";
+    } catch (const TableFileError& e) {
+      published = std::string("; not shared (") + e.what() + ")";
+    }
   }
   outcome.message = format_report_line(outcome.result) + rejected + published + "; " +
                     slurm::failed_routers_note(request.down_nodes) + "; " + what + " of " +

@@ -75,6 +75,10 @@ int check_routing_option(int, const char* value, int) {
       return 0;
     }
     slurm_error("spank-angara: --angara-routing: %s", problem.c_str());
+    // sbatch, salloc and srun would echo the whole value raw after a failed
+    // option ("Invalid --angara-routing argument: ..."): the message above
+    // (escaped, capped) is the refusal, and the submission stops here.
+    if (spank_context() == S_CTX_LOCAL || spank_context() == S_CTX_ALLOCATOR) std::exit(1);
   } catch (const std::exception& e) {
     slurm_error("spank-angara: --angara-routing: %s", e.what());
   } catch (...) {
@@ -137,18 +141,28 @@ void note_on_job(const std::string& job_id, const std::string& text) {
   }
 }
 
+// Logs why the job's table was not installed (`what`: "routing table not
+// installed", ...) and says it on the job; true when the job may start
+// anyway (dryrun).
+bool say_not_installed(const std::string& job_id, const std::string& node, const std::string& what,
+                       const std::string& reason, const std::string& note) {
+  slurm_error("spank-angara: job %s on %s: %s: %s", job_id.c_str(), node.c_str(), what.c_str(), reason.c_str());
+  if (settings.dry_run) {
+    slurm_error("spank-angara: job %s: dry run, the job is allowed to start", job_id.c_str());
+    return true;
+  }
+  note_on_job(job_id, shortened(note, 400));
+  return false;
+}
+
 // The policy for a prologue that could not install the job's table.  The
 // cause goes where administrators and users look: the node's drain reason
 // (sinfo -R; Slurm's own "Prolog error" does not replace a reason already
 // set) and the job's AdminComment, besides the slurmd log.
 int prologue_failed(const std::string& job_id, const std::string& node, const std::string& reason) {
-  slurm_error("spank-angara: job %s on %s: routing table not installed: %s", job_id.c_str(), node.c_str(),
-              reason.c_str());
-  if (settings.dry_run) {
-    slurm_error("spank-angara: job %s: dry run, the job is allowed to start", job_id.c_str());
+  if (say_not_installed(job_id, node, "routing table not installed", reason,
+                        "angara: routing table not installed on " + node + ": " + reason))
     return 0;
-  }
-  note_on_job(job_id, shortened("angara: routing table not installed on " + node + ": " + reason, 400));
   if (settings.on_failure == FailurePolicy::Cancel && !job_id.empty()) {
     try {
       angara::slurm::cancel_job(job_id, settings.query_timeout);
@@ -177,19 +191,22 @@ int prologue_failed(const std::string& job_id, const std::string& node, const st
 // with the reason in its AdminComment, and the node stays in service.  The
 // prologue succeeds, so Slurm drains nothing for it.
 int job_refused(const std::string& job_id, const std::string& node, const std::string& reason) {
-  slurm_error("spank-angara: job %s on %s: refused, routing table not installed: %s", job_id.c_str(), node.c_str(),
-              reason.c_str());
-  if (settings.dry_run) {
-    slurm_error("spank-angara: job %s: dry run, the job is allowed to start", job_id.c_str());
+  if (say_not_installed(job_id, node, "refused, routing table not installed", reason,
+                        "angara: refused on " + node + ", requeued held: " + reason))
     return 0;
-  }
-  note_on_job(job_id, shortened("angara: refused on " + node + ", requeued held: " + reason, 400));
   if (job_id.empty() || job_id == "unknown") return -1;
   try {
     angara::slurm::requeue_hold_job(job_id, settings.query_timeout);
     slurm_error("spank-angara: job %s requeued and held, node %s stays in service", job_id.c_str(), node.c_str());
     return 0;
   } catch (const std::exception& requeue) {
+    // Every node of the job refuses it at once: the first requeue wins, and
+    // the others find the job pending already.
+    if (std::string(requeue.what()).find("pending") != std::string::npos) {
+      slurm_error("spank-angara: job %s already requeued by another node, node %s stays in service", job_id.c_str(),
+                  node.c_str());
+      return 0;
+    }
     try {
       angara::slurm::cancel_job(job_id, settings.query_timeout);
       slurm_error("spank-angara: job %s cancelled (it cannot be requeued: %s), node %s stays in service",

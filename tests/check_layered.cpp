@@ -226,6 +226,25 @@ START_TEST(test_refusals) {
 }
 END_TEST
 
+// DFSSSP's cycle breaking cuts one cycle per component a round; on a whole
+// 8x8x8 under rules general without bubble flow control a cut moves paths
+// out of components not yet looked at, whose cycle is then gone: such a
+// component waits for the next round's components.  Six layers, verified,
+// and a clear refusal with fewer.
+START_TEST(test_dfsssp_cuts_that_dissolve_later_cycles) {
+  const Network net(Torus::parse("8x8x8"));
+  GeneratorOptions options = general_options();
+  options.flow_control = FlowControl::none;
+  const RouteTable table = angara_test::route_all("dfsssp", net, options);
+  const VerifyReport report = verify_general(net, table, FlowControl::none);
+  ck_assert(report.ok());
+  ck_assert_int_eq(report.virtual_channels, 6);
+  options.virtual_channels = 2;
+  ck_assert_std_str_eq(error_message([&] { angara_test::route_all("dfsssp", net, options); }).c_str(),
+                       "dfsssp: the routes need 6 virtual channels, only 2 allowed (routing.virtual_channels)");
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("layered");
   TCase* tc = tcase_create("core");
@@ -236,6 +255,7 @@ int main() {
   tcase_add_test(tc, test_single_cabled_desmos);
   tcase_add_test(tc, test_faulty_tori);
   tcase_add_test(tc, test_refusals);
+  tcase_add_test(tc, test_dfsssp_cuts_that_dissolve_later_cycles);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }

@@ -455,7 +455,7 @@ START_TEST(test_unwritable_path) {
   // must be removed again.
   fs::create_directories(scratch.path() + "/busy/n00.rt/inside");
   ck_assert_std_str_eq(table_error([&] { write_node_table(scratch.path() + "/busy", tiny_table()); }),
-                       "cannot write " + scratch.path() +
+                       "untrusted " + scratch.path() +
                            "/busy/n00.rt: it exists and is not a regular file (it is a directory); refusing to replace it");
   ck_assert(list_dir(scratch.path() + "/busy") == std::vector<std::string>{"n00.rt"});
   const std::string missing = scratch.path() + "/missing.rt";

@@ -548,4 +548,25 @@ expect "a bad routing.time_budget is refused" 3 "$tool" generate --dry-run --con
 contains "with the file, line and what was expected" "$work/err" \
   "routing.time_budget: expected a number of seconds from 0 to 3600"
 
+# --- exact's memory model: the solver's per-pair model is estimated before it runs ---
+printf 'machine: {torus: 10x10, nodes: "n[00-99]"}\nfailures: {nodes: [n36, n88, n95], links: ["1,0 -X"]}\n' \
+  >"$work/exact10.yaml"
+expect "exact on a faulty 10x10 is refused under 64M before any work" 9 "$tool" generate --dry-run --lp-time 0 \
+  --config "$work/exact10.yaml" -a exact --memory-limit 64M
+contains "the estimate names exact's model" "$work/err" "generator exact 827 MiB"
+
+# --- files root reads for select and rebuild must be root's alone ---
+printf '# angara-route node-states v1\ntime=%s\ndown=\nunavailable=\n' "$(date +%s)" >"$work/open-states"
+chmod 0666 "$work/open-states"
+expect "select refuses a node-states file others can write" 5 "$tool" select --count 2 \
+  --node-states "$work/open-states"
+contains "the refusal names the file and the rule" "$work/err" \
+  "untrusted $work/open-states: a file writable by group or others (mode 0666)"
+mkdir -p "$work/open-tables" && chmod 0777 "$work/open-tables"
+printf 'machine: {torus: 4x4, nodes: "n[00-15]"}\n' >"$work/rebuild4.yaml"
+expect "rebuild refuses a table directory others can write" 5 "$tool" rebuild --job 1 \
+  --config "$work/rebuild4.yaml" --tables "$work/open-tables" --log "$work/rebuild.log"
+contains "the rebuild names the directory and the rule" "$work/err" \
+  "untrusted $work/open-tables: a directory writable by group or others (mode 0777)"
+
 tap_summary

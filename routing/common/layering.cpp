@@ -79,6 +79,11 @@ const OptionSpec kSpreadOption{"spread", OptionSpec::Kind::integer, "0", {}, 0, 
 
 }  // namespace
 
+double layered_peak_bytes(const MemoryContext& context) {
+  const double fixed = context.faults ? 240 : 60, per_hop = context.faults ? 40 : 10;
+  return context.pairs * (fixed + per_hop * context.mean_hops) + context.channel_slots * context.layers * 16;
+}
+
 std::vector<OptionSpec> layered_option_specs() { return {kPathsOption, kPassesOption, kSpreadOption}; }
 
 RouteTable layered_table(std::string_view generator, const Network& network, const std::vector<NodeId>& allocation,

@@ -66,6 +66,11 @@ int spread_over_empty_layers(const PathSet& paths, std::vector<std::uint8_t>& la
 // the format's limit before it found enough.
 [[noreturn]] void too_many_layers(std::string_view generator, int needed, int allowed, bool at_least);
 
+// What a layered backend holds at its peak besides the table: every pair's
+// path, and around failures several alternatives of it (calibrated against
+// measured peak RSS, doc/benchmarks.md, "Memory estimate").
+double layered_peak_bytes(const MemoryContext& context);
+
 // The options every layered backend reads (paths, passes, spread): dfsssp
 // and lash declare these same ones, since both run this path step.
 std::vector<OptionSpec> layered_option_specs();

@@ -129,8 +129,11 @@ class BalancedGenerator : public Generator {
     const bool refined = !context.whole_intact_torus && (turns == options.extra.end() || turns->second != "off") &&
                          (!context.faults || (context.allocation_size <= balanced::kFaultyRefinementMaxNodes &&
                                               context.allocation_size < context.live_nodes));
-    const double fixed = context.whole_intact_torus ? 0.25 : refined ? 900 : 40;
-    const double per_hop = context.whole_intact_torus ? 0 : refined ? 100 : 10;
+    // Around failures without the refinement, the checked-turn stage's
+    // search state besides (whole 8x8x4x4 with one or three failed routers:
+    // 136-138 MB of growth).
+    const double fixed = context.whole_intact_torus ? 0.25 : refined ? 900 : context.faults ? 70 : 40;
+    const double per_hop = context.whole_intact_torus ? 0 : refined ? 100 : context.faults ? 14 : 10;
     return context.pairs * (fixed + per_hop * context.mean_hops) + context.channel_slots * context.layers * 16;
   }
   // Node selection scores many candidate sets: in direction order (turns:

@@ -78,9 +78,14 @@ class LayeredDependencies {
           if (component[next] != component[c]) continue;
           if (rule_ == FlowControl::bubble && Torus::channel_direction(c).rank() == rank) continue;
           // A forbidden dependency c -> next on a cycle: close it through the
-          // component and cut the cycle's weakest dependency.
-          cut_weakest(layer, cycle_through(layer, component, c, next));
+          // component and cut the cycle's weakest dependency.  An earlier cut
+          // of this round may have moved paths out of this component too (a
+          // path crosses several), so the cycle can be gone already: the
+          // component is looked at again with the next round's components.
+          const std::vector<std::size_t> cycle = cycle_through(layer, component, c, next);
           done[component[c]] = 1;
+          if (cycle.empty()) break;
+          cut_weakest(layer, cycle);
           cut = true;
           break;
         }
@@ -151,7 +156,8 @@ class LayeredDependencies {
   }
 
   // The dependencies (slots) of a cycle that runs from -> to and back inside
-  // to's component: breadth-first from `to` to `from`.
+  // to's component: breadth-first from `to` to `from`; empty when `from`
+  // cannot be reached any more.
   std::vector<std::size_t> cycle_through(int layer, const std::vector<std::int32_t>& component, ChannelId from,
                                          ChannelId to) {
     parent_.assign(head_.size(), kNoChannel);
@@ -167,6 +173,7 @@ class LayeredDependencies {
         queue.push_back(next);
       }
     }
+    if (parent_[from] == kNoChannel) return {};  // no longer on a cycle (see clean())
     std::vector<std::size_t> cycle{dependency_slot(from, to)};
     for (ChannelId c = from; c != to; c = parent_[c]) cycle.push_back(dependency_slot(parent_[c], c));
     return cycle;
@@ -208,10 +215,8 @@ class DfssspGenerator final : public Generator {
  public:
   std::string_view name() const override { return "dfsssp"; }
   std::vector<OptionSpec> option_specs() const override { return layered_option_specs(); }
-  // Every pair's path, and around failures several alternatives of it.
   double peak_bytes(const MemoryContext& context, const GeneratorOptions&) const override {
-    const double fixed = context.faults ? 240 : 60, per_hop = context.faults ? 40 : 10;
-    return context.pairs * (fixed + per_hop * context.mean_hops) + context.channel_slots * context.layers * 16;
+    return layered_peak_bytes(context);
   }
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override {

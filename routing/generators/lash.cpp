@@ -70,10 +70,8 @@ class LashGenerator final : public Generator {
  public:
   std::string_view name() const override { return "lash"; }
   std::vector<OptionSpec> option_specs() const override { return layered_option_specs(); }
-  // Every pair's path, and around failures several alternatives of it.
   double peak_bytes(const MemoryContext& context, const GeneratorOptions&) const override {
-    const double fixed = context.faults ? 240 : 60, per_hop = context.faults ? 40 : 10;
-    return context.pairs * (fixed + per_hop * context.mean_hops) + context.channel_slots * context.layers * 16;
+    return layered_peak_bytes(context);
   }
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override {

@@ -59,3 +59,12 @@ check() {
 }
 
 job_field() { scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# The plugin the tests load; a missing build is an error (exit 99), not a skip.
+plugin=$top_builddir/spank/.libs/spank-angara.so
+require_plugin() {
+  if [ ! -f "$plugin" ]; then
+    echo "ERROR: build first: $plugin is missing" >&2
+    exit 99
+  fi
+}

@@ -10,11 +10,7 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
-plugin=$top_builddir/spank/.libs/spank-angara.so
-if [ ! -f "$plugin" ]; then
-  echo "ERROR: build first: $plugin is missing" >&2
-  exit 99
-fi
+require_plugin
 take_cluster_lock
 
 state=$(mktemp -d "${TMPDIR:-/tmp}/angara-cluster.XXXXXX") || exit 99
@@ -498,6 +494,7 @@ for algorithm in balanced genetic; do
   plugstack "config=$config"
   read -r cpu_off count_off <<<"$(prologue_cpu "$job_off")"
   read -r cpu_on count_on <<<"$(prologue_cpu "$job_on")"
+  [ $algorithm = balanced ] && balanced_on=$cpu_on
   computed=$(cat "$state"/log/slurmd-desmos*.log | grep -c "spank-angara: job $job_on: .*; shared as ")
   read_row=$(cat "$state"/log/slurmd-desmos*.log | grep -c "spank-angara: job $job_on: $algorithm on 32 nodes.*, shared result ")
   echo "prologue CPU of a 32-node $algorithm job: every node computing $cpu_off s ($count_off prologues);" \
@@ -508,12 +505,17 @@ for algorithm in balanced genetic; do
     same_routes "$work/shared-off-$algorithm" "$work/shared-on-$algorithm"
 done
 # One computation = a prologue's CPU when every node computes (their mean).
+# Every prologue has a fixed cost besides (settings, the trust checks, the
+# configuration, reading and authenticating the result): the balanced job's
+# shared prologues measure it (a balanced computation is a millisecond).
 one=$(awk -v off="$cpu_off" 'BEGIN { printf "%.4f", off / 32 }')
-if [ "$count_off" = 32 ] && awk -v on="$cpu_on" -v one="$one" 'BEGIN { exit !(on <= 2 * one) }'; then
-  ok "shared=, genetic (population 200): the 32 prologues spend at most twice one computation's CPU ($cpu_on s, one $one s)"
+fixed=$(awk -v on="$balanced_on" 'BEGIN { printf "%.4f", on / 32 }')
+if [ "$count_off" = 32 ] &&
+  awk -v on="$cpu_on" -v one="$one" -v fixed="$fixed" 'BEGIN { exit !(on <= 1.5 * one + 1.5 * 32 * fixed) }'; then
+  ok "shared=, genetic (population 200): the 32 prologues spend about one computation's CPU and their fixed costs ($cpu_on s, one $one s, fixed $fixed s a prologue)"
 else
-  not_ok "shared=, genetic (population 200): the 32 prologues spend at most twice one computation's CPU" \
-    "every node computing $cpu_off s ($count_off), shared= $cpu_on s, one computation $one s"
+  not_ok "shared=, genetic (population 200): the 32 prologues spend about one computation's CPU and their fixed costs" \
+    "every node computing $cpu_off s ($count_off), shared= $cpu_on s, one computation $one s, fixed $fixed s"
 fi
 
 # --- a misspelt plugstack argument stops submission with the reason ---------

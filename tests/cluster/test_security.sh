@@ -33,11 +33,7 @@ umask 022
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
-plugin=$top_builddir/spank/.libs/spank-angara.so
-if [ ! -f "$plugin" ]; then
-  echo "ERROR: build first: $plugin is missing" >&2
-  exit 99
-fi
+require_plugin
 for command in runuser useradd userdel python3; do
   if ! command -v $command >/dev/null; then
     echo "SKIP: $command is not installed"

@@ -39,9 +39,14 @@ class ExactGenerator : public Generator {
   // repair's solver model, held to a million candidate hops of under 1 KB
   // each (677 MB of peak measured at 800000).  The rank search after an
   // undecided repair needs far less (doc/benchmarks.md, "Memory estimate").
+  // Up to kMaxNodes, Z3's model of every pair's candidates: 73-86 KiB a pair
+  // measured around failures (9x9 and 10x10 with three failed routers and a
+  // cable: 545 and 705 MB of peak), 12 KiB on a fault-free 8x8 (58 MB).
   double peak_bytes(const MemoryContext& context, const GeneratorOptions& options) const override {
     if (context.faults && context.allocation_size > kMaxNodes)
       return context.start_peak_bytes + 1000.0 * (1 << 20);
+    if (context.allocation_size <= kMaxNodes)
+      return context.pairs * (context.faults ? 90.0 : 16.0) * 1024 + context.channel_slots * context.layers * 16;
     return Generator::peak_bytes(context, options);
   }
 };
