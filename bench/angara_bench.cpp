@@ -548,7 +548,7 @@ void nue_table(const Options& options) {
   {
     Network cut(Torus::parse("8x8"));  // routers 1,0, 2,1 and 4,0 failed: 4 pairs cut off
     for (const char* dead : {"1,0", "2,1", "4,0"}) cut.fail_node(cut.torus().id(cut.torus().parse_coord(dead)));
-    faulty.push_back({"8x8 issue7", std::move(cut)});  // label as in doc/benchmarks.md
+    faulty.push_back({"8x8 cut", std::move(cut)});  // label as in doc/benchmarks.md
   }
   const std::vector<std::tuple<std::string, int, int>> seeded = {
       {"4x4x4", 1, 2}, {"4x4x4", 3, 4}, {"8x8", 2, 3}, {"8x8", 3, 6}, {"6x6x6", 4, 8}, {"4x4x4x4", 4, 8}};

@@ -50,7 +50,7 @@ struct Options {
   NodeId genetic_max_nodes = 64;
   NodeId singles_max_nodes = 0;  // 0: no limit
   std::string chain;  // empty: the library default (routing/chain.hpp)
-  bool issue_set = false;
+  bool small_set = false;
   int from = 0;  // scenarios before this id are drawn (same seeds) but not run
   std::vector<std::string> extra_chains;  // more chains to score from the same runs
   std::vector<std::string> algorithms;
@@ -82,12 +82,12 @@ struct Scenario {
   std::string description;  // failures, for the miss list
 };
 
-Scenario make_scenario(int id, const std::string& machine, std::mt19937_64& rng, bool issue_set) {
+Scenario make_scenario(int id, const std::string& machine, std::mt19937_64& rng, bool small_set) {
   Scenario s;
   s.id = id;
   s.machine = machine;
-  s.faults = issue_set ? FaultKind::mixed : static_cast<FaultKind>(id % 3);
-  s.allocation_kind = issue_set ? AllocationKind::whole : static_cast<AllocationKind>((id / 3) % 3);
+  s.faults = small_set ? FaultKind::mixed : static_cast<FaultKind>(id % 3);
+  s.allocation_kind = small_set ? AllocationKind::whole : static_cast<AllocationKind>((id / 3) % 3);
   const Torus torus = Torus::parse(machine);
   s.network = Network(torus);
   auto pick = [&](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<std::uint64_t>(hi - lo + 1)); };
@@ -98,7 +98,7 @@ Scenario make_scenario(int id, const std::string& machine, std::mt19937_64& rng,
     case FaultKind::mixed: routers = pick(1, 4); cables = pick(1, 8); break;
   }
   // The small set: 2-5 failed routers and up to 6 failed cables, whole machines.
-  if (issue_set) {
+  if (small_set) {
     routers = pick(2, 5);
     cables = pick(0, 6);
   }
@@ -294,10 +294,10 @@ int usage(const char* program) {
   std::fprintf(stderr,
                "usage: %s [--scenarios N] [--seed S] [--max-nodes N] [--genetic-max-nodes N]\n"
                "          [--chain LIST] [--also-chain LIST]... [--algorithms LIST] [--csv FILE] [--verbose]\n"
-               "          [--issue-set] [--from ID] [--singles-max-nodes N]\n"
+               "          [--small-set] [--from ID] [--singles-max-nodes N]\n"
                "--singles-max-nodes N: generators run for themselves (not for a chain) only on\n"
                "allocations of at most N nodes.\n"
-               "--issue-set: a small set instead of the campaign: whole 8x8 and 4x4x4\n"
+               "--small-set: a small set instead of the campaign: whole 8x8 and 4x4x4\n"
                "machines, 2-5 failed routers and 0-6 failed cables each.\n",
                program);
   return 2;
@@ -322,7 +322,7 @@ int main(int argc, char** argv) {
     else if (arg == "--algorithms") options.algorithms = split_list(value());
     else if (arg == "--csv") options.csv_path = value();
     else if (arg == "--verbose") options.verbose = true;
-    else if (arg == "--issue-set") options.issue_set = true;
+    else if (arg == "--small-set") options.small_set = true;
     else if (arg == "--from") options.from = std::atoi(value().c_str());
     else if (arg == "--also-chain") options.extra_chains.push_back(value());
     else return usage(argv[0]);
@@ -353,7 +353,7 @@ int main(int argc, char** argv) {
   }
 
   std::vector<std::string> machines;
-  if (options.issue_set) {
+  if (options.small_set) {
     machines = {"8x8", "4x4x4"};
   } else {
     for (const char* m : kMachines)
@@ -372,9 +372,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> misses;
   const auto campaign_start = std::chrono::steady_clock::now();
   for (int id = 0; id < options.scenarios; ++id) {
-    const std::size_t machine = options.issue_set ? static_cast<std::size_t>(id) % machines.size()
+    const std::size_t machine = options.small_set ? static_cast<std::size_t>(id) % machines.size()
                                                   : static_cast<std::size_t>(id / 9) % machines.size();
-    const Scenario s = make_scenario(id, machines[machine], rng, options.issue_set);
+    const Scenario s = make_scenario(id, machines[machine], rng, options.small_set);
     if (s.allocation.size() < 2 || id < options.from) continue;
     ++scenarios_run;
     const auto oracle_start = std::chrono::steady_clock::now();

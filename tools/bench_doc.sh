@@ -175,7 +175,7 @@ section_nue() {
   emit 'Nue (`--algorithm nue`) routes in the complete channel dependency graph over k virtual' \
        'channels; it is the member of the default chain for machines where balanced finds no' \
        'deadlock-free table on one channel.  `angara-bench --nue` routes whole fault-free tori' \
-       'and seeded faulty ones (issue 7'"'"'s 8x8 with routers 1,0, 2,1 and 4,0 failed, and six' \
+       'and seeded faulty ones (an 8x8 with routers 1,0, 2,1 and 4,0 failed, "8x8 cut", and six' \
        'machines with failed routers `r` and cables `c`) under both rule sets (`general`: any' \
        'path; `angara`: every route encodable by the router) with k virtual channels, and' \
        'verifies each table under the same rules and k.  `bound` is the per-dimension lower' \
