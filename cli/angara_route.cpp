@@ -614,7 +614,8 @@ void print_help() {
             << "3 bad configuration or input, 4 no valid routing exists, 5 table file I/O error,\n"
             << "6 slurmctld could not be queried, 7 table files asked for under routing.rules: general,\n"
             << "8 a running job's routes cannot be switched live safely (quiesce it; see LIVE SWITCHES),\n"
-            << "9 over the memory limit (refused before computing) or out of memory.\n"
+            << "9 over the memory limit (refused before computing) or out of memory,\n"
+            << "10 a rebuild's record reached neither its log file nor syslog.\n"
             << "See angara-route(8), angara.yaml(5), angara-tables(5).\n";
 }
 

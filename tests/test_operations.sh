@@ -53,4 +53,45 @@ expect "show --job of a running job without its tables" 1 "$tool" show --job 1 -
   --tables "$work/tables"
 expect "show --job of an unknown job" 3 "$tool" show --job 99 --config "$conf" --tables "$work/tables"
 
+# --- the rebuild's record: log file and syslog ---
+# A dry run of job 1 (running, with its tables in $work/job1) on a machine
+# without failures.
+expect "rebuild --dry-run logs to a writable file" 0 "$tool" rebuild --job 1 --dry-run --config "$conf" \
+  --tables "$work/job1" --log "$work/log/angara-route.log"
+contains "the log has the run's record" "$work/log/angara-route.log" "rebuild["
+# /dev/full takes the open but no write (even for root).
+if [ -S /dev/log ]; then
+  expect "a log that cannot be written, with syslog: exit 0" 0 "$tool" rebuild --job 1 --dry-run --config "$conf" \
+    --tables "$work/job1" --log /dev/full
+  contains "it says syslog has the record" "$work/err" "syslog has the record"
+else
+  expect "neither the log nor syslog: the record is lost, exit 10" 10 "$tool" rebuild --job 1 --dry-run \
+    --config "$conf" --tables "$work/job1" --log /dev/full
+  contains "it says the record is lost" "$work/err" "the run's record is lost: neither the log /dev/full nor syslog took it"
+  expect "the same in JSON" 10 "$tool" rebuild --job 1 --dry-run --json --config "$conf" --tables "$work/job1" \
+    --log /dev/full
+  contains "the JSON names the status" "$work/out" '"exit_status":10'
+fi
+"$tool" --help >"$work/help"
+contains "--help lists exit status 10" "$work/help" "10 a rebuild's record reached neither its log file nor syslog"
+man_page="$data/../../man/angara-route.8"
+if sed -n '/^\.SH EXIT STATUS/,/^\.SH EXAMPLES/p' "$man_page" | grep -qx '\.B 10'; then
+  ok "angara-route(8) documents exit status 10"; else not_ok "angara-route(8) documents exit status 10"; fi
+
+# make install creates the rebuild log's directory, mode 0755.
+if make -s -C "$TOP_BUILDDIR" install DESTDIR="$work/inst" >"$work/install.log" 2>&1; then
+  ok "make install DESTDIR"
+  localstatedir=$(sed -n 's/^localstatedir = //p' "$TOP_BUILDDIR/Makefile" | sed "s|\${prefix}|$(sed -n 's/^prefix = //p' "$TOP_BUILDDIR/Makefile")|")
+  if [ -d "$work/inst$localstatedir/log" ]; then ok "make install creates $localstatedir/log"
+  else not_ok "make install creates $localstatedir/log"; fi
+  mode=$(stat -c %a "$work/inst$localstatedir/log" 2>/dev/null)
+  [ "$mode" = 755 ] && ok "the log directory is mode 0755" || not_ok "the log directory is mode '$mode'"
+  expect "a rebuild logs into the installed log directory" 0 "$tool" rebuild --job 1 --dry-run --config "$conf" \
+    --tables "$work/job1" --log "$work/inst$localstatedir/log/angara-route.log"
+  if grep -q "cannot write the log" "$work/err"; then not_ok "no 'cannot write the log'"; else ok "no 'cannot write the log'"; fi
+else
+  not_ok "make install DESTDIR"
+  sed 's/^/    /' "$work/install.log" | tail -20
+fi
+
 tap_summary
