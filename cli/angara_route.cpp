@@ -542,6 +542,12 @@ const Subcommand kSubcommands[] = {
      "Rewrites the tables of running jobs (and idle nodes) around the routers Slurm reports failed;\n"
      "a running job's switch is checked deadlock-free (angara-route(8), LIVE SWITCHES).",
      &angara::cli::rebuild_command},
+    {"install-defaults",
+     "install-defaults [--config F] [--tables DIR] [--node HOSTLIST] [--down HOSTLIST]\n"
+     "                    [--algorithm NAME] [--dry-run]",
+     "Writes the default (whole-machine, job \"default\") tables of the nodes (default: every\n"
+     "node of the machine), verified, as an epilogue writes its node's: before the first job.",
+     &angara::cli::install_defaults_command},
     {"analyze",
      "analyze --tables DIR | --dump FILE [--config F] [--json] [--memory-limit SIZE]\n"
      "                    [--rules angara|general] [--flow-control bubble|none]",

@@ -78,6 +78,40 @@ man_page="$data/../../man/angara-route.8"
 if sed -n '/^\.SH EXIT STATUS/,/^\.SH EXAMPLES/p' "$man_page" | grep -qx '\.B 10'; then
   ok "angara-route(8) documents exit status 10"; else not_ok "angara-route(8) documents exit status 10"; fi
 
+# --- install-defaults: every node's default table, verified, before the first job ---
+expect "install-defaults writes the whole machine's default tables" 0 "$tool" install-defaults --config "$conf" \
+  --tables "$work/fresh/var/routes"
+contains "it reports the verified routing" "$work/out" "job default: "
+contains "it names the nodes and the directory" "$work/out" \
+  "default tables of n[00-15] (16 nodes) written to $work/fresh/var/routes"
+count=$(ls "$work/fresh/var/routes"/*.rt 2>/dev/null | wc -l)
+[ "$count" -eq 16 ] && ok "one table per node (16)" || not_ok "$count tables, wanted 16"
+contains "the tables are job default's" "$work/fresh/var/routes/n07.rt" "job default"
+expect "verify --tables passes on them" 0 "$tool" verify --config "$conf" --tables "$work/fresh/var/routes"
+contains "verify says OK" "$work/out" "verdict      OK"
+# Some nodes, around a failed router: the other nodes' tables stay.
+mkdir "$work/some"
+expect "install-defaults --node --down" 0 "$tool" install-defaults --config "$conf" --tables "$work/some" \
+  --node 'n[00-03]' --down n05
+contains "it routes around the failed router" "$work/out" "failed routers n05"
+count=$(ls "$work/some"/*.rt | wc -l)
+[ "$count" -eq 4 ] && ok "--node writes only those nodes (4)" || not_ok "--node wrote $count tables, wanted 4"
+expect "--node of a failed router refused" 3 "$tool" install-defaults --config "$conf" --tables "$work/some" \
+  --node n05 --down n05
+expect "--node outside the machine refused" 3 "$tool" install-defaults --config "$conf" --tables "$work/some" \
+  --node n99
+# A node holding a running job's table keeps it.
+cp "$work/job1/n00.rt" "$work/some/n00.rt"
+expect "a job's table is never replaced" 3 "$tool" install-defaults --config "$conf" --tables "$work/some" \
+  --node 'n[00-03]'
+contains "the refusal names the node and the job" "$work/err" "of n00 (job 1) are a job's"
+contains "the job's table is still there" "$work/some/n00.rt" "job 1"
+expect "install-defaults --dry-run" 0 "$tool" install-defaults --config "$conf" --tables "$work/none" --dry-run
+[ ! -e "$work/none" ] && ok "a dry run writes nothing" || not_ok "a dry run wrote $work/none"
+expect "install-defaults with an unknown algorithm" 3 "$tool" install-defaults --config "$conf" \
+  --tables "$work/none" --algorithm nosuch
+expect "install-defaults rejects an argument" 2 "$tool" install-defaults extra
+
 # make install creates the rebuild log's directory, mode 0755.
 if make -s -C "$TOP_BUILDDIR" install DESTDIR="$work/inst" >"$work/install.log" 2>&1; then
   ok "make install DESTDIR"
