@@ -572,7 +572,7 @@ const Subcommand kSubcommands[] = {
      "The routing.options of every generator (angara.yaml(5)): values, defaults and meaning;\n"
      "--man prints the list as angara.yaml(5) has it.",
      &cmd_options},
-    {"node-states", "node-states --output FILE [--failed STATES] [--timeout S]",
+    {"node-states", "node-states --output FILE [--failed STATES] [--timeout S] [HOSTLIST...]",
      "Writes slurmctld's failed and unavailable nodes, with the time, for select --node-states\n"
      "(job_submit.lua reads jobs itself but cannot ask slurmctld for node states).",
      &angara::cli::node_states_command},

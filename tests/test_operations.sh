@@ -128,4 +128,77 @@ else
   sed 's/^/    /' "$work/install.log" | tail -20
 fi
 
+# --- installed examples and man pages name what is installed ---
+# Every absolute path the installed examples and man pages name exists under
+# DESTDIR once the documented steps have run (README, spank-angara(8),
+# angara-route(8)), or is outside this package (Slurm's files, the system's,
+# examples of the administrator's own choice).
+paths_named() {  # the absolute paths in FILE..., troff escapes undone
+  sed -e 's/\\-/-/g' -e 's/\\e//g' -e 's/\\f[BIRP]//g' "$@" |
+    grep -oE "(^|[][ \"'=(,:])/[A-Za-z0-9_.+/-]*[A-Za-z0-9_+/-]" | sed -E "s/^[][ \"'=(,:]//" | sort -u
+}
+not_ours=' /etc/slurm/plugstack.conf /etc/slurm/plugstack.conf.d/ /etc/slurm/slurm.conf /etc/slurm/topology.conf.new
+  /usr/lib/x86_64-linux-gnu/slurm-wlm /dev/log /tmp /tmp/rt /etc/angara.yml /shared/angara/cache /srv/angara/shared
+  /.angara/lock /.angara/sets/ /.angara/gens/ /spank-angara.so '
+prefix=$(sed -n 's/^prefix = //p' "$TOP_BUILDDIR/Makefile")
+inst="$work/inst"
+docdir=$(dirname "$(find "$inst" -name plugstack.conf.example)")
+if [ -d "$docdir" ]; then
+  named=$(paths_named "$docdir"/angara.yaml "$docdir"/plugstack.conf.example "$docdir"/job_submit.lua \
+    "$docdir"/plugstack.conf.d/angara.conf $(find "$inst" -name '*.[58]'))
+  sysconfdir=$("$tool" --help | sed -n 's|.*reads $ANGARA_CONFIG, then \(.*\)/angara/angara.yaml,|\1|p')
+  # README 2: the machine, from the installed example.
+  mkdir -p "$inst$sysconfdir/angara" && cp "$docdir/angara.yaml" "$inst$sysconfdir/angara/angara.yaml"
+  # README 6: every node's default table, in the example's table directory.
+  routes=$(sed -n 's/^  directory: //p' "$docdir/angara.yaml")
+  expect "the documented install-defaults step" 0 "$tool" install-defaults --config "$docdir/angara.yaml" \
+    --tables "$inst$routes"
+  # spank-angara(8), PLACEMENT: node-states from cron; angara-route(8): the rebuild log.
+  states=$(sed -n 's/^local NODE_STATES = "\(.*\)"/\1/p' "$docdir/job_submit.lua")
+  expect "the documented node-states step" 0 "$tool" node-states --output "$inst$states"
+  expect "node-states takes the node list strigger appends" 0 "$tool" node-states --output "$inst$states" 'n[03-04]'
+  expect "node-states refuses a word that is no hostlist" 2 "$tool" node-states --output "$inst$states" 'n[03-'
+  log=$(printf '%s\n' $named | grep '/angara-route.log$' | head -1)
+  expect "a rebuild writes the documented log" 0 "$tool" rebuild --job 1 --dry-run --config "$conf" \
+    --tables "$work/job1" --log "$inst$log"
+  missing=""
+  for path in $named; do
+    case "$not_ours" in *" $path "*|*" $path"$'\n'*) continue ;; esac
+    [ -e "$inst$path" ] || missing="$missing $path"
+  done
+  [ -z "$missing" ] && ok "every path the installed examples and man pages name is in place" \
+    || not_ok "named but neither installed nor made by a documented step:$missing"
+  if grep -rq 'angara-node-states' "$inst"; then not_ok "nothing names angara-node-states"
+  else ok "nothing names angara-node-states"; fi
+else
+  not_ok "no installed examples under $inst"
+fi
+
+# Under another prefix the installed examples and man pages name its
+# directories: a configured scratch tree installs what needs no compiling.
+mkdir "$work/cfg"
+if (cd "$work/cfg" && "$data/../../configure" -q --prefix=/opt/angara-test >"$work/cfg.log" 2>&1 &&
+    make -s -C conf install DESTDIR="$work/pinst" && make -s -C man install DESTDIR="$work/pinst" &&
+    make -s -C cli installdirs DESTDIR="$work/pinst") >>"$work/cfg.log" 2>&1; then
+  ok "configure --prefix=/opt/angara-test, install of the examples and man pages"
+  pdoc="$work/pinst/opt/angara-test/share/doc/angara-route"
+  leftover=$(grep -rl '/usr/local' "$work/pinst" | sed "s|$work/pinst||")
+  [ -z "$leftover" ] && ok "no installed example or man page names /usr/local" \
+    || not_ok "/usr/local named in:$(echo $leftover)"
+  contains "plugstack.conf.example loads the prefix's plugin" "$pdoc/plugstack.conf.example" \
+    "required /opt/angara-test/lib/slurm/spank-angara.so config=/opt/angara-test/etc/angara/angara.yaml"
+  contains "job_submit.lua runs the prefix's angara-route" "$pdoc/job_submit.lua" \
+    'local ANGARA_ROUTE = "/opt/angara-test/sbin/angara-route"'
+  contains "angara.yaml says where it goes" "$pdoc/angara.yaml" "/opt/angara-test/etc/angara/angara.yaml"
+  contains "spank-angara(8) names the prefix's angara-route" \
+    "$work/pinst/opt/angara-test/share/man/man8/spank-angara.8" '\-\-program="/opt/angara-test/sbin/angara-route'
+  [ -d "$work/pinst/opt/angara-test/var/log" ] && ok "installdirs makes the prefix's log directory" \
+    || not_ok "installdirs makes the prefix's log directory"
+  mode=$(stat -c %a "$pdoc/job_submit.lua")
+  [ "$mode" = 644 ] && ok "the substituted examples are mode 0644" || not_ok "job_submit.lua is mode $mode"
+else
+  not_ok "configure --prefix=/opt/angara-test, install of the examples and man pages"
+  sed 's/^/    /' "$work/cfg.log" | tail -20
+fi
+
 tap_summary
