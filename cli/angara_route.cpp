@@ -542,6 +542,12 @@ const Subcommand kSubcommands[] = {
      "Rewrites the tables of running jobs (and idle nodes) around the routers Slurm reports failed;\n"
      "a running job's switch is checked deadlock-free (angara-route(8), LIVE SWITCHES).",
      &angara::cli::rebuild_command},
+    {"install-defaults",
+     "install-defaults [--config F] [--tables DIR] [--node HOSTLIST] [--down HOSTLIST]\n"
+     "                    [--algorithm NAME] [--dry-run]",
+     "Writes the default (whole-machine, job \"default\") tables of the nodes (default: every\n"
+     "node of the machine), verified, as an epilogue writes its node's: before the first job.",
+     &angara::cli::install_defaults_command},
     {"analyze",
      "analyze --tables DIR | --dump FILE [--config F] [--json] [--memory-limit SIZE]\n"
      "                    [--rules angara|general] [--flow-control bubble|none]",
@@ -566,7 +572,7 @@ const Subcommand kSubcommands[] = {
      "The routing.options of every generator (angara.yaml(5)): values, defaults and meaning;\n"
      "--man prints the list as angara.yaml(5) has it.",
      &cmd_options},
-    {"node-states", "node-states --output FILE [--failed STATES] [--timeout S]",
+    {"node-states", "node-states --output FILE [--failed STATES] [--timeout S] [HOSTLIST...]",
      "Writes slurmctld's failed and unavailable nodes, with the time, for select --node-states\n"
      "(job_submit.lua reads jobs itself but cannot ask slurmctld for node states).",
      &angara::cli::node_states_command},
@@ -614,7 +620,8 @@ void print_help() {
             << "3 bad configuration or input, 4 no valid routing exists, 5 table file I/O error,\n"
             << "6 slurmctld could not be queried, 7 table files asked for under routing.rules: general,\n"
             << "8 a running job's routes cannot be switched live safely (quiesce it; see LIVE SWITCHES),\n"
-            << "9 over the memory limit (refused before computing) or out of memory.\n"
+            << "9 over the memory limit (refused before computing) or out of memory,\n"
+            << "10 a rebuild's record reached neither its log file nor syslog.\n"
             << "See angara-route(8), angara.yaml(5), angara-tables(5).\n";
 }
 

@@ -26,6 +26,10 @@ int slurm_conf_command(int argc, char** argv);
 // Writes the node-states file that select --node-states reads (for
 // job_submit.lua): slurmctld's failed and unavailable nodes, with the time.
 int node_states_command(int argc, char** argv);
+// Writes the default (whole-machine, job "default") tables of the given
+// nodes (default: every live node of the machine), verified, as an epilogue
+// writes its node's; refuses to replace a job's table.
+int install_defaults_command(int argc, char** argv);
 // Rewrites the tables of running jobs (and, on request, the default tables
 // of idle nodes) after Slurm nodes went down.  Prints one line per job to
 // stdout, problems to stderr.  Throws the core's exceptions for a single

@@ -20,6 +20,7 @@ enum ExitStatus : int {
   kExitGeneralRules = 7, // table files asked for from a rules-general table (nothing written)
   kExitUnsafeSwitch = 8, // a running job's routes cannot be switched live safely (nothing written)
   kExitMemory = 9,       // over the memory limit (refused before computing) or out of memory (std::bad_alloc)
+  kExitRecordLost = 10,  // a rebuild that did its work could write its record neither to the log file nor to syslog
 };
 
 int exit_status_of(const std::exception_ptr& error);

@@ -109,6 +109,25 @@ InstalledJobTables read_installed_job_tables(const Config& config, const slurm::
   return installed;
 }
 
+TableOwners installed_table_owners(const std::string& table_dir, const std::vector<std::string>& nodes) {
+  TableOwners found;
+  for (const std::string& node : nodes) {
+    NodeTable probe;
+    probe.node_name = node;
+    const std::string path = table_dir + "/" + table_file_name(probe);
+    try {
+      const NodeTable table = read_node_table(path);
+      auto owner = std::find_if(found.owners.begin(), found.owners.end(),
+                                [&](const auto& entry) { return entry.first == table.job; });
+      if (owner == found.owners.end()) owner = found.owners.insert(found.owners.end(), {table.job, {}});
+      owner->second.push_back(node);
+    } catch (const std::exception& e) {
+      found.unreadable.push_back(node + ": " + e.what());
+    }
+  }
+  return found;
+}
+
 JobRequest job_request_from_slurm(const Config& config, const std::string& job_id, slurm::FailedStates failed_states,
                                   int timeout_seconds) {
   const slurm::JobInfo job = slurm::query_job(job_id, timeout_seconds);

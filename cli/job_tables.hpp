@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "angara/config.hpp"
@@ -78,6 +79,16 @@ struct InstalledJobTables {
 InstalledJobTables read_installed_job_tables(const Config& config, const slurm::JobInfo& job,
                                              const std::string& table_dir,
                                              const std::vector<std::string>& failed_nodes);
+
+// Who owns each node's table now: for `show --job` of a job that ended,
+// whose epilogue put back the default table (or a later job's prologue its
+// own).  Owners in the order first met, each with its nodes; a node whose
+// file is missing or unreadable is under `unreadable` with the reason.
+struct TableOwners {
+  std::vector<std::pair<std::string, std::vector<std::string>>> owners;  // job id -> nodes
+  std::vector<std::string> unreadable;  // "desmos13: cannot open ..."
+};
+TableOwners installed_table_owners(const std::string& table_dir, const std::vector<std::string>& nodes);
 
 // What `angara-route generate --job JOBID` computes: the job's nodes that
 // are alive, routed around the failed routers Slurm reports (scontrol).

@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <getopt.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -67,13 +69,32 @@ struct Options {
   std::optional<MemoryLimit> memory_limit;  // overrides limits.memory
 };
 
+// Whether syslog(3) reaches a daemon: it writes to the socket /dev/log and
+// drops the record silently when nothing listens there.
+bool syslog_reachable() {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, _PATH_LOG, sizeof address.sun_path - 1);
+  for (const int type : {SOCK_DGRAM, SOCK_STREAM}) {
+    const int fd = ::socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    const bool connected = ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+    ::close(fd);
+    if (connected) return true;
+  }
+  return false;
+}
+
 // Every rebuild run leaves a record (angara-route(8), FILES): each line goes
 // to syslog (daemon facility, tag angara-route) and is appended to the log
 // file with a UTC time stamp.  A log that cannot be written is reported and
-// does not stop the rebuild.
+// does not stop the rebuild; when syslog does not take the record either,
+// the record is lost and the run's exit status says so (kExitRecordLost).
 class RunLog {
  public:
-  explicit RunLog(std::string path) : path_(std::move(path)) { ::openlog("angara-route", LOG_PID, LOG_DAEMON); }
+  explicit RunLog(std::string path) : path_(std::move(path)), syslog_(syslog_reachable()) {
+    ::openlog("angara-route", LOG_PID, LOG_DAEMON);
+  }
   RunLog(const RunLog&) = delete;
   RunLog& operator=(const RunLog&) = delete;
   ~RunLog() { ::closelog(); }
@@ -93,14 +114,21 @@ class RunLog {
     const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0 || ::write(fd, record.data(), record.size()) != static_cast<ssize_t>(record.size())) {
       std::cerr << "angara-route: rebuild: cannot write the log " << path_ << ": " << std::strerror(errno)
-                << " (the rebuild goes on; syslog has the record)\n";
+                << (syslog_ ? " (the rebuild goes on; syslog has the record)\n"
+                            : " and syslog does not answer at " _PATH_LOG " (the rebuild goes on; its record is lost, "
+                              "exit status 10)\n");
       failed_ = true;
     }
     if (fd >= 0) ::close(fd);
   }
 
+  // Neither the log file nor syslog took the record.
+  bool lost() const { return !syslog_ && (failed_ || path_.empty()); }
+  const std::string& path() const { return path_; }
+
  private:
   std::string path_;
+  bool syslog_;
   bool failed_ = false;
 };
 
@@ -368,6 +396,14 @@ int rebuild_command(int argc, char** argv) {
   if (jobs.empty()) {
     log.line("no running job");
     if (!options.json) std::cout << "no running job\n";
+  }
+  // A run whose record is lost says so through its status when nothing else
+  // went wrong: under strigger nobody reads its stderr.
+  if (status == kExitOk && log.lost()) {
+    status = kExitRecordLost;
+    if (!options.json)
+      std::cerr << "angara-route: rebuild: the run's record is lost: neither the log " << log.path()
+                << " nor syslog took it\n";
   }
   if (options.json) {
     std::cout << "{\"config\":" << json_quote(config.source) << ",\"tables\":" << json_quote(directory)

@@ -36,7 +36,7 @@ const char* const kSelectUsage =
     "         [--node-states FILE [--max-age S]] [--foreign-ok]\n"
     "         [--algorithm NAME] [--candidates K] [--cache DIR] [--json]\n";
 const char* const kNodeStatesUsage =
-    "Usage: angara-route node-states --output FILE [--failed STATES] [--timeout S]\n";
+    "Usage: angara-route node-states --output FILE [--failed STATES] [--timeout S] [HOSTLIST...]\n";
 const char* const kNodeStatesMagic = "# angara-route node-states v1";
 
 // The node-states file: what Slurm 22.05's job_submit/lua cannot learn from
@@ -326,7 +326,15 @@ int node_states_command(int argc, char** argv) {
       default: std::cerr << kNodeStatesUsage; return kExitUsage;
     }
   }
-  if (optind != argc) return usage_error(std::string("unexpected argument '") + argv[optind] + "'");
+  // strigger appends the nodes of its event; the states are slurmctld's
+  // anyway, so the names are only checked to be hostlists.
+  for (int i = optind; i < argc; ++i) {
+    try {
+      expand_hostlist(argv[i]);
+    } catch (const std::exception&) {
+      return usage_error(std::string("unexpected argument '") + argv[i] + "' (not a hostlist)");
+    }
+  }
   if (output.empty()) return usage_error("give --output FILE");
   const long long now = static_cast<long long>(std::time(nullptr));
   const std::vector<slurm::NodeState> states = slurm::query_node_states(static_cast<int>(timeout));

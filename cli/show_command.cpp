@@ -27,15 +27,67 @@ std::string hostlist_or_none(const std::vector<std::string>& names) {
 
 // The job's installed tables, with the nodes Slurm counts as failed left out
 // (a rebuild leaves their old tables behind).
-InstalledJobTables job_tables_from_slurm(const Config& config, const std::string& job_id,
-                                                const std::string& table_dir, slurm::FailedStates failed_states,
-                                                int timeout) {
-  const slurm::JobInfo job = slurm::query_job(job_id, timeout);
+InstalledJobTables job_tables_of(const Config& config, const slurm::JobInfo& job, const std::string& table_dir,
+                                 slurm::FailedStates failed_states, int timeout) {
   if (job.nodes.empty()) throw std::invalid_argument("job " + job.id + " (" + job.state + ") has no nodes allocated");
   std::vector<std::string> failed;
   if (failed_states != slurm::FailedStates::None)
     failed = slurm::failed_node_names(slurm::query_node_states(timeout), failed_states);
   return read_installed_job_tables(config, job, table_dir, failed);
+}
+
+InstalledJobTables job_tables_from_slurm(const Config& config, const std::string& job_id,
+                                         const std::string& table_dir, slurm::FailedStates failed_states, int timeout) {
+  return job_tables_of(config, slurm::query_job(job_id, timeout), table_dir, failed_states, timeout);
+}
+
+// show --job of a job that ended: its epilogues put back the default table
+// (or a later job's prologue its own), so what its nodes hold now is the
+// answer, not a missing table.  Exit 0 when every node's table could be
+// read; a node still holding the ended job's table is named (its epilogue
+// has not run yet, or the plugin runs with epilog=keep).
+int show_ended_job(const Config& config, const slurm::JobInfo& job, const std::string& directory, bool json) {
+  const std::vector<std::string> nodes = slurm::machine_nodes_among(config, job.nodes);
+  const TableOwners now = installed_table_owners(directory, nodes);
+  std::vector<std::string> still_the_jobs;
+  std::vector<std::string> installed;  // "job default on desmos[00-07] (8 nodes)"
+  for (const auto& [owner, owner_nodes] : now.owners) {
+    if (owner == job.id) still_the_jobs = owner_nodes;
+    installed.push_back("job " + owner + " on " + compress_hostlist(owner_nodes) + " (" +
+                        std::to_string(owner_nodes.size()) + (owner_nodes.size() == 1 ? " node)" : " nodes)"));
+  }
+  std::string verdict;
+  if (still_the_jobs.empty())
+    verdict = "the job ended (" + job.state + "); its nodes' tables were restored";
+  else if (still_the_jobs.size() == nodes.size())
+    verdict = "the job ended (" + job.state + "); its tables are still installed (its epilogues have not run, "
+              "or the plugin runs with epilog=keep)";
+  else
+    verdict = "the job ended (" + job.state + "); its nodes' tables were restored except on " +
+              compress_hostlist(still_the_jobs) + " (their epilogues have not run, or failed)";
+  const bool ok = now.unreadable.empty();
+  if (json) {
+    std::cout << "{\"job\":" << json_quote(job.id) << ",\"state\":" << json_quote(job.state)
+              << ",\"nodes\":" << json_quote(job.node_list) << ",\"ended\":true,\"tables\":" << json_quote(directory)
+              << ",\"installed_now\":[";
+    for (std::size_t i = 0; i < now.owners.size(); ++i)
+      std::cout << (i ? "," : "") << "{\"job\":" << json_quote(now.owners[i].first)
+                << ",\"nodes\":" << json_quote(compress_hostlist(now.owners[i].second))
+                << ",\"count\":" << now.owners[i].second.size() << "}";
+    std::cout << "],\"restored\":" << (still_the_jobs.empty() ? "true" : "false")
+              << ",\"verdict\":" << json_quote(verdict) << ",\"problems\":" << json_string_list(now.unreadable)
+              << ",\"admin_comment\":" << json_quote(job.admin_comment) << "}\n";
+  } else {
+    std::cout << "job " << job.id << " (" << job.state << ") on " << job.node_list << "\n";
+    std::cout << "  ended        " << verdict << "\n";
+    std::cout << "  tables       " << directory << ": ";
+    for (std::size_t i = 0; i < installed.size(); ++i) std::cout << (i ? ", " : "") << installed[i];
+    if (installed.empty()) std::cout << "none readable";
+    std::cout << "\n";
+    for (const std::string& problem : now.unreadable) std::cout << "    " << problem << "\n";
+    if (!job.admin_comment.empty()) std::cout << "  slurm        AdminComment " << job.admin_comment << "\n";
+  }
+  return ok ? kExitOk : kExitRejected;
 }
 
 }  // namespace
@@ -77,8 +129,9 @@ int show_command(int argc, char** argv) {
   }
   const Config config = load_config_announced(config_path);
   const std::string directory = tables.empty() ? config.table_dir : tables;
-  const InstalledJobTables installed =
-      job_tables_from_slurm(config, job_id, directory, failed_states, timeout);
+  const slurm::JobInfo job = slurm::query_job(job_id, timeout);
+  if (slurm::job_has_ended(job) && !job.nodes.empty()) return show_ended_job(config, job, directory, json);
+  const InstalledJobTables installed = job_tables_of(config, job, directory, failed_states, timeout);
 
   // One routing when every live node has the job's table with one fingerprint.
   std::vector<std::string> problems = installed.problems;

@@ -312,6 +312,15 @@ std::vector<JobInfo> parse_jobs(const std::string& text) {
 
 bool job_is_active(const JobInfo& job) { return job.state == "RUNNING" || job.state == "CONFIGURING"; }
 
+bool job_has_ended(const JobInfo& job) {
+  static const char* const kEnded[] = {"COMPLETED", "COMPLETING", "CANCELLED", "FAILED",       "TIMEOUT",
+                                       "NODE_FAIL", "PREEMPTED",  "BOOT_FAIL", "DEADLINE",     "OUT_OF_MEMORY",
+                                       "REVOKED",   "SPECIAL_EXIT"};
+  for (const char* state : kEnded)
+    if (job.state == state) return true;
+  return false;
+}
+
 std::vector<NodeState> query_node_states(int timeout_seconds) {
   return parse_node_states(run_scontrol({"show", "node", "-o"}, timeout_seconds).out);
 }

@@ -84,6 +84,10 @@ struct JobInfo {
 std::vector<JobInfo> parse_jobs(const std::string& text);
 // A job whose nodes have (or are getting) its routing tables.
 bool job_is_active(const JobInfo& job);
+// A job that ran and ended (COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL,
+// ...), or is ending (COMPLETING: its epilogues run).  Its nodes' tables are
+// no longer its own once its epilogues have run.
+bool job_has_ended(const JobInfo& job);
 
 // The queries themselves (scontrol, with a time limit).
 std::vector<NodeState> query_node_states(int timeout_seconds = 30);

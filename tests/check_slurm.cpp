@@ -181,6 +181,11 @@ START_TEST(test_jobs) {
   ck_assert(!job_is_active(jobs[1]));
   ck_assert(job_is_active(jobs[2]));
   ck_assert(!job_is_active(jobs[3]));
+  // Only a job that ran and ended (or is ending) has ended: a pending one has not.
+  ck_assert(!job_has_ended(jobs[0]));
+  ck_assert(!job_has_ended(jobs[1]));
+  ck_assert(!job_has_ended(jobs[2]));
+  ck_assert(job_has_ended(jobs[3]));
   ck_assert_uint_eq(parse_jobs("No jobs in the system\n").size(), 0);
 
   const std::string bad_list =
