@@ -24,6 +24,14 @@ expect() {  # expect NAME EXIT_CODE command...
 contains() {  # contains NAME FILE TEXT
   if grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1: '$3' not in output"; sed 's/^/    /' "$2" | head -20; fi
 }
+# make install from the build tree, one test at a time (test_cli.sh and
+# test_operations.sh run in parallel under make -j): install_from_build ARGS...
+install_from_build() {
+  (
+    flock 9
+    make -s -C "$TOP_BUILDDIR" "$@"
+  ) 9>"$TOP_BUILDDIR/.angara-install.lock"
+}
 tap_summary() {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]

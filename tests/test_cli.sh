@@ -464,7 +464,7 @@ expect "verify --failed bogus" 2 "$tool" verify --job 12 --failed bogus
 
 # make install-strip: a stripped plugin, no libtool .la next to it, and man
 # pages that name the directories this build was configured with.
-if make -s -C "$TOP_BUILDDIR" install-strip DESTDIR="$work/inst" >"$work/install.log" 2>&1; then
+if install_from_build install-strip DESTDIR="$work/inst" >"$work/install.log" 2>&1; then
   ok "make install-strip"
   so=$(find "$work/inst" -name spank-angara.so)
   [ -n "$so" ] && ok "the plugin is installed" || not_ok "no spank-angara.so under $work/inst"

@@ -113,7 +113,7 @@ expect "install-defaults with an unknown algorithm" 3 "$tool" install-defaults -
 expect "install-defaults rejects an argument" 2 "$tool" install-defaults extra
 
 # make install creates the rebuild log's directory, mode 0755.
-if make -s -C "$TOP_BUILDDIR" install DESTDIR="$work/inst" >"$work/install.log" 2>&1; then
+if install_from_build install DESTDIR="$work/inst" >"$work/install.log" 2>&1; then
   ok "make install DESTDIR"
   localstatedir=$(sed -n 's/^localstatedir = //p' "$TOP_BUILDDIR/Makefile" | sed "s|\${prefix}|$(sed -n 's/^prefix = //p' "$TOP_BUILDDIR/Makefile")|")
   if [ -d "$work/inst$localstatedir/log" ]; then ok "make install creates $localstatedir/log"
