@@ -49,14 +49,19 @@ void refuse_partial_rebuild(const std::string& job_id, const std::string& direct
                               "(without --node), or use --node only with node-local table directories");
 }
 
+// DIR/NODE.rt: where a node's table file lives in a table directory.
+std::string table_path(const std::string& table_dir, const std::string& node) {
+  NodeTable probe;
+  probe.node_name = node;
+  return table_dir + "/" + table_file_name(probe);
+}
+
 }  // namespace
 
 std::optional<InstalledRouting> installed_routing(const std::string& table_dir, const std::string& job_id,
                                                   const std::vector<std::string>& nodes) {
   for (const std::string& node : nodes) {
-    NodeTable probe;
-    probe.node_name = node;
-    const std::string path = table_dir + "/" + table_file_name(probe);
+    const std::string path = table_path(table_dir, node);
     try {
       const NodeTable table = read_node_table(path);
       if (table.job == job_id && make_generator(table.algorithm))
@@ -86,9 +91,7 @@ InstalledJobTables read_installed_job_tables(const Config& config, const slurm::
       continue;
     }
     installed.live_nodes.push_back(name);
-    NodeTable probe;
-    probe.node_name = name;
-    paths.push_back(table_dir + "/" + table_file_name(probe));
+    paths.push_back(table_path(table_dir, name));
   }
   // Refused before anything is read when the job's files would not fit
   // (verify --job, show --job), as for a whole directory.
@@ -112,9 +115,7 @@ InstalledJobTables read_installed_job_tables(const Config& config, const slurm::
 TableOwners installed_table_owners(const std::string& table_dir, const std::vector<std::string>& nodes) {
   TableOwners found;
   for (const std::string& node : nodes) {
-    NodeTable probe;
-    probe.node_name = node;
-    const std::string path = table_dir + "/" + table_file_name(probe);
+    const std::string path = table_path(table_dir, node);
     try {
       const NodeTable table = read_node_table(path);
       auto owner = std::find_if(found.owners.begin(), found.owners.end(),
