@@ -769,12 +769,17 @@ std::string config_summary(const Config& config) {
 
 std::string system_config_path() { return std::string(SYSCONFDIR) + "/angara/angara.yaml"; }
 
-Config find_config(const std::string& path) {
-  if (!path.empty()) return load_config(path);
-  if (const char* env = std::getenv("ANGARA_CONFIG"); env && *env) return load_config(env);
+std::string config_file_to_read(const std::string& path) {
+  if (!path.empty()) return path;
+  if (const char* env = std::getenv("ANGARA_CONFIG"); env && *env) return env;
   struct stat info {};
-  if (::stat(system_config_path().c_str(), &info) == 0) return load_config(system_config_path());
-  return desmos_default_config();
+  if (::stat(system_config_path().c_str(), &info) == 0) return system_config_path();
+  return "";
+}
+
+Config find_config(const std::string& path) {
+  const std::string file = config_file_to_read(path);
+  return file.empty() ? desmos_default_config() : load_config(file);
 }
 
 }  // namespace angara

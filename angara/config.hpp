@@ -126,6 +126,9 @@ Config load_config(const std::string& path);
 // $ANGARA_CONFIG, else SYSCONFDIR/angara/angara.yaml when it exists, else the
 // built-in Desmos machine.
 Config find_config(const std::string& path);
+// The file find_config(path) reads: `path`, else $ANGARA_CONFIG, else the
+// system file when it exists; "" for the built-in Desmos machine.
+std::string config_file_to_read(const std::string& path);
 std::string system_config_path();
 Config parse_config(const std::string& yaml_text, const std::string& source_name);
 

@@ -148,35 +148,26 @@ void add_trust_findings(const PluginSettings& settings, PluginCheck& check) {
     check.findings.push_back({Severity::Error, "trust", e.what()});
     return;
   }
-  const auto examine = [&](const std::string& what, const std::string& path, PathKind kind, bool creatable,
-                           bool private_file) {
+  if (!check.config) return;
+  for (const PluginPath& entry : plugin_paths(settings, *check.config)) {
     try {
-      if (creatable)
-        check_trusted_or_creatable(path, kind, owners);
-      else
-        check_trusted_path(path, kind, owners, private_file);
-      check.findings.push_back({Severity::Ok, "trust", what + " " + path + ": only " + owners.names() +
+      check_plugin_path(entry, owners);
+      check.findings.push_back({Severity::Ok, "trust", entry.what + " " + entry.path + ": only " + owners.names() +
                                                            " can change it"});
+    } catch (const UntrustedPathError& e) {
+      // A file after its directory: the directory's line named a bad
+      // ancestor already, so only the file's own state is added.
+      std::string text = entry.what + " " + e.what();
+      if (entry.after_its_directory && e.path() != entry.path) {
+        const std::string rule = untrusted_object_rule(entry.path, owners, entry.private_file);
+        if (rule.empty()) continue;
+        text = entry.what + " untrusted " + entry.path + ": " + rule;
+      }
+      check.findings.push_back({Severity::Error, "trust", text + " (jobs are refused while it is so)"});
     } catch (const std::exception& e) {
-      check.findings.push_back({Severity::Error, "trust", what + " " + e.what() +
+      check.findings.push_back({Severity::Error, "trust", entry.what + " " + e.what() +
                                                               " (jobs are refused while it is so)"});
     }
-  };
-  if (check.config && check.config->source != desmos_default_config().source) {
-    // The directory's chain first, then the file by itself: each bad one named.
-    examine("configuration directory", directory_of(check.config->source), PathKind::directory, false, false);
-    if (const std::string rule = untrusted_object_rule(check.config->source, owners); !rule.empty())
-      check.findings.push_back({Severity::Error, "trust", "configuration untrusted " + check.config->source + ": " +
-                                                              rule + " (jobs are refused while it is so)"});
-  }
-  if (check.config && !settings.dry_run)
-    examine("table directory", settings.table_dir.empty() ? check.config->table_dir : settings.table_dir,
-            PathKind::directory, true, false);
-  if (!settings.cache_dir.empty() && !settings.dry_run)
-    examine("cache directory", settings.cache_dir, PathKind::directory, true, false);
-  if (!settings.shared_dir.empty() && !settings.dry_run) {
-    examine("shared directory", settings.shared_dir, PathKind::directory, true, false);
-    examine("shared key", shared_key_path(settings), PathKind::file, false, true);
   }
   // Reported, not judged: the plugin follows no link it has not checked
   // whatever the setting; the setting protects everything else on the node.
@@ -218,7 +209,7 @@ PluginCheck check_plugin_setup(const std::vector<std::string>& arguments, const 
       // Named here, and the file read anyway so that every other finding
       // (each bad path among them) still shows.
       check.findings.push_back({Severity::Error, "config", std::string(e.what()) + " (jobs are refused while it is so)"});
-      config = find_config(settings.config_path.empty() ? e.path() : settings.config_path);
+      config = find_config(settings.config_path);
     }
     if (config.source == desmos_default_config().source)
       check.findings.push_back({Severity::Warning, "config",

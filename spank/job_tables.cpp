@@ -164,30 +164,43 @@ std::string shared_key_path(const PluginSettings& settings) {
 TrustedOwners plugin_owners(const PluginSettings& settings) { return TrustedOwners::with(settings.owner); }
 
 Config load_plugin_config(const PluginSettings& settings) {
-  // The file find_config() would read: config=, else the system file when it
-  // exists (the prologue's environment is slurmd's, not the job's; a
-  // $ANGARA_CONFIG there is the administrator's).
-  std::string path = settings.config_path;
-  if (path.empty())
-    if (const char* env = std::getenv("ANGARA_CONFIG"); env && *env) path = env;
-  if (path.empty() && ::access(system_config_path().c_str(), F_OK) == 0) path = system_config_path();
-  // (A missing file is find_config()'s error to report.)
+  // The prologue's environment is slurmd's, not the job's: a
+  // $ANGARA_CONFIG there is the administrator's.  (A missing file is
+  // load_config()'s error to report.)
+  const std::string path = config_file_to_read(settings.config_path);
   if (!path.empty() && ::access(path.c_str(), F_OK) == 0) check_trusted_path(path, PathKind::file, plugin_owners(settings));
-  return find_config(path.empty() ? settings.config_path : path);
+  return path.empty() ? desmos_default_config() : load_config(path);
+}
+
+std::vector<PluginPath> plugin_paths(const PluginSettings& settings, const Config& config) {
+  std::vector<PluginPath> paths;
+  if (config.source != desmos_default_config().source) {
+    paths.push_back({"configuration directory", directory_of(config.source), PathKind::directory, false, false, false});
+    paths.push_back({"configuration", config.source, PathKind::file, false, false, true});
+  }
+  if (!settings.dry_run)
+    paths.push_back({"table directory", table_dir_of(config, settings.table_dir), PathKind::directory, true, false,
+                     false});
+  // Read in a dry run too (only its writes are left out).
+  if (!settings.cache_dir.empty())
+    paths.push_back({"cache directory", settings.cache_dir, PathKind::directory, true, false, false});
+  if (!settings.shared_dir.empty() && !settings.dry_run) {
+    paths.push_back({"shared directory", settings.shared_dir, PathKind::directory, true, false, false});
+    paths.push_back({"shared key", shared_key_path(settings), PathKind::file, false, true, false});
+  }
+  return paths;
+}
+
+void check_plugin_path(const PluginPath& entry, const TrustedOwners& owners) {
+  if (entry.created_when_missing)
+    check_trusted_or_creatable(entry.path, entry.kind, owners);
+  else
+    check_trusted_path(entry.path, entry.kind, owners, entry.private_file);
 }
 
 void check_plugin_paths(const PluginSettings& settings, const Config& config) {
   const TrustedOwners owners = plugin_owners(settings);
-  if (config.source != desmos_default_config().source) {
-    check_trusted_path(config.source, PathKind::file, owners);
-    check_trusted_path(directory_of(config.source), PathKind::directory, owners);
-  }
-  if (!settings.dry_run) check_trusted_or_creatable(table_dir_of(config, settings.table_dir), PathKind::directory, owners);
-  if (!settings.cache_dir.empty()) check_trusted_or_creatable(settings.cache_dir, PathKind::directory, owners);
-  if (!settings.shared_dir.empty() && !settings.dry_run) {
-    check_trusted_or_creatable(settings.shared_dir, PathKind::directory, owners);
-    check_trusted_path(shared_key_path(settings), PathKind::file, owners, /*private_file=*/true);
-  }
+  for (const PluginPath& entry : plugin_paths(settings, config)) check_plugin_path(entry, owners);
 }
 
 std::vector<std::string> selectable_algorithms(const PluginSettings& settings) {

@@ -55,6 +55,23 @@ std::string shared_key_path(const PluginSettings& settings);
 // Whose files the plugin trusts: root and owner= (angara/trusted_path.hpp).
 TrustedOwners plugin_owners(const PluginSettings& settings);
 
+// A path the plugin reads or writes as root, and what the trust rule asks
+// of it (angara/trusted_path.hpp).
+struct PluginPath {
+  std::string what;  // "configuration", "table directory", ...
+  std::string path;
+  PathKind kind = PathKind::directory;
+  bool created_when_missing = false;  // then its nearest existing ancestor is checked
+  bool private_file = false;          // a key: not readable by group or others either
+  bool after_its_directory = false;   // the entry before it is its directory
+};
+// The plugin's paths for a job, in order: configuration directory and file,
+// table directory (unless dryrun), cache= directory, shared= directory and
+// its key (unless dryrun).
+std::vector<PluginPath> plugin_paths(const PluginSettings& settings, const Config& config);
+// Throws UntrustedPathError (or TableFileError) unless `entry` is trusted.
+void check_plugin_path(const PluginPath& entry, const TrustedOwners& owners);
+
 // Every file and directory the plugin will read or write as root for a job
 // (configuration file and directory, table directory, shared= directory and
 // key, cache=): throws UntrustedPathError naming the first that someone
