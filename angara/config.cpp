@@ -160,7 +160,7 @@ class ConfigReader {
 
   Config read(const yaml_node_t* root) {
     config_.source = source_;
-    const Entries top = mapping(root, "top level", "at the top level", {"machine", "failures", "routing", "tables", "limits"});
+    const Entries top = mapping(root, "top level", "at the top level", {"machine", "failures", "routing", "tables", "limits", "hardware"});
     const yaml_node_t* machine = find(top, "machine");
     if (!machine) fail(root, "missing section 'machine' (machine.torus and machine.nodes are required)");
     read_machine(machine);
@@ -168,6 +168,7 @@ class ConfigReader {
     if (const yaml_node_t* routing = find(top, "routing")) read_routing(routing);
     if (const yaml_node_t* tables = find(top, "tables")) read_tables(tables);
     if (const yaml_node_t* limits = find(top, "limits")) read_limits(limits);
+    if (const yaml_node_t* hardware = find(top, "hardware")) read_hardware(hardware);
     return std::move(config_);
   }
 
@@ -582,6 +583,31 @@ class ConfigReader {
     }
   }
 
+  // The figures the flow simulator models the network with (angara-route
+  // simulate); nothing else reads them.
+  void read_hardware(const yaml_node_t* hardware) {
+    const Entries entries =
+        mapping(hardware, "hardware", "in 'hardware'", {"link_bandwidth", "node_latency", "hop_latency"});
+    const auto number = [&](const char* key, double low, double high, const char* unit, double& into) {
+      const yaml_node_t* node = find(entries, key);
+      if (!node) return;
+      const auto value = node->type == YAML_SCALAR_NODE ? parse_plain_decimal(text_of(node), high) : std::nullopt;
+      if (!value || *value < low)
+        fail(node, std::string("hardware.") + key + ": expected " + unit + " as a plain decimal number from " +
+                       printable_number(low) + " to " + printable_number(high) + ", got " + kind_of(node));
+      into = *value;
+    };
+    number("link_bandwidth", 0.001, 100000, "Gbit/s", config_.hardware.link_bandwidth_gbit);
+    number("node_latency", 0, 1e9, "nanoseconds", config_.hardware.node_latency_ns);
+    number("hop_latency", 0, 1e9, "nanoseconds", config_.hardware.hop_latency_ns);
+  }
+
+  static std::string printable_number(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
+  }
+
   const std::string& source_;
   YamlDocument& document_;
   Config config_;
@@ -626,7 +652,9 @@ std::vector<NodeId> Config::nodes_by_names(const std::vector<std::string>& names
   return nodes;
 }
 
-std::optional<double> parse_seconds(std::string_view text) {
+std::optional<double> parse_seconds(std::string_view text) { return parse_plain_decimal(text, 3600); }
+
+std::optional<double> parse_plain_decimal(std::string_view text, double max) {
   std::size_t digits = 0, points = 0;
   for (char c : text) {
     if (c >= '0' && c <= '9')
@@ -637,9 +665,9 @@ std::optional<double> parse_seconds(std::string_view text) {
       return std::nullopt;
   }
   if (digits == 0 || points > 1 || digits > 12) return std::nullopt;
-  const double seconds = std::stod(std::string(text));
-  if (seconds > 3600) return std::nullopt;
-  return seconds;
+  const double number = std::stod(std::string(text));
+  if (number > max) return std::nullopt;
+  return number;
 }
 
 std::optional<MemoryLimit> parse_memory_limit(std::string_view text) {

@@ -59,6 +59,14 @@ std::string format_bytes(std::uint64_t bytes);
 // (angara.yaml(5), LIMITS).
 constexpr std::size_t kMaxYamlDepth = 32;
 
+// The network's hardware figures for the flow simulator (angara.yaml's
+// `hardware` section, angara.yaml(5)).
+struct HardwareFigures {
+  double link_bandwidth_gbit = 75;  // Gbit/s, one direction of a cable
+  double node_latency_ns = 850;     // MPI latency between neighbours (ANSU paper, section 1)
+  double hop_latency_ns = 100;      // each further router on the route
+};
+
 struct Config {
   std::string source;              // file path, or "<built-in Desmos default>"
   Torus torus{{4, 2, 2, 2}};
@@ -82,6 +90,7 @@ struct Config {
   double time_budget = 2.0;
   std::string table_dir = "/var/lib/angara/routes";
   MemoryLimit memory_limit;  // limits.memory
+  HardwareFigures hardware;  // hardware
   // What was read: a short hash of the file's bytes and their number, so a
   // report shows which file it came from (a silently shortened file too).
   std::string fingerprint;
@@ -101,6 +110,8 @@ struct Config {
 // A number of seconds from 0 to 3600 written as plain decimals ("2",
 // "0.5"); nullopt for anything else (signs, exponents, words).
 std::optional<double> parse_seconds(std::string_view text);
+// The same grammar up to `max`.
+std::optional<double> parse_plain_decimal(std::string_view text, double max);
 
 // "3f2a9c0d1e2b4a5c (2731 bytes), lists 1 failed router (desmos05) and 1
 // failed cable (desmos03 -X)": the configuration's fingerprint and the

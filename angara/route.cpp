@@ -192,4 +192,31 @@ std::size_t RouteTable::route_bytes() const {
          overflow_hops_.capacity() * sizeof(Direction);
 }
 
+RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocation) {
+  RouteTable table(std::move(allocation));
+  table.algorithm = "dor";
+  Route route;
+  for (std::size_t s = 0; s < table.size(); ++s) {
+    const Coord from = torus.coord(table.nodes()[s]);
+    for (std::size_t d = 0; d < table.size(); ++d) {
+      if (s == d) continue;
+      const Coord to = torus.coord(table.nodes()[d]);
+      route.hops.clear();
+      // Positive runs in dimension order first, then the negative ones.
+      for (const bool negative_pass : {false, true})
+        for (int dim = 0; dim < kMaxDims; ++dim) {
+          const int size = torus.size(dim);
+          const int forward = ((to[dim] - from[dim]) % size + size) % size;
+          if (forward == 0) continue;
+          bool negative = forward > size - forward;
+          if (size == 2 && torus.single_cabled(dim)) negative = from[dim] == 1;
+          if (negative != negative_pass) continue;
+          route.hops.insert(route.hops.end(), negative ? size - forward : forward, Direction::make(dim, negative));
+        }
+      table.set_route(s, d, route);
+    }
+  }
+  return table;
+}
+
 }  // namespace angara

@@ -172,4 +172,14 @@ void RouteTable::for_each_compact_run(std::uint32_t word, Run run) {
   if (steps % 5) run(Direction::make(static_cast<int>(steps % 5 - 1), true), 1);
 }
 
+// The plain dimension-order table of an allocation, the routing every
+// Angara router can do without a generator (doc/model.md, "Routing rules")
+// and the baseline the simulator and benchmarks compare against (what
+// OpenSM's DOR engine would install): in each dimension the shorter way
+// round, + on a tie, positive hops first, then negative ones (the
+// direction-bit order).  A single-cabled size-2 dimension is crossed through
+// its one cable (+ from coordinate 0, - from 1).  Failures are not looked at:
+// a route may cross a failed router or cable (the verifier says so).
+RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocation);
+
 }  // namespace angara

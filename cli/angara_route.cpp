@@ -35,6 +35,7 @@
 #include "cli/cli_support.hpp"
 #include "cli/exit_status.hpp"
 #include "cli/job_tables.hpp"
+#include "cli/table_input.hpp"
 #include "slurm/job_nodes.hpp"
 #include "slurm/slurm_query.hpp"
 
@@ -392,26 +393,9 @@ int cmd_analyze(int argc, char** argv) {
   Config config = load_config_announced(common.config_path);
   if (memory_limit) config.memory_limit = *memory_limit;
   config.lp_bound_time = 0;  // no LP bound here: the memory estimate leaves it out
-  RouteTable table;
-  std::string source;
-  if (!tables.empty()) {
-    table = verify_table_directory(config, tables).table;
-    source = tables;
-  } else {
-    const FileContents contents = read_regular_file(dump, kMaxRouteDumpBytes);
-    if (!contents.error.empty()) throw TableFileError(contents.error);
-    // Refused before parsing when it would not fit: a parsed route takes
-    // several times its line of text.
-    MemoryWork work;
-    work.threads = worker_count();
-    check_memory_limit(estimate_dump_read_memory(config.network(), contents.text.size(),
-                                                 std::count(contents.text.begin(), contents.text.end(), '\n') + 1,
-                                                 work),
-                       config.memory_limit, config.source);
-    std::istringstream in(contents.text);
-    table = read_route_dump(in, config.torus, dump);
-    source = dump;
-  }
+  TableInput input = read_table_input(config, tables, dump);
+  RouteTable& table = input.table;
+  const std::string& source = input.source;
   // The rules the table is judged by: the command line's, else the dump
   // header's (table files: angara and the configuration's flow control).
   if (rules.rules) table.rules = *rules.rules;
@@ -552,6 +536,13 @@ const Subcommand kSubcommands[] = {
      "analyze --tables DIR | --dump FILE [--config F] [--json] [--memory-limit SIZE]\n"
      "                    [--rules angara|general] [--flow-control bubble|none]",
      "Congestion of the transpose, neighbor, tornado and alltoall patterns under a routing.", &cmd_analyze},
+    {"simulate",
+     "simulate --tables DIR | --dump FILE | [--nodes HOSTLIST] [--algorithm NAME]\n"
+     "                    [--config F] [--pattern LIST] [--size BYTES] [--samples N] [--seed N]\n"
+     "                    [--no-baseline] [--platform FILE.xml [--hostfile FILE]] [--json]",
+     "Time and bandwidth of traffic patterns on a routing (SimGrid flow model), beside plain DOR;\n"
+     "the job as an SMPI platform.",
+     &angara::cli::simulate_command},
     {"select",
      "select --count N | --shape AxBx.. [--config F] [--free HOSTLIST] [--busy HOSTLIST]...\n"
      "                    [--down HOSTLIST] [--slurm [--failed STATES]] [--node-states FILE\n"

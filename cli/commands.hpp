@@ -37,4 +37,8 @@ int install_defaults_command(int argc, char** argv);
 // after a failed job and returns that job's status.
 int rebuild_command(int argc, char** argv);
 
+// Traffic patterns on a job's routing in the flow simulator (SimGrid), beside
+// plain DOR and the physical limit; optionally the job as an SMPI platform.
+int simulate_command(int argc, char** argv);
+
 }  // namespace angara::cli

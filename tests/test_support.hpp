@@ -69,31 +69,11 @@ inline std::vector<angara::NodeId> block(const angara::Torus& torus, const angar
 // ---------------------------------------------------------------------------
 // Tables
 
-// Plain dimension-order routes written out without any generator: in each
-// dimension the shorter way round (+ on a tie, so + on size-2 dimensions),
-// positive hops first, then negative ones.  On 3x3, 0,0 -> 2,1 is "+Y -X".
+// Plain dimension-order routes (angara::dimension_order_table): in each
+// dimension the shorter way round (+ on a tie), positive hops first, then
+// negative ones.  On 3x3, 0,0 -> 2,1 is "+Y -X".
 inline angara::RouteTable dor_table(const angara::Torus& torus, const std::vector<angara::NodeId>& allocation) {
-  using angara::Direction;
-  angara::RouteTable table(allocation);
-  for (std::size_t s = 0; s < table.size(); ++s)
-    for (std::size_t d = 0; d < table.size(); ++d) {
-      if (s == d) continue;
-      const angara::Coord from = torus.coord(table.nodes()[s]), to = torus.coord(table.nodes()[d]);
-      std::vector<Direction> positive, negative;
-      for (int dim = 0; dim < angara::kMaxDims; ++dim) {
-        const int n = torus.size(dim);
-        const int forward = ((to[dim] - from[dim]) % n + n) % n;
-        if (forward == 0) continue;
-        if (forward <= n - forward)
-          positive.insert(positive.end(), forward, Direction::make(dim, false));
-        else
-          negative.insert(negative.end(), n - forward, Direction::make(dim, true));
-      }
-      angara::Route route{positive};
-      route.hops.insert(route.hops.end(), negative.begin(), negative.end());
-      table.set_route(s, d, std::move(route));
-    }
-  return table;
+  return angara::dimension_order_table(torus, allocation);
 }
 
 // The route between two allocated nodes given by coordinates (a copy).

@@ -13,6 +13,7 @@ The layers and what each may include (besides the C++ and system headers):
   placement/            angara/, routing/, placement/
   slurm/                angara/, slurm/
   spank/                angara/, routing/, slurm/, spank/
+  simulation/           angara/, routing/, simulation/
   cli/                  everything but tests/ and bench/
 
 A generator also never names another: no make_generator() in an engine.
@@ -38,7 +39,8 @@ ALLOWED = [
     ("placement/", ["angara/", "routing/", "placement/"]),
     ("slurm/", ["angara/", "slurm/"]),
     ("spank/", ["angara/", "routing/", "slurm/", "spank/"]),
-    ("cli/", ["angara/", "routing/", "placement/", "slurm/", "spank/", "cli/"]),
+    ("simulation/", ["angara/", "routing/", "simulation/"]),
+    ("cli/", ["angara/", "routing/", "placement/", "slurm/", "spank/", "simulation/", "cli/"]),
 ]
 # config.h is autoconf's, allowed everywhere.
 ALWAYS = {"config.h"}

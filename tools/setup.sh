@@ -14,7 +14,7 @@ build="${BUILD_DIR:-$top/build}"
 
 packages=(
   build-essential autoconf automake libtool pkg-config
-  libyaml-dev check libhwloc-dev libmetis-dev libglpk-dev libz3-dev libsodium-dev
+  libyaml-dev check libhwloc-dev libmetis-dev libglpk-dev libz3-dev libsodium-dev libsimgrid-dev
   libslurm-dev slurmctld slurmd slurm-client munge
   man-db groff-base
   clang

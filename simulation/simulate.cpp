@@ -1,0 +1,170 @@
+#include "simulation/simulate.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+namespace angara::simulation {
+
+namespace {
+
+using Flows = std::vector<std::pair<std::size_t, std::size_t>>;
+
+// The static side of one phase: its most loaded channel, the longest route,
+// the physical limit, and the bytes on each channel.
+struct PhaseFigures {
+  std::uint64_t max_load = 0;
+  std::size_t max_hops = 0;
+  double limit_seconds = 0;
+};
+
+PhaseFigures phase_figures(const Network& network, const RouteTable& table, const Flows& flows, double bytes,
+                           const LinkModel& model, std::vector<std::uint64_t>& load,
+                           std::vector<double>* channel_bytes) {
+  const Torus& torus = network.torus();
+  PhaseFigures figures;
+  std::vector<ChannelId> touched;
+  std::vector<double> sent(table.size(), 0), received(table.size(), 0);
+  std::array<double, kMaxDims> dimension_hop_bytes{};
+  for (const auto& [src, dst] : flows) {
+    NodeId here = table.nodes()[src];
+    std::size_t hops = 0;
+    table.for_each_run(src, dst, [&](Direction direction, int count) {
+      for (int i = 0; i < count; ++i) {
+        const ChannelId channel = Torus::channel(here, direction);
+        if (load[channel]++ == 0) touched.push_back(channel);
+        if (channel_bytes) (*channel_bytes)[channel] += bytes;
+        here = torus.neighbor(here, direction);
+        ++hops;
+      }
+    });
+    figures.max_hops = std::max(figures.max_hops, hops);
+    sent[src] += bytes;
+    received[dst] += bytes;
+    const Coord from = torus.coord(table.nodes()[src]), to = torus.coord(table.nodes()[dst]);
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      dimension_hop_bytes[dim] += bytes * torus.ring_distance(dim, from[dim], to[dim]);
+  }
+  for (ChannelId channel : touched) {
+    figures.max_load = std::max<std::uint64_t>(figures.max_load, load[channel]);
+    load[channel] = 0;
+  }
+  // Any route from s to t takes at least the ring distance in every
+  // dimension, so a dimension's hop-bytes must cross its live channels; a
+  // node's bytes leave (and arrive) over its own live channels.
+  std::array<std::size_t, kMaxDims> live_channels{};
+  for (ChannelId channel = 0; channel < torus.channel_slots(); ++channel)
+    if (network.channel_alive(channel)) ++live_channels[Torus::channel_direction(channel).dim()];
+  double limit = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (live_channels[dim] > 0) limit = std::max(limit, dimension_hop_bytes[dim] / (live_channels[dim] * model.bandwidth));
+  for (std::size_t rank = 0; rank < table.size(); ++rank) {
+    std::size_t ports = 0, in_ports = 0;
+    const NodeId node = table.nodes()[rank];
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const Direction direction(d);
+      if (network.channel_alive(node, direction)) ++ports;
+      if (torus.direction_present(direction) && network.channel_alive(torus.neighbor(node, direction), direction.opposite()))
+        ++in_ports;
+    }
+    if (ports) limit = std::max(limit, sent[rank] / (ports * model.bandwidth));
+    if (in_ports) limit = std::max(limit, received[rank] / (in_ports * model.bandwidth));
+  }
+  figures.limit_seconds = limit;
+  return figures;
+}
+
+struct PlannedPattern {
+  std::string pattern;
+  const RouteTable* table;
+  std::vector<TrafficPattern> phases;
+  std::size_t first_phase = 0;  // in the simulated phase list
+};
+
+PatternResult summarise(const Network& network, const PlannedPattern& plan, const std::vector<PhaseResult>& results,
+                        const SimulationRequest& request) {
+  PatternResult out;
+  out.pattern = plan.pattern;
+  out.table = plan.table->algorithm.empty() ? "table" : plan.table->algorithm;
+  out.phases = plan.phases.size();
+  if (request.channel_bytes) out.channel_bytes.assign(network.torus().channel_slots(), 0.0);
+  std::vector<std::uint64_t> load(network.torus().channel_slots(), 0);
+  double bandwidth_sum = 0;
+  out.min_bandwidth = INFINITY;
+  out.validated = true;
+  for (std::size_t p = 0; p < plan.phases.size(); ++p) {
+    const Flows& flows = plan.phases[p].flows;
+    const PhaseResult& result = results[plan.first_phase + p];
+    const PhaseFigures figures = phase_figures(network, *plan.table, flows, request.bytes, request.model, load,
+                                               request.channel_bytes ? &out.channel_bytes : nullptr);
+    out.max_load = std::max(out.max_load, figures.max_load);
+    out.limit_seconds += figures.limit_seconds;
+    out.seconds += result.seconds;
+    if (!flows.empty()) {
+      const double latency =
+          request.model.node_latency + request.model.hop_latency * double(figures.max_hops > 0 ? figures.max_hops - 1 : 0);
+      const double fluid = double(figures.max_load) * request.bytes / request.model.bandwidth + latency;
+      out.fluid_seconds += fluid;
+      if (std::fabs(result.seconds - fluid) > 0.05 * fluid) out.validated = false;
+    }
+    for (double seconds : result.flow_seconds.front()) {
+      const double bandwidth = seconds > 0 ? request.bytes / seconds : 0;
+      out.min_bandwidth = std::min(out.min_bandwidth, bandwidth);
+      out.max_bandwidth = std::max(out.max_bandwidth, bandwidth);
+      bandwidth_sum += bandwidth;
+    }
+    out.flows += flows.size();
+  }
+  if (out.flows == 0) out.min_bandwidth = 0;
+  out.mean_bandwidth = out.flows ? bandwidth_sum / double(out.flows) : 0;
+  out.throughput = out.seconds > 0 ? double(out.flows) * request.bytes / out.seconds : 0;
+  out.fluid_error = out.fluid_seconds > 0 ? (out.seconds - out.fluid_seconds) / out.fluid_seconds : 0;
+  return out;
+}
+
+}  // namespace
+
+SimulationReport run_simulation(const Network& network, const RouteTable& table, const SimulationRequest& request) {
+  if (!(request.bytes > 0)) throw std::invalid_argument("the message size must be positive");
+  for (const std::string& name : request.patterns)
+    if (!is_simulation_pattern(name)) pattern_phases(name, network.torus(), {}, request.pattern_options);  // throws
+
+  SimulationReport report;
+  // The baseline runs only where plain DOR is a routing of this machine:
+  // around failures its routes may cross dead channels.
+  RouteTable dor;
+  if (request.baseline) {
+    dor = dimension_order_table(network.torus(), table.nodes());
+    Flows every_pair;
+    for (std::size_t s = 0; s < dor.size(); ++s)
+      for (std::size_t d = 0; d < dor.size(); ++d)
+        if (s != d) every_pair.emplace_back(s, d);
+    try {
+      check_routes(network, JobFlows{&dor, &every_pair, request.bytes});
+    } catch (const std::invalid_argument& e) {
+      report.baseline_note = std::string("plain DOR is not a routing of this machine: ") + e.what();
+    }
+  }
+  const bool with_baseline = request.baseline && report.baseline_note.empty();
+
+  std::vector<PlannedPattern> plans;
+  std::vector<Phase> phases;
+  for (const RouteTable* routes : {&table, static_cast<const RouteTable*>(&dor)}) {
+    if (routes == &dor && !with_baseline) continue;
+    for (const std::string& name : request.patterns) {
+      plans.push_back({name, routes, pattern_phases(name, network.torus(), routes->nodes(), request.pattern_options)});
+    }
+  }
+  for (PlannedPattern& plan : plans) {
+    plan.first_phase = phases.size();
+    for (const TrafficPattern& phase : plan.phases) phases.push_back(Phase{{JobFlows{plan.table, &phase.flows, request.bytes}}});
+  }
+
+  const std::vector<PhaseResult> results = simulate_phases(network, request.model, phases);
+  for (const PlannedPattern& plan : plans)
+    (plan.table == &table ? report.table : report.baseline).push_back(summarise(network, plan, results, request));
+  return report;
+}
+
+}  // namespace angara::simulation

@@ -1,0 +1,67 @@
+// What `angara-route simulate` measures: traffic patterns run on a job's
+// routing table in the flow simulator (simulation/flow_simulator.hpp), side
+// by side with the plain dimension-order table of the same nodes, against
+// the physical limit of the allocation, each checked against the fluid
+// bound the flow model must reach.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "routing/check/patterns.hpp"
+#include "simulation/flow_simulator.hpp"
+
+namespace angara::simulation {
+
+struct SimulationRequest {
+  std::vector<std::string> patterns;  // simulation_patterns() names
+  double bytes = 1 << 20;             // message size of every flow
+  PatternOptions pattern_options;     // seed, random samples
+  bool baseline = true;               // also run the plain DOR table
+  LinkModel model;
+  bool channel_bytes = false;         // keep the bytes each channel carried (pictures)
+};
+
+// One pattern on one table.
+struct PatternResult {
+  std::string pattern;
+  std::string table;             // the generator's name, or "dor"
+  std::size_t phases = 0, flows = 0;
+  double seconds = 0;            // simulated, the phases one after another
+  double throughput = 0;         // bytes of all flows / seconds
+  double min_bandwidth = 0, mean_bandwidth = 0, max_bandwidth = 0;  // bytes/s of one flow
+  // The flow model's bottleneck: per phase max channel load x bytes /
+  // bandwidth plus the longest route's latency, summed.  A phase whose flows
+  // start together under max-min sharing ends exactly then, so the simulated
+  // time must agree (within 5%: validated).
+  double fluid_seconds = 0;
+  double fluid_error = 0;        // (seconds - fluid_seconds) / fluid_seconds
+  bool validated = false;
+  // No routing can do better: per phase, the most bytes one node injects or
+  // receives over its live channels, or one dimension's minimal hop-bytes
+  // over its live channels, at link bandwidth; summed.
+  double limit_seconds = 0;
+  std::uint64_t max_load = 0;    // most flows on one channel in one phase
+  std::vector<double> channel_bytes;  // by ChannelId, when asked for
+};
+
+struct SimulationReport {
+  std::vector<PatternResult> table;     // per pattern, the job's table
+  std::vector<PatternResult> baseline;  // the same patterns on plain DOR (empty: not run)
+  // Why the baseline did not run ("" when it did or was not asked for).
+  std::string baseline_note;
+};
+
+// Throws std::invalid_argument for an unknown pattern, a missing route or a
+// route over a dead channel (nothing is simulated then), std::logic_error
+// when a simulation already ran in this process.
+SimulationReport run_simulation(const Network& network, const RouteTable& table, const SimulationRequest& request);
+
+// The effective bisection bandwidth of a `bisection` result: the mean
+// bandwidth of one flow (bytes/s).
+inline double effective_bisection_bandwidth(const PatternResult& result) { return result.mean_bandwidth; }
+
+}  // namespace angara::simulation
