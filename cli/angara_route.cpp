@@ -28,6 +28,8 @@
 #include "config.h"
 #include "routing/generator.hpp"
 #include "routing/common/parallel.hpp"
+#include "routing/check/load_picture.hpp"
+#include "routing/check/metrics.hpp"
 #include "routing/check/patterns.hpp"
 #include "routing/pipeline.hpp"
 #include "routing/report.hpp"
@@ -353,7 +355,8 @@ int cmd_verify(int argc, char** argv) {
 }
 
 // Congestion of the ANSU paper's traffic patterns under installed tables or a
-// route dump: for each pattern, the most flows that share one channel.
+// route dump: for each pattern, the most flows that share one channel; with
+// --svg, the picture of every channel's all-to-all load.
 int cmd_analyze(int argc, char** argv) {
   CommonOptions common;
   std::string tables, dump;
@@ -364,9 +367,11 @@ int cmd_analyze(int argc, char** argv) {
                                         {"rules", required_argument, nullptr, 'R'},
                                         {"flow-control", required_argument, nullptr, 'F'},
                                         {"memory-limit", required_argument, nullptr, 'M'},
+                                        {"svg", required_argument, nullptr, 'S'},
                                         {nullptr, 0, nullptr, 0}};
   RulesOptions rules;
   std::optional<MemoryLimit> memory_limit;
+  std::string svg_path;
   int opt;
   while ((opt = getopt_long(argc, argv, "c:t:D:j", long_options, nullptr)) != -1) {
     switch (opt) {
@@ -385,6 +390,10 @@ int cmd_analyze(int argc, char** argv) {
         memory_limit = parse_memory_limit(optarg);
         if (!memory_limit) return usage_error("analyze: " + memory_limit_error(optarg));
         break;
+      case 'S':
+        if (*optarg == '\0') return usage_error("analyze: --svg needs a file name");
+        svg_path = optarg;
+        break;
       default: return usage_error("analyze: unknown option");
     }
   }
@@ -393,6 +402,10 @@ int cmd_analyze(int argc, char** argv) {
   Config config = load_config_announced(common.config_path);
   if (memory_limit) config.memory_limit = *memory_limit;
   config.lp_bound_time = 0;  // no LP bound here: the memory estimate leaves it out
+  // The picture's file is checked before anything is read or computed.
+  if (!svg_path.empty())
+    if (const std::string problem = check_output_file(svg_path); !problem.empty())
+      throw TableFileError("cannot write " + svg_path + ": " + problem);
   TableInput input = read_table_input(config, tables, dump);
   RouteTable& table = input.table;
   const std::string& source = input.source;
@@ -411,6 +424,16 @@ int cmd_analyze(int argc, char** argv) {
   std::vector<Congestion> results;
   for (const TrafficPattern& pattern : standard_patterns(torus, table))
     results.push_back(measure_congestion(torus, table, pattern));
+  if (!svg_path.empty()) {
+    // The all-to-all's load: every ordered pair's route, the edge forwarding index.
+    const Network network = config.network();
+    PictureOptions picture;
+    picture.title = "all-to-all load of " + source;
+    picture.job_nodes = table.nodes();
+    picture.node_names = config.node_names;
+    mark_failures(picture, network);
+    write_file_atomically(svg_path, load_svg(torus, channel_values(channel_loads(network, table)), picture));
+  }
   if (common.json) {
     std::cout << "{\"source\":" << json_quote(source) << ",\"nodes\":" << table.size()
               << ",\"rules\":" << json_quote(std::string(rule_set_name(table.rules)))
@@ -421,7 +444,9 @@ int cmd_analyze(int argc, char** argv) {
       std::cout << (i ? "," : "") << "{\"name\":" << json_quote(results[i].pattern) << ",\"flows\":"
                 << results[i].flows << ",\"max_flows_per_channel\":" << results[i].max_flows_per_channel
                 << ",\"busiest_channel\":" << json_quote(results[i].busiest_channel) << "}";
-    std::cout << "]}\n";
+    std::cout << "]";
+    if (!svg_path.empty()) std::cout << ",\"svg\":" << json_quote(svg_path);
+    std::cout << "}\n";
   } else {
     std::cout << "congestion of " << source << " (" << table.size() << " nodes, " << torus.to_string() << ")\n";
     std::cout << "  rules " << rule_set_name(table.rules) << ", flow control " << flow_control_name(table.flow_control)
@@ -433,6 +458,7 @@ int cmd_analyze(int argc, char** argv) {
                     static_cast<unsigned long long>(c.max_flows_per_channel), c.busiest_channel.c_str());
       std::cout << line;
     }
+    if (!svg_path.empty()) std::cout << "  picture of the alltoall load per channel written to " << svg_path << "\n";
   }
   return kExitOk;
 }
@@ -534,14 +560,16 @@ const Subcommand kSubcommands[] = {
      &angara::cli::install_defaults_command},
     {"analyze",
      "analyze --tables DIR | --dump FILE [--config F] [--json] [--memory-limit SIZE]\n"
-     "                    [--rules angara|general] [--flow-control bubble|none]",
-     "Congestion of the transpose, neighbor, tornado and alltoall patterns under a routing.", &cmd_analyze},
+     "                    [--rules angara|general] [--flow-control bubble|none] [--svg FILE]",
+     "Congestion of the transpose, neighbor, tornado and alltoall patterns under a routing;\n"
+     "--svg draws the torus with every channel coloured by its all-to-all load.",
+     &cmd_analyze},
     {"simulate",
      "simulate --tables DIR | --dump FILE | [--nodes HOSTLIST] [--algorithm NAME]\n"
      "                    [--config F] [--pattern LIST] [--size BYTES] [--samples N] [--seed N]\n"
-     "                    [--no-baseline] [--platform FILE.xml [--hostfile FILE]] [--json]",
+     "                    [--no-baseline] [--svg FILE] [--platform FILE.xml [--hostfile FILE]] [--json]",
      "Time and bandwidth of traffic patterns on a routing (SimGrid flow model), beside plain DOR;\n"
-     "the job as an SMPI platform.",
+     "--svg draws each channel's utilisation, --platform writes the job as an SMPI platform.",
      &angara::cli::simulate_command},
     {"select",
      "select --count N | --shape AxBx.. [--config F] [--free HOSTLIST] [--busy HOSTLIST]...\n"

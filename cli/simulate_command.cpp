@@ -15,10 +15,12 @@
 #include "angara/file_io.hpp"
 #include "angara/hostlist.hpp"
 #include "angara/printable.hpp"
+#include "angara/table_file.hpp"
 #include "cli/cli_support.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_status.hpp"
 #include "cli/table_input.hpp"
+#include "routing/check/load_picture.hpp"
 #include "routing/check/patterns.hpp"
 #include "routing/pipeline.hpp"
 #include "routing/report.hpp"
@@ -164,7 +166,7 @@ void print_text(const std::string& source, const RouteTable& table, const Simula
 }  // namespace
 
 int simulate_command(int argc, char** argv) {
-  std::string config_path, tables, dump, nodes, algorithm, platform, hostfile;
+  std::string config_path, tables, dump, nodes, algorithm, platform, hostfile, svg_path;
   bool json = false;
   SimulationRequest request;
   std::string patterns_text;
@@ -180,6 +182,7 @@ int simulate_command(int argc, char** argv) {
                                         {"no-baseline", no_argument, nullptr, 'B'},
                                         {"platform", required_argument, nullptr, 'P'},
                                         {"hostfile", required_argument, nullptr, 'H'},
+                                        {"svg", required_argument, nullptr, 'V'},
                                         {"json", no_argument, nullptr, 'j'},
                                         {nullptr, 0, nullptr, 0}};
   int opt;
@@ -227,6 +230,10 @@ int simulate_command(int argc, char** argv) {
         if (*optarg == '\0') return usage_error(kCommand, "--hostfile needs a file name");
         hostfile = optarg;
         break;
+      case 'V':
+        if (*optarg == '\0') return usage_error(kCommand, "--svg needs a file name");
+        svg_path = optarg;
+        break;
       case 'j': json = true; break;
       default: return usage_error(kCommand, "unknown option");
     }
@@ -238,6 +245,11 @@ int simulate_command(int argc, char** argv) {
   if (!hostfile.empty() && platform.empty()) return usage_error(kCommand, "--hostfile goes with --platform");
   set_json_errors(json);
 
+  // Output files are checked before anything is read or computed.
+  for (const std::string* path : {&svg_path, &platform, &hostfile})
+    if (!path->empty())
+      if (const std::string problem = check_output_file(*path); !problem.empty())
+        throw TableFileError("cannot write " + *path + ": " + problem);
   const Config config = load_config_announced(config_path);
   request.model = simulation::link_model_of(config);
   RouteTable table;
@@ -277,7 +289,25 @@ int simulate_command(int argc, char** argv) {
     simulation::write_platform(config, network, table, request.model, platform);
     if (!hostfile.empty()) simulation::write_hostfile(config, table, hostfile);
   }
+  request.channel_bytes = !svg_path.empty();
   const SimulationReport report = simulation::run_simulation(network, table, request);
+  if (!svg_path.empty()) {
+    // The first pattern's utilisation of every channel: the bytes it carried
+    // over the time the pattern took at link bandwidth.
+    const PatternResult& first = report.table.front();
+    std::vector<double> utilisation(first.channel_bytes.size(), 0.0);
+    for (std::size_t c = 0; c < utilisation.size(); ++c)
+      if (first.seconds > 0) utilisation[c] = 100 * first.channel_bytes[c] / (first.seconds * request.model.bandwidth);
+    PictureOptions picture;
+    picture.title = first.pattern + " on " + source + " (" + first.table + "): channel utilisation";
+    picture.value_name = "utilisation";
+    picture.unit = "%";
+    picture.scale_max = 100;
+    picture.job_nodes = table.nodes();
+    picture.node_names = config.node_names;
+    mark_failures(picture, network);
+    write_file_atomically(svg_path, load_svg(network.torus(), utilisation, picture));
+  }
   if (json) print_json(source, table, request, report);
   else print_text(source, table, request, report);
   return kExitOk;

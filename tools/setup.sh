@@ -19,6 +19,11 @@ packages=(
   man-db groff-base
   clang
 )
+# Only the tests need them: headless Chromium renders analyze --svg's pictures
+# (tests/test_svg.sh, which fails without it under CI=true).
+if [ "$mode" = test ]; then
+  packages+=(chromium)
+fi
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
