@@ -8,8 +8,11 @@
 // job's RouteTable when the flow starts (a network zone of our own over the
 // compact route store), so memory stays that of the tables.  SimGrid's
 // TCP-era corrections (bandwidth and latency factors, window limit, reverse
-// ack traffic) are switched off: Angara links are credit-based, and the
-// simulated time of an all-to-all must equal max load x size / bandwidth.
+// ack traffic, shares weighted by round-trip time) are left out: Angara
+// links are credit-based and share a channel evenly among the flows on it,
+// so the simulated time of an all-to-all is max load x size / bandwidth.
+// A route's latency (node latency, plus the hop latency for every router
+// past the first) is added to its flow's transfer time.
 #pragma once
 
 #include <cstddef>
