@@ -347,6 +347,29 @@ START_TEST(test_missing_file) {
 }
 END_TEST
 
+// The flow simulator's figures: defaults, values, and errors naming the key.
+START_TEST(test_hardware_section) {
+  const Config defaults = parse_config(kDesmosMachine, "test.yaml");
+  ck_assert(defaults.hardware.link_bandwidth_gbit == 75);
+  ck_assert(defaults.hardware.node_latency_ns == 850);
+  ck_assert(defaults.hardware.hop_latency_ns == 100);
+  const Config set = parse_config(kDesmosMachine + "hardware:\n  link_bandwidth: 56\n  node_latency: 1000\n"
+                                                   "  hop_latency: 0\n", "test.yaml");
+  ck_assert(set.hardware.link_bandwidth_gbit == 56);
+  ck_assert(set.hardware.node_latency_ns == 1000);
+  ck_assert(set.hardware.hop_latency_ns == 0);
+  ck_assert_std_str_eq(parse_error(kDesmosMachine + "hardware:\n  link_bandwidth: 0\n"),
+                       "test.yaml:5:19: hardware.link_bandwidth: expected Gbit/s as a plain decimal number from "
+                       "0.001 to 100000, got '0'");
+  ck_assert_std_str_eq(parse_error(kDesmosMachine + "hardware:\n  hop_latency: 10us\n"),
+                       "test.yaml:5:16: hardware.hop_latency: expected nanoseconds as a plain decimal number from 0 "
+                       "to 1e+09, got '10us'");
+  ck_assert_std_str_eq(parse_error(kDesmosMachine + "hardware:\n  latency: 5\n"),
+                       "test.yaml:5:3: unknown key 'latency' in 'hardware' (expected one of: link_bandwidth, node_latency, "
+                       "hop_latency)");
+}
+END_TEST
+
 START_TEST(test_structure_errors) {
   ck_assert_std_str_eq(parse_error(""),
                        "test.yaml:1:1: the configuration is empty (machine.torus and machine.nodes are required)");
@@ -439,6 +462,7 @@ int main() {
   tcase_add_test(tc, test_error_accessors);
   tcase_add_test(tc, test_missing_file);
   tcase_add_test(tc, test_structure_errors);
+  tcase_add_test(tc, test_hardware_section);
   tcase_add_test(tc, test_node_errors);
   suite_add_tcase(suite, tc);
   return angara_test::run_suite(suite);
