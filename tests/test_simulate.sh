@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# angara-route simulate end to end: the validation built into the report
+# (every phase at its fluid bound), balanced against bfs on random halves of
+# 8x8 and 4x4x4 (the all-to-all times in the ratio of their max loads), the
+# picture, the SMPI platform, and bad input (one line, the documented exit
+# status, nothing written).
+set -u
+expect_timeout=300
+. "$(dirname "$0")/tap_lib.sh"
+
+json_field() {  # json_field FILE PYTHON-EXPRESSION-ON-r
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# Desmos, the default machine and chain: both patterns validated, DOR beside.
+expect "desmos: simulate --json" 0 "$tool" simulate --json --samples 20
+cp "$work/out" "$work/desmos.json"
+contains "desmos: every phase at its fluid bound" <(json_field "$work/desmos.json" \
+  "all(p['validated'] for p in r['results'] + r['baseline'])") "True"
+contains "desmos: 32 nodes, alltoall and bisection" <(json_field "$work/desmos.json" \
+  "r['nodes'], [p['pattern'] for p in r['results']]") "32 ['alltoall', 'bisection']"
+contains "desmos: the eBB is the bisection's mean flow bandwidth" <(json_field "$work/desmos.json" \
+  "r['effective_bisection_bandwidth'] == r['results'][1]['mean_flow_bandwidth']") "True"
+# The all-to-all takes max load x 1 MiB / 75 Gbit/s (+ latency).
+contains "desmos: the all-to-all time is its max load's" <(json_field "$work/desmos.json" \
+  "abs(r['results'][0]['seconds'] / (r['results'][0]['max_load'] * 1048576 / 9.375e9) - 1) < 0.01") "True"
+
+# Random halves: balanced's all-to-all is faster than bfs's by the ratio of
+# their max loads (the flow model's bottleneck), within 5%.
+for machine in 8x8 4x4x4; do
+  printf 'machine:\n  torus: %s\n  nodes: n[00-63]\n' "$machine" >"$work/$machine.yaml"
+  half=$(python3 -c "import random; r=random.Random(7); print(','.join('n%02d' % i for i in sorted(r.sample(range(64), 32))))")
+  for algorithm in bfs balanced; do
+    expect "$machine half: simulate $algorithm" 0 "$tool" simulate --config "$work/$machine.yaml" --nodes "$half" \
+      --algorithm "$algorithm" --pattern alltoall --no-baseline --json
+    cp "$work/out" "$work/$machine-$algorithm.json"
+  done
+  contains "$machine half: time ratio = max load ratio (within 5%)" <(python3 -c "
+import json, sys
+b = json.load(open('$work/$machine-bfs.json'))['results'][0]
+a = json.load(open('$work/$machine-balanced.json'))['results'][0]
+time_ratio = b['seconds'] / a['seconds']
+load_ratio = b['max_load'] / a['max_load']
+print('faster' if a['seconds'] < b['seconds'] else 'slower', abs(time_ratio / load_ratio - 1) < 0.05)") "faster True"
+done
+
+# The picture of the first pattern's utilisation, and the SMPI platform.
+expect "picture and platform" 0 "$tool" simulate --pattern tornado --svg "$work/u.svg" \
+  --platform "$work/p.xml" --hostfile "$work/hosts"
+expect "the picture parses as XML" 0 python3 -c "import xml.etree.ElementTree as e; e.parse('$work/u.svg')"
+contains "the picture is a utilisation in %" "$work/u.svg" "utilisation"
+expect "the platform parses as XML" 0 python3 -c "import xml.etree.ElementTree as e; e.parse('$work/p.xml')"
+contains "the platform has every ordered pair's route" <(grep -c '<route ' "$work/p.xml") "992"
+contains "the hostfile lists the 32 nodes in rank order" <(head -1 "$work/hosts"; wc -l <"$work/hosts") "desmos00
+32"
+
+# Bad input: one line, the documented status, nothing written.
+expect "an unknown pattern is a usage error" 2 "$tool" simulate --pattern alltoall,shuffle
+contains "... naming it and the known ones" "$work/err" \
+  "simulate: unknown pattern 'shuffle' (expected one of alltoall, alltoall-pairwise,"
+expect "a bad size is a usage error" 2 "$tool" simulate --size 1X
+expect "--hostfile alone is a usage error" 2 "$tool" simulate --hostfile "$work/h2"
+expect "an unwritable picture is exit 5" 5 "$tool" simulate --svg /nonexistent/u.svg
+contains "... in one line" <(wc -l <"$work/err") "1"
+expect "an unwritable platform is exit 5, before anything is computed" 5 "$tool" simulate \
+  --platform "$work/p2.xml" --hostfile /nonexistent/hosts
+[ ! -e "$work/p2.xml" ] && ok "... and the platform was not written" || not_ok "a platform was written"
+# Tables of another machine: the Desmos job's tables read with an 8x8 configuration.
+expect "desmos tables" 0 "$tool" generate --output "$work/tables" --nodes 'desmos[00-07]'
+expect "tables of another machine are refused" 5 "$tool" simulate --config "$work/8x8.yaml" --tables "$work/tables"
+contains "... in one line" <(wc -l <"$work/err") "1"
+# A dump with a pair's route left out.
+expect "a dump" 0 "$tool" generate --dry-run --nodes 'desmos[00-03]' --dump-routes "$work/d.dump"
+awk 'NR != 5' "$work/d.dump" >"$work/short.dump"  # line 5: 1,0,0,0 -> 0,0,0,0
+expect "a dump with a missing route is refused (bad input: 3)" 3 "$tool" simulate --dump "$work/short.dump"
+contains "... naming the pair" "$work/err" "angara-route: the table has no route 1,0,0,0 -> 0,0,0,0"
+
+tap_summary
