@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -114,7 +115,7 @@ LinkModel link_model_of(const Config& config) {
 }
 
 std::vector<PhaseResult> simulate_phases(const Network& network, const LinkModel& model,
-                                         const std::vector<Phase>& phases) {
+                                         const std::vector<Phase>& phases, double time_precision) {
   static std::atomic<bool> engine_used{false};
   if (engine_used.exchange(true)) throw std::logic_error("one flow simulation per process (SimGrid's engine is a singleton)");
 
@@ -150,6 +151,11 @@ std::vector<PhaseResult> simulate_phases(const Network& network, const LinkModel
   engine.set_config("network/crosstraffic:0");
   engine.set_config("network/TCP-gamma:0");
   engine.set_config("contexts/stack-size:128");  // KiB; two actors a host
+  if (time_precision > 0) {
+    char setting[64];
+    std::snprintf(setting, sizeof setting, "surf/precision:%.9g", time_precision);
+    engine.set_config(setting);
+  }
 
   // The zone belongs to SimGrid from here on: it becomes the engine's root
   // netzone (the first one made) and the engine deletes it.

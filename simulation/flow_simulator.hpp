@@ -62,7 +62,11 @@ void check_routes(const Network& network, const JobFlows& job);
 // route over a channel that is not live, or two jobs sharing a node; and
 // std::logic_error when called a second time in one process (SimGrid's
 // engine is a process-wide singleton).
+// `time_precision` (seconds, 0: SimGrid's default) lets flows whose ends
+// lie that close together end in one step of the solver: every flow's
+// recomputation of the shares costs a solve over all flows, and an
+// all-to-all of a scattered allocation has as many distinct ends as flows.
 std::vector<PhaseResult> simulate_phases(const Network& network, const LinkModel& model,
-                                         const std::vector<Phase>& phases);
+                                         const std::vector<Phase>& phases, double time_precision = 0);
 
 }  // namespace angara::simulation

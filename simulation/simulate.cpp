@@ -1,7 +1,16 @@
 #include "simulation/simulate.hpp"
 
+#include "routing/common/parallel.hpp"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <cmath>
 #include <stdexcept>
 
@@ -79,7 +88,6 @@ struct PlannedPattern {
   std::string pattern;
   const RouteTable* table;
   std::vector<TrafficPattern> phases;
-  std::size_t first_phase = 0;  // in the simulated phase list
 };
 
 PatternResult summarise(const Network& network, const PlannedPattern& plan, const std::vector<PhaseResult>& results,
@@ -95,7 +103,7 @@ PatternResult summarise(const Network& network, const PlannedPattern& plan, cons
   out.validated = true;
   for (std::size_t p = 0; p < plan.phases.size(); ++p) {
     const Flows& flows = plan.phases[p].flows;
-    const PhaseResult& result = results[plan.first_phase + p];
+    const PhaseResult& result = results[p];
     const PhaseFigures figures = phase_figures(network, *plan.table, flows, request.bytes, request.model, load,
                                                request.channel_bytes ? &out.channel_bytes : nullptr);
     out.max_load = std::max(out.max_load, figures.max_load);
@@ -121,6 +129,144 @@ PatternResult summarise(const Network& network, const PlannedPattern& plan, cons
   out.throughput = out.seconds > 0 ? double(out.flows) * request.bytes / out.seconds : 0;
   out.fluid_error = out.fluid_seconds > 0 ? (out.seconds - out.fluid_seconds) / out.fluid_seconds : 0;
   return out;
+}
+
+// The solver's time step of a plan: flows that end within 0.4% of the
+// shortest phase's fluid time of each other end together.  Exact ends cost
+// one solve over every flow per flow (an all-to-all of 256 scattered nodes:
+// 8 minutes); this step keeps every phase within 1% of its exact time
+// (doc/benchmarks.md, "Simulated throughput").
+double time_precision_of(const Network& network, const PlannedPattern& plan, const SimulationRequest& request) {
+  std::vector<std::uint64_t> load(network.torus().channel_slots(), 0);
+  double shortest = 0;
+  for (const TrafficPattern& phase : plan.phases) {
+    if (phase.flows.empty()) continue;
+    const PhaseFigures figures = phase_figures(network, *plan.table, phase.flows, request.bytes, request.model, load, nullptr);
+    const double fluid = double(figures.max_load) * request.bytes / request.model.bandwidth;
+    if (shortest == 0 || fluid < shortest) shortest = fluid;
+  }
+  return 0.004 * shortest;
+}
+
+void write_all(int fd, const void* data, std::size_t bytes) {
+  const char* at = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t written = ::write(fd, at, bytes);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) _exit(3);
+    at += written;
+    bytes -= static_cast<std::size_t>(written);
+  }
+}
+
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
+  return text;
+}
+
+// A plan simulated in a child process: SimGrid's engine is one a process
+// and its time step one setting, so each plan gets a process of its own;
+// they run side by side on the node's cores.  The child sends its phase
+// times through a pipe as doubles, or "E" and an error message.
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+};
+
+Child start_child(const Network& network, const SimulationRequest& request, const PlannedPattern& plan) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(std::string("simulate: pipe: ") + std::strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(std::string("simulate: fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    try {
+      std::vector<Phase> phases;
+      for (const TrafficPattern& phase : plan.phases)
+        phases.push_back(Phase{{JobFlows{plan.table, &phase.flows, request.bytes}}});
+      const std::vector<PhaseResult> results =
+          simulate_phases(network, request.model, phases, time_precision_of(network, plan, request));
+      write_all(fds[1], "R", 1);
+      for (const PhaseResult& result : results) {
+        write_all(fds[1], &result.seconds, sizeof(double));
+        const std::vector<double>& flows = result.flow_seconds.front();
+        write_all(fds[1], flows.data(), flows.size() * sizeof(double));
+      }
+    } catch (const std::exception& e) {
+      write_all(fds[1], "E", 1);
+      write_all(fds[1], e.what(), std::strlen(e.what()));
+    }
+    ::close(fds[1]);
+    _exit(0);  // no atexit handlers, no flush of the parent's buffers
+  }
+  ::close(fds[1]);
+  return Child{pid, fds[0]};
+}
+
+std::vector<PhaseResult> finish_child(Child child, const PlannedPattern& plan) {
+  const std::string data = read_all(child.fd);
+  ::close(child.fd);
+  int status = 0;
+  while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const std::string what = "the simulation of " + plan.pattern + " on " +
+                           (plan.table->algorithm.empty() ? std::string("the table") : plan.table->algorithm);
+  if (!data.empty() && data[0] == 'E') throw std::runtime_error(what + " failed: " + data.substr(1));
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || data.empty() || data[0] != 'R')
+    throw std::runtime_error(what + " died (" +
+                             (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                                  : "exit status " + std::to_string(WEXITSTATUS(status))) +
+                             ")");
+  std::vector<PhaseResult> results(plan.phases.size());
+  std::size_t at = 1;
+  const auto take = [&](double* into, std::size_t count) {
+    if (data.size() < at + count * sizeof(double)) throw std::runtime_error(what + " sent a short result");
+    std::memcpy(into, data.data() + at, count * sizeof(double));
+    at += count * sizeof(double);
+  };
+  for (std::size_t p = 0; p < plan.phases.size(); ++p) {
+    take(&results[p].seconds, 1);
+    results[p].flow_seconds.assign(1, std::vector<double>(plan.phases[p].flows.size()));
+    take(results[p].flow_seconds[0].data(), plan.phases[p].flows.size());
+  }
+  return results;
+}
+
+// Every plan's routes are checked here, so bad input is an error of this
+// process (std::invalid_argument), not a child's.
+void run_in_children(const Network& network, const SimulationRequest& request, const std::vector<PlannedPattern>& plans,
+                     std::vector<std::vector<PhaseResult>>& results) {
+  for (const PlannedPattern& plan : plans)
+    for (const TrafficPattern& phase : plan.phases) check_routes(network, JobFlows{plan.table, &phase.flows, request.bytes});
+  const std::size_t parallel = static_cast<std::size_t>(std::max(1, worker_count()));
+  std::vector<Child> running;
+  std::size_t next = 0, done = 0;
+  try {
+    while (done < plans.size()) {
+      while (next < plans.size() && running.size() < parallel) running.push_back(start_child(network, request, plans[next++]));
+      results[done] = finish_child(running.front(), plans[done]);
+      running.erase(running.begin());
+      ++done;
+    }
+  } catch (...) {
+    for (const Child& child : running) {
+      ::kill(child.pid, SIGKILL);
+      ::close(child.fd);
+      ::waitpid(child.pid, nullptr, 0);
+    }
+    throw;
+  }
 }
 
 }  // namespace
@@ -149,21 +295,15 @@ SimulationReport run_simulation(const Network& network, const RouteTable& table,
   const bool with_baseline = request.baseline && report.baseline_note.empty();
 
   std::vector<PlannedPattern> plans;
-  std::vector<Phase> phases;
   for (const RouteTable* routes : {&table, static_cast<const RouteTable*>(&dor)}) {
     if (routes == &dor && !with_baseline) continue;
-    for (const std::string& name : request.patterns) {
+    for (const std::string& name : request.patterns)
       plans.push_back({name, routes, pattern_phases(name, network.torus(), routes->nodes(), request.pattern_options)});
-    }
   }
-  for (PlannedPattern& plan : plans) {
-    plan.first_phase = phases.size();
-    for (const TrafficPattern& phase : plan.phases) phases.push_back(Phase{{JobFlows{plan.table, &phase.flows, request.bytes}}});
-  }
-
-  const std::vector<PhaseResult> results = simulate_phases(network, request.model, phases);
-  for (const PlannedPattern& plan : plans)
-    (plan.table == &table ? report.table : report.baseline).push_back(summarise(network, plan, results, request));
+  std::vector<std::vector<PhaseResult>> results(plans.size());
+  run_in_children(network, request, plans, results);
+  for (std::size_t i = 0; i < plans.size(); ++i)
+    (plans[i].table == &table ? report.table : report.baseline).push_back(summarise(network, plans[i], results[i], request));
   return report;
 }
 
