@@ -211,7 +211,8 @@ START_TEST(test_pattern_shapes) {
   ck_assert_int_eq(pattern_phases("alltoall-pairwise", torus, nodes, options).size(), nodes.size() - 1);
   // 32 ranks: the bit complement of 5 (00101) is 26 (11010).
   bool found = false;
-  for (const auto& [s, d] : pattern_phases("bit-complement", torus, nodes, options)[0].flows)
+  const std::vector<TrafficPattern> complement = pattern_phases("bit-complement", torus, nodes, options);
+  for (const auto& [s, d] : complement[0].flows)
     if (s == 5) found = d == 26;
   ck_assert(found);
   // The halo of a whole 4x4x2 runs on its own grid: 6 neighbours a rank
