@@ -9,7 +9,7 @@
 #   --build DIR   the configured and built tree (default: the current directory)
 #   --output FILE default: doc/benchmarks.md of the source tree
 #   --only LIST   these sections only (comma-separated: quality, nue, faults,
-#                 scale, time_budget, transition, placement, memory)
+#                 scale, time_budget, transition, placement, memory, simulation)
 # 'make bench-doc' runs it from the build tree (about 30 minutes on 2 shared cores).
 set -euo pipefail
 
@@ -448,6 +448,51 @@ section_memory() {
   cat "$work/memory.rows" >> "$body"
 }
 
+section_simulation() {
+  emit '' '## Simulated throughput' ''
+  emit 'What a job feels of its routing, from `angara-route simulate` (SimGrid'"'"'s flow model:' \
+       'every channel a link of 75 Gbit/s shared evenly by the flows on it; 1 MiB messages).' \
+       'The all-to-all time (every flow at once up to 256 nodes, MPI'"'"'s pairwise rounds above)' \
+       'and the effective bisection bandwidth (eBB: the mean bandwidth of a flow over random' \
+       'bisections, the DFSSSP paper'"'"'s measure) of every generator on whole machines, a random' \
+       'half and a compact block (the first half in node order), beside plain DOR, the table' \
+       'OpenSM'"'"'s DOR engine would install.  Every phase of every run is checked against the flow' \
+       'model'"'"'s bottleneck (max load x size / bandwidth): `(!)` would mark a miss above 5%.'
+  if [ "$quick" = 1 ]; then
+    show simulate_table nice -n 19 bash "$src/bench/simulate_bench.sh" --quick
+  else
+    show simulate_table nice -n 19 bash "$src/bench/simulate_bench.sh"
+  fi
+  emit '' '### Speed of the simulator' ''
+  emit 'The three sizes the simulator is held to: 511 pairwise rounds on 512 nodes (at most' \
+       '60 s and 1 GB), every flow of an all-to-all at once on 256 scattered nodes (at most 60 s),' \
+       'and 100 random bisections of 512 nodes (at most 30 s).  Each pattern on each table runs' \
+       'in a process of its own; the solver ends flows together when their ends lie within 0.4%' \
+       'of the phase'"'"'s fluid time (exact ends, one solve over all 65,280 flows per flow, take' \
+       '243 s of CPU for the same all-to-all and give the same figures to four digits).'
+  printf 'machine:\n  torus: 8x8x8\n  nodes: n[000-511]\n' > "$work/8x8x8.yaml"
+  local half
+  half=$(python3 -c "import random; print(','.join('n%03d' % i for i in sorted(random.Random(7).sample(range(512), 256))))")
+  run simulate_pairwise nice -n 19 cli/angara-route simulate -c "$work/8x8x8.yaml" --algorithm balanced \
+    --pattern alltoall-pairwise --no-baseline
+  run simulate_alltoall nice -n 19 cli/angara-route simulate -c "$work/8x8x8.yaml" --nodes "$half" \
+    --algorithm balanced --pattern alltoall --no-baseline
+  run simulate_bisection nice -n 19 cli/angara-route simulate -c "$work/8x8x8.yaml" --algorithm balanced \
+    --pattern bisection --samples 100 --no-baseline
+  emit '```sh' "printf 'machine:\\n  torus: 8x8x8\\n  nodes: n[000-511]\\n' > 8x8x8.yaml"
+  local name
+  for name in simulate_pairwise simulate_alltoall simulate_bisection; do
+    sed "s|$work/||; s|--nodes n[^ ]*|--nodes \"\$(random half of 256, seed 7)\"|" "$work/$name.cmd" >> "$body"
+  done
+  emit '```' '' '| run | simulated | wall s | CPU s | peak RSS MiB |' '|---|---|---|---|---|'
+  local w u s m line
+  for name in simulate_pairwise simulate_alltoall simulate_bisection; do
+    read -r w u s m < "$work/$name.time"
+    line=$(grep -E '^  (alltoall|bisection)' "$work/$name.out" | head -1 | awk '{ print $1 ": " $3 " " $4 }')
+    emit "| $name | $line | $w | $(awk -v a="$u" -v b="$s" 'BEGIN { print a + b }') | $((m / 1024)) |"
+  done
+}
+
 # ---------------------------------------------------------------- the run
 
 # write_document [done]: the header and the sections so far to the output
@@ -490,5 +535,6 @@ wanted time_budget && section_time_budget && write_document
 wanted transition && section_transition && write_document
 wanted placement && section_placement && write_document
 wanted memory && section_memory && write_document
+wanted simulation && section_simulation && write_document
 write_document done
 echo "bench_doc: wrote $output in $(( $(date +%s) - started )) s" >&2
