@@ -567,7 +567,8 @@ const Subcommand kSubcommands[] = {
     {"simulate",
      "simulate --tables DIR | --dump FILE | [--nodes HOSTLIST] [--algorithm NAME]\n"
      "                    [--config F] [--pattern LIST] [--size BYTES] [--samples N] [--seed N]\n"
-     "                    [--no-baseline] [--svg FILE] [--platform FILE.xml [--hostfile FILE]] [--json]",
+     "                    [--no-baseline] [--beside DIR|FILE]... [--svg FILE]\n"
+     "                    [--platform FILE.xml [--hostfile FILE]] [--json]",
      "Time and bandwidth of traffic patterns on a routing (SimGrid flow model), beside plain DOR;\n"
      "--svg draws each channel's utilisation, --platform writes the job as an SMPI platform.",
      &angara::cli::simulate_command},

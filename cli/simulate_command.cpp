@@ -1,6 +1,7 @@
 // angara-route simulate: traffic patterns on a job's routing table in the
 // flow simulator (simulation/), beside plain DOR and the physical limit.
 #include <getopt.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cmath>
@@ -108,7 +109,7 @@ void print_json(const std::string& source, const RouteTable& table, const Simula
   std::snprintf(model, sizeof model,
                 ",\"message_bytes\":%.9g,\"link_bandwidth\":%.9g,\"node_latency\":%.9g,\"hop_latency\":%.9g",
                 request.bytes, request.model.bandwidth, request.model.node_latency, request.model.hop_latency);
-  std::cout << model << ",\"results\":[";
+  std::cout << model << ",\"beside\":" << request.beside.size() << ",\"results\":[";
   for (std::size_t i = 0; i < report.table.size(); ++i) {
     if (i) std::cout << ",";
     print_json_result(std::cout, report.table[i]);
@@ -135,6 +136,8 @@ void print_text(const std::string& source, const RouteTable& table, const Simula
             << static_cast<unsigned long long>(request.bytes) << " bytes, links " << format_rate(request.model.bandwidth)
             << ", latency " << request.model.node_latency * 1e9 << " ns + " << request.model.hop_latency * 1e9
             << " ns a further hop\n";
+  if (!request.beside.empty())
+    std::cout << "  beside " << request.beside.size() << " other job(s) running the same patterns at the same time\n";
   std::cout << "  pattern            phases       time  throughput   flow GB/s min/mean/max   fluid check      "
                "vs dor  vs limit\n";
   for (const PatternResult& r : report.table) {
@@ -170,6 +173,7 @@ int simulate_command(int argc, char** argv) {
   bool json = false;
   SimulationRequest request;
   std::string patterns_text;
+  std::vector<std::string> beside_paths;
   static const option long_options[] = {{"config", required_argument, nullptr, 'c'},
                                         {"tables", required_argument, nullptr, 't'},
                                         {"dump", required_argument, nullptr, 'D'},
@@ -183,6 +187,7 @@ int simulate_command(int argc, char** argv) {
                                         {"platform", required_argument, nullptr, 'P'},
                                         {"hostfile", required_argument, nullptr, 'H'},
                                         {"svg", required_argument, nullptr, 'V'},
+                                        {"beside", required_argument, nullptr, 'W'},
                                         {"json", no_argument, nullptr, 'j'},
                                         {nullptr, 0, nullptr, 0}};
   int opt;
@@ -234,6 +239,10 @@ int simulate_command(int argc, char** argv) {
         if (*optarg == '\0') return usage_error(kCommand, "--svg needs a file name");
         svg_path = optarg;
         break;
+      case 'W':
+        if (*optarg == '\0') return usage_error(kCommand, "--beside needs a table directory or a route dump");
+        beside_paths.push_back(optarg);
+        break;
       case 'j': json = true; break;
       default: return usage_error(kCommand, "unknown option");
     }
@@ -270,6 +279,15 @@ int simulate_command(int argc, char** argv) {
     source = nodes.empty() ? "the whole machine" : nodes;
   }
 
+  // A job mix: other jobs' tables (a directory) or dumps (a file).
+  std::vector<RouteTable> beside;
+  beside.reserve(beside_paths.size());
+  for (const std::string& path : beside_paths) {
+    struct stat info {};
+    const bool directory = ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+    beside.push_back(read_table_input(config, directory ? path : "", directory ? "" : path).table);
+    request.beside.push_back(&beside.back());
+  }
   if (patterns_text.empty())
     request.patterns = {table.size() <= 256 ? "alltoall" : "alltoall-pairwise", "bisection"};
   else

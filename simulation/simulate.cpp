@@ -28,9 +28,27 @@ struct PhaseFigures {
   double limit_seconds = 0;
 };
 
+// Other jobs' flows of a phase: they load channels, nothing else.
+using OtherFlows = std::vector<std::pair<const RouteTable*, const Flows*>>;
+
+// Adds the channel loads of `flows` to `load`, noting first-touched channels.
+void add_loads(const Torus& torus, const RouteTable& table, const Flows& flows, std::vector<std::uint64_t>& load,
+               std::vector<ChannelId>& touched) {
+  for (const auto& [src, dst] : flows) {
+    NodeId here = table.nodes()[src];
+    table.for_each_run(src, dst, [&](Direction direction, int count) {
+      for (int i = 0; i < count; ++i) {
+        const ChannelId channel = Torus::channel(here, direction);
+        if (load[channel]++ == 0) touched.push_back(channel);
+        here = torus.neighbor(here, direction);
+      }
+    });
+  }
+}
+
 PhaseFigures phase_figures(const Network& network, const RouteTable& table, const Flows& flows, double bytes,
                            const LinkModel& model, std::vector<std::uint64_t>& load,
-                           std::vector<double>* channel_bytes) {
+                           std::vector<double>* channel_bytes, const OtherFlows& others = {}) {
   const Torus& torus = network.torus();
   PhaseFigures figures;
   std::vector<ChannelId> touched;
@@ -55,6 +73,7 @@ PhaseFigures phase_figures(const Network& network, const RouteTable& table, cons
     for (int dim = 0; dim < kMaxDims; ++dim)
       dimension_hop_bytes[dim] += bytes * torus.ring_distance(dim, from[dim], to[dim]);
   }
+  for (const auto& [other, other_flows] : others) add_loads(torus, *other, *other_flows, load, touched);
   for (ChannelId channel : touched) {
     figures.max_load = std::max<std::uint64_t>(figures.max_load, load[channel]);
     load[channel] = 0;
@@ -88,6 +107,16 @@ struct PlannedPattern {
   std::string pattern;
   const RouteTable* table;
   std::vector<TrafficPattern> phases;
+  // The other jobs of a mix and their phases of the same pattern.
+  std::vector<std::pair<const RouteTable*, std::vector<TrafficPattern>>> beside;
+
+  // Phase p's flows of the other jobs (phase p mod their count).
+  OtherFlows others(std::size_t p) const {
+    OtherFlows flows;
+    for (const auto& [table, phases] : beside)
+      if (!phases.empty()) flows.emplace_back(table, &phases[p % phases.size()].flows);
+    return flows;
+  }
 };
 
 PatternResult summarise(const Network& network, const PlannedPattern& plan, const std::vector<PhaseResult>& results,
@@ -105,15 +134,18 @@ PatternResult summarise(const Network& network, const PlannedPattern& plan, cons
     const Flows& flows = plan.phases[p].flows;
     const PhaseResult& result = results[p];
     const PhaseFigures figures = phase_figures(network, *plan.table, flows, request.bytes, request.model, load,
-                                               request.channel_bytes ? &out.channel_bytes : nullptr);
+                                               request.channel_bytes ? &out.channel_bytes : nullptr, plan.others(p));
     out.max_load = std::max(out.max_load, figures.max_load);
     out.limit_seconds += figures.limit_seconds;
-    out.seconds += result.seconds;
+    double job_seconds = 0;
+    for (double seconds : result.flow_seconds.front()) job_seconds = std::max(job_seconds, seconds);
+    out.seconds += job_seconds;
     if (!flows.empty()) {
       const double latency =
           request.model.node_latency + request.model.hop_latency * double(figures.max_hops > 0 ? figures.max_hops - 1 : 0);
       const double fluid = double(figures.max_load) * request.bytes / request.model.bandwidth + latency;
       out.fluid_seconds += fluid;
+      // The check is on the phase's last flow of any job (result.seconds).
       if (std::fabs(result.seconds - fluid) > 0.05 * fluid) out.validated = false;
     }
     for (double seconds : result.flow_seconds.front()) {
@@ -127,7 +159,9 @@ PatternResult summarise(const Network& network, const PlannedPattern& plan, cons
   if (out.flows == 0) out.min_bandwidth = 0;
   out.mean_bandwidth = out.flows ? bandwidth_sum / double(out.flows) : 0;
   out.throughput = out.seconds > 0 ? double(out.flows) * request.bytes / out.seconds : 0;
-  out.fluid_error = out.fluid_seconds > 0 ? (out.seconds - out.fluid_seconds) / out.fluid_seconds : 0;
+  double all_seconds = 0;
+  for (const PhaseResult& result : results) all_seconds += result.seconds;
+  out.fluid_error = out.fluid_seconds > 0 ? (all_seconds - out.fluid_seconds) / out.fluid_seconds : 0;
   return out;
 }
 
@@ -141,7 +175,8 @@ double time_precision_of(const Network& network, const PlannedPattern& plan, con
   double shortest = 0;
   for (const TrafficPattern& phase : plan.phases) {
     if (phase.flows.empty()) continue;
-    const PhaseFigures figures = phase_figures(network, *plan.table, phase.flows, request.bytes, request.model, load, nullptr);
+    const PhaseFigures figures = phase_figures(network, *plan.table, phase.flows, request.bytes, request.model, load,
+                                               nullptr, plan.others(&phase - plan.phases.data()));
     const double fluid = double(figures.max_load) * request.bytes / request.model.bandwidth;
     if (shortest == 0 || fluid < shortest) shortest = fluid;
   }
@@ -193,8 +228,11 @@ Child start_child(const Network& network, const SimulationRequest& request, cons
     ::close(fds[0]);
     try {
       std::vector<Phase> phases;
-      for (const TrafficPattern& phase : plan.phases)
-        phases.push_back(Phase{{JobFlows{plan.table, &phase.flows, request.bytes}}});
+      for (std::size_t p = 0; p < plan.phases.size(); ++p) {
+        Phase phase{{JobFlows{plan.table, &plan.phases[p].flows, request.bytes}}};
+        for (const auto& [other, flows] : plan.others(p)) phase.jobs.push_back(JobFlows{other, flows, request.bytes});
+        phases.push_back(std::move(phase));
+      }
       const std::vector<PhaseResult> results =
           simulate_phases(network, request.model, phases, time_precision_of(network, plan, request));
       write_all(fds[1], "R", 1);
@@ -247,8 +285,11 @@ std::vector<PhaseResult> finish_child(Child child, const PlannedPattern& plan) {
 // process (std::invalid_argument), not a child's.
 void run_in_children(const Network& network, const SimulationRequest& request, const std::vector<PlannedPattern>& plans,
                      std::vector<std::vector<PhaseResult>>& results) {
-  for (const PlannedPattern& plan : plans)
+  for (const PlannedPattern& plan : plans) {
     for (const TrafficPattern& phase : plan.phases) check_routes(network, JobFlows{plan.table, &phase.flows, request.bytes});
+    for (const auto& [other, phases] : plan.beside)
+      for (const TrafficPattern& phase : phases) check_routes(network, JobFlows{other, &phase.flows, request.bytes});
+  }
   const std::size_t parallel = static_cast<std::size_t>(std::max(1, worker_count()));
   std::vector<Child> running;
   std::size_t next = 0, done = 0;
@@ -276,6 +317,18 @@ SimulationReport run_simulation(const Network& network, const RouteTable& table,
   for (const std::string& name : request.patterns)
     if (!is_simulation_pattern(name)) pattern_phases(name, network.torus(), {}, request.pattern_options);  // throws
 
+  // A mix's jobs run on nodes of their own.
+  std::vector<unsigned char> taken(network.torus().node_count(), 0);
+  for (const RouteTable* job : [&] {
+         std::vector<const RouteTable*> jobs{&table};
+         jobs.insert(jobs.end(), request.beside.begin(), request.beside.end());
+         return jobs;
+       }())
+    for (NodeId node : job->nodes()) {
+      if (taken[node]) throw std::invalid_argument("the jobs of a mix share node " + network.torus().format_coord(node));
+      taken[node] = 1;
+    }
+
   SimulationReport report;
   // The baseline runs only where plain DOR is a routing of this machine:
   // around failures its routes may cross dead channels.
@@ -297,8 +350,12 @@ SimulationReport run_simulation(const Network& network, const RouteTable& table,
   std::vector<PlannedPattern> plans;
   for (const RouteTable* routes : {&table, static_cast<const RouteTable*>(&dor)}) {
     if (routes == &dor && !with_baseline) continue;
-    for (const std::string& name : request.patterns)
-      plans.push_back({name, routes, pattern_phases(name, network.torus(), routes->nodes(), request.pattern_options)});
+    for (const std::string& name : request.patterns) {
+      PlannedPattern plan{name, routes, pattern_phases(name, network.torus(), routes->nodes(), request.pattern_options), {}};
+      for (const RouteTable* other : request.beside)
+        plan.beside.emplace_back(other, pattern_phases(name, network.torus(), other->nodes(), request.pattern_options));
+      plans.push_back(std::move(plan));
+    }
   }
   std::vector<std::vector<PhaseResult>> results(plans.size());
   run_in_children(network, request, plans, results);

@@ -23,6 +23,11 @@ struct SimulationRequest {
   bool baseline = true;               // also run the plain DOR table
   LinkModel model;
   bool channel_bytes = false;         // keep the bytes each channel carried (pictures)
+  // A job mix: other jobs' tables (on other nodes) whose own ranks run the
+  // same pattern at the same time, phase i of the job beside phase i (mod
+  // their count) of each; the report is the job's, with their traffic on the
+  // channels it shares with them.
+  std::vector<const RouteTable*> beside;
 };
 
 // One pattern on one table.
@@ -36,7 +41,8 @@ struct PatternResult {
   // The flow model's bottleneck: per phase max channel load x bytes /
   // bandwidth plus the longest route's latency, summed.  A phase whose flows
   // start together under max-min sharing ends exactly then, so the simulated
-  // time must agree (within 5%: validated).
+  // time must agree (within 5%: validated).  In a mix, the phase's last flow
+  // of any job is held to the load of all of them.
   double fluid_seconds = 0;
   double fluid_error = 0;        // (seconds - fluid_seconds) / fluid_seconds
   bool validated = false;
@@ -44,7 +50,7 @@ struct PatternResult {
   // receives over its live channels, or one dimension's minimal hop-bytes
   // over its live channels, at link bandwidth; summed.
   double limit_seconds = 0;
-  std::uint64_t max_load = 0;    // most flows on one channel in one phase
+  std::uint64_t max_load = 0;    // most flows on one channel in one phase (other jobs' too, in a mix)
   std::vector<double> channel_bytes;  // by ChannelId, when asked for
 };
 

@@ -134,6 +134,35 @@ START_TEST(test_job_mix_shares_channels) {
 }
 END_TEST
 
+// The same through the report: the job {0,2} alone takes 1 ms, beside the
+// job {1,3} (a mix) 2 ms, its busiest channel carrying one flow of each.
+START_TEST(test_report_of_a_mix) {
+  const Torus ring = Torus::parse("4");
+  const Network network(ring);
+  const RouteTable even = dimension_order_table(ring, {0, 2});
+  const RouteTable odd = dimension_order_table(ring, {1, 3});
+  SimulationRequest request;
+  request.patterns = {"alltoall"};
+  request.bytes = 1e6;
+  request.model = plain_model();
+  request.beside = {&odd};
+  const SimulationReport report = run_simulation(network, even, request);
+  ck_assert_msg(near(report.table[0].seconds, 2e-3), "the mix took %g s", report.table[0].seconds);
+  ck_assert_int_eq(report.table[0].max_load, 2);
+  ck_assert(report.table[0].validated);
+  ck_assert(near(report.baseline[0].seconds, 2e-3));
+  // Jobs of a mix on one node are refused before anything runs.
+  const RouteTable overlapping = dimension_order_table(ring, {2, 3});
+  request.beside = {&overlapping};
+  try {
+    run_simulation(network, even, request);
+    ck_abort_msg("a mix sharing a node was simulated");
+  } catch (const std::invalid_argument& e) {
+    ck_assert_str_eq(e.what(), "the jobs of a mix share node 2");
+  }
+}
+END_TEST
+
 START_TEST(test_bad_routes_are_refused_before_simulating) {
   const Torus torus = Torus::parse("4x4");
   Network network(torus);
@@ -269,6 +298,7 @@ int main() {
   tcase_add_test(tc, test_pairwise_rounds_add_up);
   tcase_add_test(tc, test_disjoint_flows_get_full_bandwidth_and_latency);
   tcase_add_test(tc, test_job_mix_shares_channels);
+  tcase_add_test(tc, test_report_of_a_mix);
   tcase_add_test(tc, test_bad_routes_are_refused_before_simulating);
   tcase_add_test(tc, test_missing_route_is_refused);
   tcase_add_test(tc, test_report_against_dor);

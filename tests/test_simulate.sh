@@ -54,6 +54,36 @@ contains "the platform has every ordered pair's route" <(grep -c '<route ' "$wor
 contains "the hostfile lists the 32 nodes in rank order" <(head -1 "$work/hosts"; wc -l <"$work/hosts") "desmos00
 32"
 
+# A job mix: two blocks of Desmos share no channel, so a job's all-to-all
+# takes as long beside the other as alone; two interleaved halves do share.
+seconds() { json_field "$1" "r['results'][0]['seconds']"; }
+expect "mix: block A" 0 "$tool" generate --dry-run --nodes 'desmos[00-15]' --dump-routes "$work/a.dump"
+expect "mix: block B" 0 "$tool" generate --dry-run --nodes 'desmos[16-31]' --dump-routes "$work/b.dump"
+expect "mix: A alone" 0 "$tool" simulate --dump "$work/a.dump" --pattern alltoall --no-baseline --json
+cp "$work/out" "$work/a-alone.json"
+expect "mix: A beside B" 0 "$tool" simulate --dump "$work/a.dump" --beside "$work/b.dump" --pattern alltoall \
+  --no-baseline --json
+cp "$work/out" "$work/a-beside.json"
+contains "mix: the report counts the other job" <(json_field "$work/a-beside.json" "r['beside'], r['results'][0]['validated']") "1 True"
+contains "mix: blocks are isolated (same time and flow bandwidth beside B as alone)" \
+  <(python3 -c "print(abs($(seconds "$work/a-beside.json") / $(seconds "$work/a-alone.json") - 1) < 1e-6,
+    abs($(json_field "$work/a-beside.json" "r['results'][0]['mean_flow_bandwidth']") / \
+        $(json_field "$work/a-alone.json" "r['results'][0]['mean_flow_bandwidth']") - 1) < 1e-6)") "True True"
+evens=$(printf 'desmos%02d,' $(seq 0 2 30)); odds=$(printf 'desmos%02d,' $(seq 1 2 31))
+expect "mix: even nodes" 0 "$tool" generate --dry-run --nodes "${evens%,}" --dump-routes "$work/e.dump"
+expect "mix: odd nodes" 0 "$tool" generate --dry-run --nodes "${odds%,}" --dump-routes "$work/o.dump"
+expect "mix: evens alone" 0 "$tool" simulate --dump "$work/e.dump" --pattern alltoall --no-baseline --json
+cp "$work/out" "$work/e-alone.json"
+expect "mix: evens beside odds" 0 "$tool" simulate --dump "$work/e.dump" --beside "$work/o.dump" \
+  --pattern alltoall --no-baseline --json
+cp "$work/out" "$work/e-beside.json"
+# (Their busiest channels differ, so the time holds; the flows' mean bandwidth drops.)
+mean() { json_field "$1" "r['results'][0]['mean_flow_bandwidth']"; }
+contains "mix: interleaved jobs slow each other's flows down" \
+  <(python3 -c "print($(mean "$work/e-beside.json") < 0.95 * $(mean "$work/e-alone.json"))") "True"
+expect "mix: jobs on one node are refused" 3 "$tool" simulate --dump "$work/a.dump" --beside "$work/e.dump"
+contains "... naming the node" "$work/err" "the jobs of a mix share node 0,0,0,0"
+
 # Bad input: one line, the documented status, nothing written.
 expect "an unknown pattern is a usage error" 2 "$tool" simulate --pattern alltoall,shuffle
 contains "... naming it and the known ones" "$work/err" \
