@@ -52,10 +52,11 @@ std::string platform_xml(const Config& config, const Network& network, const Rou
     });
   }
   char number[160];
+  // No double hyphen in the comment ("--platform"): XML forbids it there.
   std::string xml =
       "<?xml version='1.0'?>\n"
       "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-      "<!-- The routes of one Angara job, written by angara-route simulate --platform -->\n"
+      "<!-- The routes of one Angara job, written by angara-route simulate, option platform -->\n"
       "<platform version=\"4.1\">\n"
       "  <zone id=\"angara\" routing=\"Full\">\n";
   const double nic_latency = model.node_latency > model.hop_latency ? model.node_latency - model.hop_latency : 0;
