@@ -52,6 +52,7 @@ std::string platform_xml(const Config& config, const Network& network, const Rou
     });
   }
   char number[160];
+  // No double hyphen in the comment ("--platform"): XML forbids it there.
   std::string xml =
       "<?xml version='1.0'?>\n"
       "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"

@@ -9,7 +9,8 @@
 #   --build DIR   the configured and built tree (default: the current directory)
 #   --output FILE default: doc/benchmarks.md of the source tree
 #   --only LIST   these sections only (comma-separated: quality, nue, faults,
-#                 scale, time_budget, transition, placement, memory, simulation)
+#                 scale, time_budget, transition, placement, memory, simulation,
+#                 smpi_paper)
 # 'make bench-doc' runs it from the build tree (about 30 minutes on 2 shared cores).
 set -euo pipefail
 
@@ -493,6 +494,62 @@ section_simulation() {
   done
 }
 
+section_smpi_paper() {
+  emit '' '## Against the paper'"'"'s Desmos measurements (SMPI)' ''
+  emit 'The ANSU paper ran its tables on the real Desmos (section 5.2): Figure 6 times the' \
+       'transpose, neighbor and tornado patterns (1 MiB a rank) and `osu_alltoall` on 32 nodes,' \
+       'Table 3 NPB 3.3.1 class C on 32 nodes (4 ranks a node, MPICH 3.3).  `bench/smpi_paper.sh`' \
+       '(in the source tree) builds kernels with the same communication (`bench/smpi/kernels.c`:' \
+       'the patterns as `MPI_Sendrecv`, MPI_Alltoall of 1 MiB blocks, FT one all-to-all of the' \
+       '512^3 grid, IS the bucket allreduce and the keys'"'"' all-to-all-v, CG the row reductions and' \
+       'transposed exchange of 25 iterations, MG the face exchanges of one V-cycle, LU the two' \
+       'wavefront sweeps and the face exchange of one SSOR iteration, at class C sizes) with' \
+       '`smpicc`, writes the whole-Desmos platform of each generator with `angara-route simulate' \
+       '--platform` and runs every kernel under `smpirun`, one rank a node, in SimGrid'"'"'s CM02' \
+       'flow model (as `simulate`), without computation, with MPICH'"'"'s collective algorithms.' \
+       'Gain: BFS'"'"'s time over the generator'"'"'s, less 1 (the paper'"'"'s Mops ratios measure the' \
+       'same); the paper column quotes its text (Figure 6) and Table 3.'
+  local status=0
+  run smpi_paper nice -n 19 "$src/bench/smpi_paper.sh" || status=$?
+  sed -i "s|$src/|../|" "$work/smpi_paper.cmd"
+  emit ''
+  command_block smpi_paper
+  if [ "$status" -ne 0 ]; then
+    failed smpi_paper "$status"
+    return
+  fi
+  emit ''
+  sed 's/[[:space:]]*$//' "$work/smpi_paper.out" >> "$body"
+  took smpi_paper
+  emit '' 'Where they agree.  Tornado (rank i to i + 15): SSSP takes the busiest channel from 3' \
+       'flows to 2, +50% here against the paper'"'"'s "up to +52.9%".  The all-to-all (MPICH'"'"'s' \
+       'pairwise exchange, 31 XOR rounds of 1 MiB): every generator beats BFS, by 9-15% here and' \
+       'by up to 11.1% there.  FT (the same exchange of 2 MiB blocks), IS and CG: every generator' \
+       'gains over BFS in both, SSSP ahead of Genetic in FT and CG as in Table 3.  MG: no' \
+       'difference here, a negligible one (0.3-0.7%, about its CoV) there.' \
+       '' \
+       'Where they do not, and why.  (1) Size: the simulation times communication alone, the NPB' \
+       'figures include computation, so CG'"'"'s +49% and FT'"'"'s and IS'"'"'s +15-25% become +2-5% in' \
+       'the paper; the ratio is roughly the share of each benchmark'"'"'s time spent communicating.' \
+       '(2) Order: the paper has Genetic 1.1% ahead of SSSP in the all-to-all and behind it in IS;' \
+       'here it is the reverse.  Our tables are not the paper'"'"'s: SSSP and Genetic have its max' \
+       'gamma on the whole Desmos (28 and 27, Table 2), but our BFS has 34, not 48, and our' \
+       'Genetic search is seeded differently; within a few percent the order of two tables is' \
+       'the order of a few pairwise rounds'"'"' busiest channels.  (3) A single permutation in the' \
+       'flow model takes its busiest channel'"'"'s flow count times the message time, so the' \
+       'patterns move in steps of 33% or 50% or not at all: transpose is 3 flows on a channel' \
+       'under every table (the paper'"'"'s -3.9% for Genetic is below that step: adapter and' \
+       'protocol effects the model does not have), and neighbor (rank i to i + 1) is 2 under BFS,' \
+       'SSSP and balanced but 3 under our Genetic (-33%), where the paper saw Genetic and SSSP gain' \
+       'up to 11.6%.  (4) LU is latency-bound, and every generator here routes every pair over' \
+       'the same number of hops (all minimal), so the model has no latency difference to show' \
+       '(the paper credits the neighbour latency of SSSP'"'"'s tables); only contention moves it,' \
+       'by a few percent against SSSP.  (5) The model has one rank a node (the paper ran 4, whose' \
+       'traffic shares the adapter), no contention in the adapter (a node'"'"'s link to its router' \
+       'is a FATPIPE), no packets, virtual channels or adaptive injection, and MPI'"'"'s collectives' \
+       'only as SMPI reimplements them.'
+}
+
 # ---------------------------------------------------------------- the run
 
 # write_document [done]: the header and the sections so far to the output
@@ -536,5 +593,6 @@ wanted transition && section_transition && write_document
 wanted placement && section_placement && write_document
 wanted memory && section_memory && write_document
 wanted simulation && section_simulation && write_document
+wanted smpi_paper && section_smpi_paper && write_document
 write_document done
 echo "bench_doc: wrote $output in $(( $(date +%s) - started )) s" >&2
