@@ -81,9 +81,11 @@ for job in 16 32; do
       ok "$name: smpirun is quiet"
     # SMPI's MPI_Alltoall of large blocks posts every message at once, as
     # simulate's alltoall pattern does: the same flows on the same routes.
+    # Within 5%, not exactly: SMPI's CM02 weights a flow's share of a link by
+    # its route's latency, which simulate leaves out (doc/simulation.md).
     got=$(awk -v b="$block" '$2 == b { print $3 }' "$work/$name.alltoall")
     want=$(json_field "$work/$name.json" 'r["results"][0]["seconds"]')
-    within "$name: MPI_Alltoall of $block bytes as simulate's alltoall" "${got:-0}" "$want" 2
+    within "$name: MPI_Alltoall of $block bytes as simulate's alltoall" "${got:-0}" "$want" 5
     eval "alltoall_${job}_$algorithm=\${got:-0}"
   done
 done
