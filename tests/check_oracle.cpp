@@ -115,13 +115,14 @@ START_TEST(test_refusal_names_failures) {
 }
 END_TEST
 
-// A failed cable is named as the network records it (from its + end).
+// A failed cable is named as it was declared (from the end the
+// configuration names), not from its other end.
 START_TEST(test_cable_names) {
   Network net(Torus::parse("4x4"));
   const Torus& t = net.torus();
   net.fail_link(node_at(t, "1,0"), *Direction::parse("-X"));
-  ck_assert_std_str_eq(joined(failure_names(net)), "cable 0,0 +X");
-  ck_assert_std_str_eq(joined(blocking_failures(net, node_at(t, "0,0"), node_at(t, "1,0"))), "cable 0,0 +X");
+  ck_assert_std_str_eq(joined(failure_names(net)), "cable 1,0 -X");
+  ck_assert_std_str_eq(joined(blocking_failures(net, node_at(t, "0,0"), node_at(t, "1,0"))), "cable 1,0 -X");
   ck_assert_int_eq(RoutabilityOracle(net).shortest(node_at(t, "0,0"), node_at(t, "1,0")), 3);
 }
 END_TEST
