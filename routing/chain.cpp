@@ -20,6 +20,12 @@ std::string trimmed(std::string_view text) {
   return std::string(text.substr(first, last - first + 1));
 }
 
+// A generator's refusal without the "NAME: " it starts with.
+std::string without_name(const std::string& name, std::string reason) {
+  if (reason.rfind(name + ": ", 0) == 0) reason.erase(0, name.size() + 2);
+  return reason;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -85,7 +91,7 @@ ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Ne
         before_member(name);
       } catch (const MemoryLimitError& e) {
         if (chain.size() == 1) throw;
-        outcome.passed_over.push_back({name, e.what(), 0});
+        outcome.passed_over.push_back({name, e.what(), 0, "", {}});
         over_memory_limit = true;
         continue;
       }
@@ -108,9 +114,8 @@ ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Ne
       if (chain.size() == 1) throw;
       // The generators start their refusals with their name; the report
       // names the member itself.
-      std::string reason = e.what();
-      if (reason.rfind(name + ": ", 0) == 0) reason.erase(0, name.size() + 2);
-      outcome.passed_over.push_back({name, std::move(reason), seconds});
+      outcome.passed_over.push_back({name, without_name(name, e.what()), seconds, without_name(name, e.headline()),
+                                     e.unrouted()});
       continue;
     }
     const double seconds = seconds_since(start);
@@ -129,12 +134,12 @@ ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Ne
     outcome.passed_over.push_back({name,
                                    "table rejected by the verifier (" + std::to_string(report.violation_count) +
                                        " violation(s)); " + rule_name(first.rule) + ": " + first.message,
-                                   seconds});
+                                   seconds, "", {}});
   }
   std::string message = "no generator of the chain " + format_algorithm_chain(chain) + " found a valid table";
   for (const PassedOver& p : outcome.passed_over) message += "; " + p.algorithm + ": " + p.reason;
   if (over_memory_limit) throw MemoryLimitError(message);
-  throw RoutingError(message);
+  throw ChainRoutingError(message, std::move(outcome.passed_over));
 }
 
 }  // namespace angara
