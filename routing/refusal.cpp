@@ -46,16 +46,18 @@ std::string seconds_text(double seconds) {
   return buffer;
 }
 
-// The node every pair in [first, last) involves, "" when none (or one pair).
+// The node every pair in [first, last) involves; "" when none, or when both
+// ends of every pair do (two nodes: no telling which one to leave out).
 std::string common_node_of(std::vector<RefusedPair>::const_iterator first,
                            std::vector<RefusedPair>::const_iterator last) {
   if (last - first < 2) return "";
+  std::vector<std::string> common;
   for (const std::string& candidate : {first->source, first->destination}) {
     if (std::all_of(first, last,
                     [&](const RefusedPair& p) { return p.source == candidate || p.destination == candidate; }))
-      return candidate;
+      common.push_back(candidate);
   }
-  return "";
+  return common.size() == 1 ? common.front() : "";
 }
 
 // The failures whose repair alone reopens every pair cut off, in order;

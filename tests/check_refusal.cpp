@@ -131,6 +131,27 @@ START_TEST(test_routers_failed_and_down) {
 }
 END_TEST
 
+// desmos02 is cut off by its five neighbours: on three nodes the refusal
+// says to leave desmos02 out; on two it cannot tell which one to leave out.
+START_TEST(test_node_to_leave_out) {
+  const Config config = parse_config(
+      "machine:\n  torus: 4x2x2x2\n  nodes: desmos[00-31]\n"
+      "failures:\n  nodes: [desmos01, desmos03, desmos06, desmos10, desmos18]\n",
+      "desmos.yaml");
+  JobRequest request;
+  request.algorithm = "bfs";
+  request.node_names = {"desmos00", "desmos02", "desmos04"};
+  ck_assert_std_str_eq(refusal_of(config, request).summary,
+                       "refused: 4 pairs of 3 nodes have no route around routers desmos[01,03,06,10,18] (failed); "
+                       "all involve desmos02: leave it out of the job or repair any one of them; first: desmos00 -> "
+                       "desmos02");
+  request.node_names = {"desmos00", "desmos02"};
+  ck_assert_std_str_eq(refusal_of(config, request).summary,
+                       "refused: 2 pairs of 2 nodes have no route around routers desmos[01,03,06,10,18] (failed); "
+                       "repair any one of them to reopen them all; first: desmos00 -> desmos02");
+}
+END_TEST
+
 // Members that name no pair (a table the verifier rejected, an option a
 // generator lacks): the summary names the chain and every failure; the
 // detail keeps each member's reason whole.
@@ -157,6 +178,7 @@ int main() {
   tcase_add_test(tc, test_chain_refusal_on_5x5);
   tcase_add_test(tc, test_one_generator_and_detail_limit);
   tcase_add_test(tc, test_routers_failed_and_down);
+  tcase_add_test(tc, test_node_to_leave_out);
   tcase_add_test(tc, test_refusal_without_pairs);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);

@@ -598,6 +598,44 @@ else
 fi
 plugstack "config=$config"
 
+# --- a refusal around failures: one line to act on, the detail at info -------
+# desmos02 loses its five neighbours: its pairs with desmos00 and desmos04
+# have no route.  The error line and the AdminComment carry the summary
+# (node names, routers by hostlist, the node to leave out); every pair
+# follows at info level, each once.
+cut_config=$state/cut.yaml
+write_config "$cut_config" "desmos01, desmos03, desmos06, desmos10, desmos18"
+plugstack "config=$cut_config" on_failure=cancel
+job=$(sbatch --parsable -N3 -w 'desmos[00,02,04]' -o /dev/null --wrap "touch $work/ran-cut-$$")
+wait_job_state "$job" CANCELLED 30
+check "refusal: job $job cancelled, its script never ran" [ "$(job_field "$job" JobState)" = CANCELLED -a ! -e "$work/ran-cut-$$" ]
+summary="refused: 4 pairs of 3 nodes have no route around routers desmos[01,03,06,10,18] (failed); all involve desmos02: leave it out of the job or repair any one of them; first: desmos00 -> desmos02"
+# Each prologue that ran (the first to fail cancels the job) logs the summary
+# once and each of the four pairs once (after cancelling: waited for).
+deadline=$((SECONDS + 15))
+until cat "$state"/log/slurmd-desmos0[024].log | grep -q "spank-angara: job $job:   desmos04 -> desmos02: " ||
+  [ $SECONDS -ge $deadline ]; do sleep 0.5; done
+cat "$state"/log/slurmd-desmos0[024].log | grep "spank-angara: job $job[: ]" >"$work/cut.log"
+lines=$(grep -cF "routing table not installed: $summary" "$work/cut.log")
+if [ "$lines" -ge 1 ]; then
+  ok "refusal: the summary is the slurmd log's error line"
+else
+  not_ok "refusal: the summary is the slurmd log's error line" "$(cat "$work/cut.log")"
+fi
+if [ "$(grep -c "spank-angara: job $job:   desmos02 -> desmos04: cut off by router desmos01 (failed), " "$work/cut.log")" = "$lines" ] &&
+  [ "$(grep -c "spank-angara: job $job:   desmos.* -> desmos.*: cut off by" "$work/cut.log")" = $((4 * lines)) ]; then
+  ok "refusal: every pair once at info level"
+else
+  not_ok "refusal: every pair once at info level" "$(cat "$work/cut.log")"
+fi
+if admin_comment "$job" | grep -qF "routing table not installed on desmos0" &&
+  admin_comment "$job" | grep -qF ": $summary"; then
+  ok "refusal: the job's AdminComment carries the summary"
+else
+  not_ok "refusal: the job's AdminComment carries the summary" "$(scontrol show job "$job" | grep -i comment)"
+fi
+plugstack "config=$config"
+
 # --- a bad configuration stops slurmd from starting -------------------------
 pid=$(cat "$state/pids/slurmd-desmos31")
 kill -TERM "$pid"
