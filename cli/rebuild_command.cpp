@@ -379,6 +379,25 @@ int rebuild_command(int argc, char** argv) {
         job_records.push_back(job_json(job.id, &outcome, "", 0));
       else
         std::cout << outcome.message << "\n";
+      // The job's AdminComment names the tables it has now, as the prologue's
+      // did (show --job compares the two).
+      if (!options.dry_run && !outcome.written.empty() && job.id != "default") {
+        const std::string note =
+            slurm::routing_note(outcome.algorithm, outcome.fingerprint, "tables " + directory, outcome.verified,
+                                "rebuilt" + (machine_failed.empty() ? std::string()
+                                                                    : " around failed routers " +
+                                                                          compress_hostlist(machine_failed)));
+        try {
+          slurm::set_admin_comment(job.id, note, options.timeout);
+          log.line("job " + job.id + ": AdminComment " + note);
+        } catch (const slurm::SlurmQueryError& e) {
+          const std::string message = "job " + job.id + ": its tables were written, but its AdminComment still names "
+                                      "the old ones: " + e.what();
+          log.line(message, true);
+          if (!options.json) std::cerr << "angara-route: rebuild: " << message << "\n";
+          if (status == 0) status = kExitSlurmQuery;
+        }
+      }
     } catch (...) {
       // --all-running goes on with the other jobs; the first failure's status is the run's.
       const std::exception_ptr error = std::current_exception();
