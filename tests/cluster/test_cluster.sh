@@ -411,6 +411,15 @@ else
   not_ok "rebuild --json" "$(cat "$out/rebuild.json")"
 fi
 check "the rebuild checked the live switch of the running job" grep -q "live switch direct (installed tables of 2 node(s) compared)" "$out/rebuild.txt"
+# The job's AdminComment names the rebuilt tables: show --job sees one
+# fingerprint and says OK.
+new_print=$(table_field "$tables/desmos00.rt" fingerprint)
+if admin_comment "$job" | grep -qF "angara: $other, fingerprint $new_print, tables $tables, verified; rebuilt around failed routers desmos01" &&
+  "$tool" show --job "$job" --config "$config" >"$out/show.txt" 2>&1 && grep -q "^  verdict      OK" "$out/show.txt"; then
+  ok "the rebuild updated job $job's AdminComment; show --job: one fingerprint, OK"
+else
+  not_ok "the rebuild updated job $job's AdminComment" "$(admin_comment "$job")" "$(cat "$out/show.txt")"
+fi
 # The strigger program rewrites idle nodes' default tables (desmos31 ran no job yet).
 deadline=$((SECONDS + 60))
 until [ "$(table_field "$tables/desmos31.rt" job)" = default ] && ! grep -q '^1,0,0,0 ' "$tables/desmos31.rt" ||
@@ -443,6 +452,43 @@ if [ "$(table_field "$tables/desmos31.rt" entries)" = 31 ] && [ "$(table_field "
 else
   not_ok "after desmos01 came back, the idle default tables route over it again" "$(cat "$out/back.txt")"
 fi
+
+# --- a node of the job goes DOWN: only a --no-kill job survives it ----------
+# Slurm kills (requeues) a job whose node goes DOWN; one submitted with
+# --no-kill keeps running on its other nodes, and the rebuild routes it
+# around the lost router (spank-angara(8), NODE FAILURES AND REBUILD).
+out=$work/nokill
+mkdir -p "$out"
+kept=$(sbatch --parsable --no-kill -N3 -w 'desmos[04-06]' -o /dev/null --wrap 'sleep 300')
+killed=$(sbatch --parsable -N2 -w 'desmos[08-09]' -o /dev/null --wrap 'sleep 300')
+wait_job_state "$kept" RUNNING 60
+wait_job_state "$killed" RUNNING 60
+old_print=$(table_field "$tables/desmos04.rt" fingerprint)
+scontrol update nodename='desmos[05,09]' state=down reason=angara-test
+wait_job_state "$killed" "PENDING|REQUEUED|NODE_FAIL|FAILED|CANCELLED" 60
+check "a job without --no-kill does not survive its node going DOWN ($(job_field "$killed" JobState))" \
+  [ "$(job_field "$killed" JobState)" != RUNNING ]
+sleep 2
+check "a --no-kill job keeps running when its node goes DOWN" [ "$(job_field "$kept" JobState)" = RUNNING ]
+if "$tool" rebuild --log "$rebuild_log" --job "$kept" --config "$config" >"$out/rebuild.txt" 2>&1; then
+  ok "rebuild --job $kept around its DOWN node"
+else
+  not_ok "rebuild --job $kept around its DOWN node" "$(cat "$out/rebuild.txt")"
+fi
+new_print=$(table_field "$tables/desmos04.rt" fingerprint)
+check "the --no-kill job's tables were rebuilt ($old_print -> $new_print)" \
+  [ -n "$new_print" -a "$new_print" != "$old_print" -a "$(table_field "$tables/desmos06.rt" fingerprint)" = "$new_print" ]
+if admin_comment "$kept" | grep -qF "fingerprint $new_print, tables $tables, verified; rebuilt around failed routers desmos[05,09]" &&
+  "$tool" show --job "$kept" --config "$config" >"$out/show.txt" 2>&1 && grep -q "^  verdict      OK" "$out/show.txt" &&
+  [ "$(grep -c "$new_print" "$out/show.txt")" -ge 2 ] && ! grep -q "$old_print" "$out/show.txt"; then
+  ok "show --job $kept: the AdminComment and the tables name one fingerprint, OK"
+else
+  not_ok "show --job $kept: one fingerprint, OK" "$(cat "$out/show.txt")"
+fi
+scancel "$kept" "$killed"
+wait_job_done "$kept" 30 >/dev/null
+scontrol update nodename='desmos[05,09]' state=resume
+"$tool" rebuild --log "$rebuild_log" --all-running --idle --config "$config" >/dev/null 2>&1
 
 # --- a shared cache: computed once, read back, still the job's own tables ----
 plugstack "config=$config" "cache=$state/cache"
