@@ -391,8 +391,15 @@ int rebuild_command(int argc, char** argv) {
           slurm::set_admin_comment(job.id, note, options.timeout);
           log.line("job " + job.id + ": AdminComment " + note);
         } catch (const slurm::SlurmQueryError& e) {
+          // Slurm 22.05 without accounting storage never gives a job that
+          // shrank (a --no-kill job that lost a node) its DB index back,
+          // and refuses every update of it.
+          const bool no_db_index = std::string(e.what()).find("the DB index is being set") != std::string::npos;
           const std::string message = "job " + job.id + ": its tables were written, but its AdminComment still names "
-                                      "the old ones: " + e.what();
+                                      "the old ones: " + e.what() +
+                                      (no_db_index ? " (without accounting storage Slurm refuses every update of a "
+                                                     "job that lost a node; show --job names both fingerprints)"
+                                                   : "");
           log.line(message, true);
           if (!options.json) std::cerr << "angara-route: rebuild: " << message << "\n";
           if (status == 0) status = kExitSlurmQuery;

@@ -20,12 +20,6 @@ std::string trimmed(std::string_view text) {
   return std::string(text.substr(first, last - first + 1));
 }
 
-// A generator's refusal without the "NAME: " it starts with.
-std::string without_name(const std::string& name, std::string reason) {
-  if (reason.rfind(name + ": ", 0) == 0) reason.erase(0, name.size() + 2);
-  return reason;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -60,6 +54,11 @@ std::string format_algorithm_chain(const std::vector<std::string>& chain) {
   std::string out;
   for (const std::string& name : chain) out += (out.empty() ? "" : ",") + name;
   return out;
+}
+
+std::string without_generator_name(const std::string& name, std::string reason) {
+  if (reason.rfind(name + ": ", 0) == 0) reason.erase(0, name.size() + 2);
+  return reason;
 }
 
 bool AlgorithmChain::contains(std::string_view name) const {
@@ -114,7 +113,8 @@ ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Ne
       if (chain.size() == 1) throw;
       // The generators start their refusals with their name; the report
       // names the member itself.
-      outcome.passed_over.push_back({name, without_name(name, e.what()), seconds, without_name(name, e.headline()),
+      outcome.passed_over.push_back({name, without_generator_name(name, e.what()), seconds,
+                                     without_generator_name(name, e.headline()),
                                      e.unrouted()});
       continue;
     }

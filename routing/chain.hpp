@@ -40,6 +40,10 @@ struct AlgorithmChain {
 // list when it has several members, "" for one generator.
 std::string recorded_chain(const std::string& chain);
 
+// A generator's refusal without the "NAME: " it starts with (a report names
+// the member itself).
+std::string without_generator_name(const std::string& name, std::string reason);
+
 struct PassedOver {
   std::string algorithm;
   std::string reason;  // the refusal (without the generator's name), or the verifier's first violation

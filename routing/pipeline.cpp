@@ -192,12 +192,9 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
       // names pairs; any other (an option it does not support) as it is.
       if (e.unrouted().empty()) throw;
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      // Its reason without the "NAME: " it starts with, as a chain keeps it.
-      auto unnamed = [&](std::string reason) {
-        return reason.rfind(chain.first() + ": ", 0) == 0 ? reason.substr(chain.first().size() + 2) : reason;
-      };
-      std::vector<PassedOver> members{
-          PassedOver{chain.first(), unnamed(e.what()), seconds, unnamed(e.headline()), e.unrouted()}};
+      std::vector<PassedOver> members{PassedOver{chain.first(), without_generator_name(chain.first(), e.what()),
+                                                 seconds, without_generator_name(chain.first(), e.headline()),
+                                                 e.unrouted()}};
       throw RefusalError(describe_refusal(config, network, allocation.size(), chain.text(), std::move(members)));
     }
     result.table = std::move(outcome.table);

@@ -100,7 +100,7 @@ std::string make_summary(const Refusal& refusal, const std::vector<std::string>&
     std::string repair;
     if (repairs.size() > 1 && repairs.size() == refusal.failures.size())
       repair = "repair any one of them";
-    else if (!repairs.empty() && name_repairs && repairs.size() <= kSummaryRepairs)
+    else if (repairs.size() == 1 || (!repairs.empty() && name_repairs && repairs.size() <= kSummaryRepairs))
       repair = "repair " + listed(repairs, repairs.size(), " or ");
     else if (!repairs.empty())
       repair = "repair any one of " + std::to_string(repairs.size()) + " of them";
@@ -108,7 +108,7 @@ std::string make_summary(const Refusal& refusal, const std::vector<std::string>&
       out += "; all involve " + refusal.common_node + ": leave it out of the job" +
              (repair.empty() ? "" : " or " + repair);
     else if (!repair.empty())
-      out += "; " + repair + " to reopen them all";
+      out += "; " + repair + (refusal.cut_off == 1 ? " to reopen it" : " to reopen them all");
   } else {
     out += plural(refusal.pairs.size(), "pair") + nodes + " left without a deadlock-free route" + around;
   }

@@ -470,24 +470,31 @@ check "a job without --no-kill does not survive its node going DOWN ($(job_field
   [ "$(job_field "$killed" JobState)" != RUNNING ]
 sleep 2
 check "a --no-kill job keeps running when its node goes DOWN" [ "$(job_field "$kept" JobState)" = RUNNING ]
-if "$tool" rebuild --log "$rebuild_log" --job "$kept" --config "$config" >"$out/rebuild.txt" 2>&1; then
-  ok "rebuild --job $kept around its DOWN node"
-else
-  not_ok "rebuild --job $kept around its DOWN node" "$(cat "$out/rebuild.txt")"
-fi
+# Its AdminComment is updated when Slurm lets it: 22.05 without accounting
+# storage (this cluster) refuses every update of a job that shrank, so the
+# rebuild exits 6 and show --job names both fingerprints instead of "OK".
+"$tool" rebuild --log "$rebuild_log" --job "$kept" --config "$config" >"$out/rebuild.txt" 2>&1
+status=$?
 new_print=$(table_field "$tables/desmos04.rt" fingerprint)
-check "the --no-kill job's tables were rebuilt ($old_print -> $new_print)" \
+check "rebuild --job $kept rewrote the --no-kill job's tables around its DOWN node ($old_print -> $new_print)" \
   [ -n "$new_print" -a "$new_print" != "$old_print" -a "$(table_field "$tables/desmos06.rt" fingerprint)" = "$new_print" ]
-if admin_comment "$kept" | grep -qF "fingerprint $new_print, tables $tables, verified; rebuilt around failed routers desmos[05,09]" &&
-  "$tool" show --job "$kept" --config "$config" >"$out/show.txt" 2>&1 && grep -q "^  verdict      OK" "$out/show.txt" &&
-  [ "$(grep -c "$new_print" "$out/show.txt")" -ge 2 ] && ! grep -q "$old_print" "$out/show.txt"; then
-  ok "show --job $kept: the AdminComment and the tables name one fingerprint, OK"
+"$tool" show --job "$kept" --config "$config" >"$out/show.txt" 2>&1
+show_status=$?
+if [ $status = 0 ] && admin_comment "$kept" | grep -qF "fingerprint $new_print, tables $tables, verified; rebuilt around failed routers" &&
+  [ $show_status = 0 ] && grep -q "^  verdict      OK" "$out/show.txt" && ! grep -q "$old_print" "$out/show.txt"; then
+  ok "show --job $kept: the AdminComment names the rebuilt tables, OK"
+elif [ $status = 6 ] && grep -q "its AdminComment still names the old ones: .*the DB index is being set" "$out/rebuild.txt" &&
+  [ $show_status = 1 ] && grep -q "^  verdict      the installed tables are not those the job's AdminComment names" "$out/show.txt" &&
+  grep -q "AdminComment names fingerprint $old_print, the installed tables have $new_print" "$out/show.txt"; then
+  ok "show --job $kept: Slurm refused the AdminComment update (exit 6), show --job names both fingerprints"
 else
-  not_ok "show --job $kept: one fingerprint, OK" "$(cat "$out/show.txt")"
+  not_ok "show --job $kept after the rebuild" "rebuild exit $status: $(cat "$out/rebuild.txt")" \
+    "show exit $show_status: $(cat "$out/show.txt")"
 fi
 scancel "$kept" "$killed"
 wait_job_done "$kept" 30 >/dev/null
-scontrol update nodename='desmos[05,09]' state=resume
+# (ReturnToService=2 may have brought a node back already.)
+for node in desmos05 desmos09; do scontrol update nodename=$node state=resume 2>/dev/null; done
 "$tool" rebuild --log "$rebuild_log" --all-running --idle --config "$config" >/dev/null 2>&1
 
 # --- a shared cache: computed once, read back, still the job's own tables ----
