@@ -396,8 +396,9 @@ std::string routing_note(const std::string& algorithm, const std::string& finger
 std::string routing_note_fingerprint(const std::string& admin_comment) {
   static const std::string kPrefix = "angara: ", kKey = ", fingerprint ";
   if (admin_comment.rfind(kPrefix, 0) != 0) return "";
-  const std::size_t at = admin_comment.find(kKey);
-  if (at == std::string::npos) return "";
+  // "angara: ALGORITHM, fingerprint FP": one word, then the key.
+  const std::size_t at = admin_comment.find_first_of(" ,", kPrefix.size());
+  if (at == std::string::npos || admin_comment.compare(at, kKey.size(), kKey) != 0) return "";
   const std::size_t start = at + kKey.size();
   const std::size_t end = admin_comment.find_first_of(", ;", start);
   return admin_comment.substr(start, end == std::string::npos ? std::string::npos : end - start);

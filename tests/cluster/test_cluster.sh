@@ -453,50 +453,6 @@ else
   not_ok "after desmos01 came back, the idle default tables route over it again" "$(cat "$out/back.txt")"
 fi
 
-# --- a node of the job goes DOWN: only a --no-kill job survives it ----------
-# Slurm kills (requeues) a job whose node goes DOWN; one submitted with
-# --no-kill keeps running on its other nodes, and the rebuild routes it
-# around the lost router (spank-angara(8), NODE FAILURES AND REBUILD).
-out=$work/nokill
-mkdir -p "$out"
-kept=$(sbatch --parsable --no-kill -N3 -w 'desmos[04-06]' -o /dev/null --wrap 'sleep 300')
-killed=$(sbatch --parsable -N2 -w 'desmos[08-09]' -o /dev/null --wrap 'sleep 300')
-wait_job_state "$kept" RUNNING 60
-wait_job_state "$killed" RUNNING 60
-old_print=$(table_field "$tables/desmos04.rt" fingerprint)
-scontrol update nodename='desmos[05,09]' state=down reason=angara-test
-wait_job_state "$killed" "PENDING|REQUEUED|NODE_FAIL|FAILED|CANCELLED" 60
-check "a job without --no-kill does not survive its node going DOWN ($(job_field "$killed" JobState))" \
-  [ "$(job_field "$killed" JobState)" != RUNNING ]
-sleep 2
-check "a --no-kill job keeps running when its node goes DOWN" [ "$(job_field "$kept" JobState)" = RUNNING ]
-# Its AdminComment is updated when Slurm lets it: 22.05 without accounting
-# storage (this cluster) refuses every update of a job that shrank, so the
-# rebuild exits 6 and show --job names both fingerprints instead of "OK".
-"$tool" rebuild --log "$rebuild_log" --job "$kept" --config "$config" >"$out/rebuild.txt" 2>&1
-status=$?
-new_print=$(table_field "$tables/desmos04.rt" fingerprint)
-check "rebuild --job $kept rewrote the --no-kill job's tables around its DOWN node ($old_print -> $new_print)" \
-  [ -n "$new_print" -a "$new_print" != "$old_print" -a "$(table_field "$tables/desmos06.rt" fingerprint)" = "$new_print" ]
-"$tool" show --job "$kept" --config "$config" >"$out/show.txt" 2>&1
-show_status=$?
-if [ $status = 0 ] && admin_comment "$kept" | grep -qF "fingerprint $new_print, tables $tables, verified; rebuilt around failed routers" &&
-  [ $show_status = 0 ] && grep -q "^  verdict      OK" "$out/show.txt" && ! grep -q "$old_print" "$out/show.txt"; then
-  ok "show --job $kept: the AdminComment names the rebuilt tables, OK"
-elif [ $status = 6 ] && grep -q "its AdminComment still names the old ones: .*the DB index is being set" "$out/rebuild.txt" &&
-  [ $show_status = 1 ] && grep -q "^  verdict      the installed tables are not those the job's AdminComment names" "$out/show.txt" &&
-  grep -q "AdminComment names fingerprint $old_print, the installed tables have $new_print" "$out/show.txt"; then
-  ok "show --job $kept: Slurm refused the AdminComment update (exit 6), show --job names both fingerprints"
-else
-  not_ok "show --job $kept after the rebuild" "rebuild exit $status: $(cat "$out/rebuild.txt")" \
-    "show exit $show_status: $(cat "$out/show.txt")"
-fi
-scancel "$kept" "$killed"
-wait_job_done "$kept" 30 >/dev/null
-# (ReturnToService=2 may have brought a node back already.)
-for node in desmos05 desmos09; do scontrol update nodename=$node state=resume 2>/dev/null; done
-"$tool" rebuild --log "$rebuild_log" --all-running --idle --config "$config" >/dev/null 2>&1
-
 # --- a shared cache: computed once, read back, still the job's own tables ----
 plugstack "config=$config" "cache=$state/cache"
 mkdir -p "$work/cache1" "$work/cache2"
@@ -707,6 +663,52 @@ fi
 plugstack "config=$config"
 setsid slurmd -D -N desmos31 -f "$SLURM_CONF" </dev/null >>"$state/log/slurmd-desmos31.out" 2>&1 9>&- &
 echo $! >"$state/pids/slurmd-desmos31"
+
+# --- a node of the job goes DOWN: only a --no-kill job survives it ----------
+# Slurm kills (requeues) a job whose node goes DOWN; one submitted with
+# --no-kill keeps running on its other nodes, and the rebuild routes it
+# around the lost router (spank-angara(8), NODE FAILURES AND REBUILD).
+# Last: after it, this cluster (Slurm 22.05, no accounting) was seen to
+# schedule the next jobs only every few minutes.
+out=$work/nokill
+mkdir -p "$out"
+kept=$(sbatch --parsable --no-kill -N3 -w 'desmos[04-06]' -o /dev/null --wrap 'sleep 300')
+killed=$(sbatch --parsable -N2 -w 'desmos[08-09]' -o /dev/null --wrap 'sleep 300')
+wait_job_state "$kept" RUNNING 60
+wait_job_state "$killed" RUNNING 60
+old_print=$(table_field "$tables/desmos04.rt" fingerprint)
+scontrol update nodename='desmos[05,09]' state=down reason=angara-test
+wait_job_state "$killed" "PENDING|REQUEUED|NODE_FAIL|FAILED|CANCELLED" 60
+check "a job without --no-kill does not survive its node going DOWN ($(job_field "$killed" JobState))" \
+  [ "$(job_field "$killed" JobState)" != RUNNING ]
+sleep 2
+check "a --no-kill job keeps running when its node goes DOWN" [ "$(job_field "$kept" JobState)" = RUNNING ]
+# Its AdminComment is updated when Slurm lets it: 22.05 without accounting
+# storage (this cluster) refuses every update of a job that shrank, so the
+# rebuild exits 6 and show --job names both fingerprints instead of "OK".
+"$tool" rebuild --log "$rebuild_log" --job "$kept" --config "$config" >"$out/rebuild.txt" 2>&1
+status=$?
+new_print=$(table_field "$tables/desmos04.rt" fingerprint)
+check "rebuild --job $kept rewrote the --no-kill job's tables around its DOWN node ($old_print -> $new_print)" \
+  [ -n "$new_print" -a "$new_print" != "$old_print" -a "$(table_field "$tables/desmos06.rt" fingerprint)" = "$new_print" ]
+"$tool" show --job "$kept" --config "$config" >"$out/show.txt" 2>&1
+show_status=$?
+if [ $status = 0 ] && admin_comment "$kept" | grep -qF "fingerprint $new_print, tables $tables, verified; rebuilt around failed routers" &&
+  [ $show_status = 0 ] && grep -q "^  verdict      OK" "$out/show.txt" && ! grep -q "$old_print" "$out/show.txt"; then
+  ok "show --job $kept: the AdminComment names the rebuilt tables, OK"
+elif [ $status = 6 ] && grep -q "its AdminComment still names the old ones: .*the DB index is being set" "$out/rebuild.txt" &&
+  [ $show_status = 1 ] && grep -q "^  verdict      the installed tables are not those the job's AdminComment names" "$out/show.txt" &&
+  grep -q "AdminComment names fingerprint $old_print, the installed tables have $new_print" "$out/show.txt"; then
+  ok "show --job $kept: Slurm refused the AdminComment update (exit 6), show --job names both fingerprints"
+else
+  not_ok "show --job $kept after the rebuild" "rebuild exit $status: $(cat "$out/rebuild.txt")" \
+    "show exit $show_status: $(cat "$out/show.txt")"
+fi
+scancel "$kept" "$killed"
+wait_job_done "$kept" 30 >/dev/null
+# (ReturnToService=2 may have brought a node back already.)
+for node in desmos05 desmos09; do scontrol update nodename=$node state=resume 2>/dev/null; done
+"$tool" rebuild --log "$rebuild_log" --all-running --idle --config "$config" >/dev/null 2>&1
 
 echo "$passed passed, $failed failed"
 if [ $failed -ne 0 ]; then
