@@ -31,9 +31,11 @@ void Network::fail_link(NodeId node, Direction d) {
   if (!torus_.cabled(node, d)) return;  // no cable there to fail (absent dimension, single cabling)
   const ChannelId out = Torus::channel(node, d);
   const ChannelId back = torus_.reverse_channel(out);
+  // Kept as declared (reports name the cable as the configuration does);
+  // the same cable named from its other end is not a second failure.
   if (std::find(failed_links_.begin(), failed_links_.end(), out) == failed_links_.end() &&
       std::find(failed_links_.begin(), failed_links_.end(), back) == failed_links_.end())
-    failed_links_.push_back(std::min(out, back));
+    failed_links_.push_back(out);
   std::sort(failed_links_.begin(), failed_links_.end());
   channel_alive_[out] = 0;
   channel_alive_[back] = 0;
@@ -50,10 +52,14 @@ std::string Network::fault_signature() const {
     out += torus_.format_coord(failed_nodes_[i]);
   }
   out += " links=";
-  for (std::size_t i = 0; i < failed_links_.size(); ++i) {
+  // Each cable by its lower channel id, whichever end declared it: the same
+  // failures give the same signature (cache keys).
+  std::vector<ChannelId> cables;
+  for (ChannelId c : failed_links_) cables.push_back(std::min(c, torus_.reverse_channel(c)));
+  std::sort(cables.begin(), cables.end());
+  for (std::size_t i = 0; i < cables.size(); ++i) {
     if (i) out += ';';
-    out += torus_.format_coord(Torus::channel_node(failed_links_[i])) + ' ' +
-           Torus::channel_direction(failed_links_[i]).token();
+    out += torus_.format_coord(Torus::channel_node(cables[i])) + ' ' + Torus::channel_direction(cables[i]).token();
   }
   return out;
 }

@@ -32,9 +32,11 @@ class Network {
   }
   std::size_t live_channel_count() const;
   const std::vector<NodeId>& failed_nodes() const { return failed_nodes_; }
-  // Failed cables, each named once by the channel it was declared with.
+  // Failed cables, each named once by the channel it was declared with (the
+  // end and direction the configuration names), in channel id order.
   const std::vector<ChannelId>& failed_links() const { return failed_links_; }
-  // A stable text of the failures ("nodes=..;links=..") for cache keys and reports.
+  // A stable text of the failures ("nodes=..;links=..") for cache keys and
+  // reports; a cable by its lower channel id, whichever end declared it.
   std::string fault_signature() const;
 
  private:

@@ -101,7 +101,7 @@ int cmd_generate(int argc, char** argv) {
   CommonOptions common;
   JobRequest request;
   std::string nodes, dump_path, output_dir;
-  bool dry_run = false;
+  bool dry_run = false, verbose = false;
   static const option long_options[] = {
       {"config", required_argument, nullptr, 'c'},    {"nodes", required_argument, nullptr, 'n'},
       {"algorithm", required_argument, nullptr, 'a'}, {"dry-run", no_argument, nullptr, 'd'},
@@ -113,7 +113,8 @@ int cmd_generate(int argc, char** argv) {
       {"flow-control", required_argument, nullptr, 'F'}, {"single-cable", required_argument, nullptr, 'S'},
       {"timeout", required_argument, nullptr, 'T'},     {"lp-time", required_argument, nullptr, 'L'},
       {"parents", no_argument, nullptr, 'P'},          {"memory-limit", required_argument, nullptr, 'M'},
-      {"time-budget", required_argument, nullptr, 'B'}, {nullptr, 0, nullptr, 0}};
+      {"time-budget", required_argument, nullptr, 'B'}, {"verbose", no_argument, nullptr, 'v'},
+      {nullptr, 0, nullptr, 0}};
   int timeout = 30;
   std::optional<double> lp_time, time_budget;
   std::optional<MemoryLimit> memory_limit;
@@ -125,8 +126,9 @@ int cmd_generate(int argc, char** argv) {
   slurm::FailedStates failed_states = slurm::FailedStates::Down;
   std::vector<std::string> extra_down;
   int opt;
-  while ((opt = getopt_long(argc, argv, "c:n:a:dD:jo:", long_options, nullptr)) != -1) {
+  while ((opt = getopt_long(argc, argv, "c:n:a:dD:jo:v", long_options, nullptr)) != -1) {
     switch (opt) {
+      case 'v': verbose = true; break;
       case 'c':
         if (*optarg == '\0') return usage_error("generate: --config needs a file name (an empty one is not the built-in machine)");
         common.config_path = optarg;
@@ -261,7 +263,15 @@ int cmd_generate(int argc, char** argv) {
     if (const std::string problem = check_output_file(dump_path); !problem.empty())
       throw TableFileError("cannot write " + dump_path + ": " + problem);
   }
-  const JobResult result = compute_job_routes(config, request);
+  std::optional<JobResult> computed;
+  try {
+    computed.emplace(compute_job_routes(config, request));
+  } catch (const RefusalError& e) {
+    const int status = print_refusal(e.refusal(), verbose);
+    if (!dry_run && !common.json) std::cerr << "Nothing was written.\n";
+    return status;
+  }
+  const JobResult& result = *computed;
 
   if (!dump_path.empty()) {
     std::ostringstream dump;
@@ -527,7 +537,7 @@ const Subcommand kSubcommands[] = {
      "                    [--dump-routes FILE] [--json] [--output DIR] [--down HOSTLIST]\n"
      "                    [--job-name NAME] [--cache DIR] [--seed N] [--single-cable DIMS] [--parents]\n"
      "                    [--rules angara|general] [--flow-control bubble|none] [--lp-time S] [--time-budget S]\n"
-     "                    [--memory-limit SIZE|PERCENT%|none]\n"
+     "                    [--memory-limit SIZE|PERCENT%|none] [--verbose]\n"
      "         generate --job JOBID [--failed down|down,drained|none] [--timeout S] [...]",
      "Computes and verifies the routes of a set of nodes (default: the whole machine) or of a\n"
      "Slurm job (--job), prints the report and, unless --dry-run, writes the tables.",

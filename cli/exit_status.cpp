@@ -56,4 +56,19 @@ void print_error(const std::string& message, int exit_status) {
     std::cerr << "angara-route: " << message << "\n";
 }
 
+int print_refusal(const Refusal& refusal, bool verbose) {
+  if (json_errors) {
+    std::cout << "{\"error\":{\"exit_status\":" << kExitNoRoute << ",\"message\":" << json_quote(refusal.summary)
+              << ",\"refusal\":" << refusal_json(refusal) << "}}\n";
+    return kExitNoRoute;
+  }
+  if (!verbose) {
+    std::cerr << "angara-route: " << refusal.summary << "; --verbose or --json for all\n";
+    return kExitNoRoute;
+  }
+  std::cerr << "angara-route: " << refusal.summary << "\n";
+  for (const std::string& line : refusal_detail(refusal)) std::cerr << "  " << line << "\n";
+  return kExitNoRoute;
+}
+
 }  // namespace angara::cli

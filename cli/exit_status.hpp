@@ -5,6 +5,7 @@
 #include <exception>
 #include <string>
 
+#include "routing/refusal.hpp"
 #include "routing/report.hpp"
 
 namespace angara::cli {
@@ -30,5 +31,10 @@ int exit_status_of(const std::exception_ptr& error);
 // N, "message": "..."}} so that a JSON reader always gets JSON.
 void set_json_errors(bool json);
 void print_error(const std::string& message, int exit_status);
+// A routing refusal (routing/refusal.hpp): the summary on one line with how
+// to see the rest, or with --verbose the detail after it, one pair a line;
+// under --json the error object carries it all as "refusal".  Returns
+// kExitNoRoute.
+int print_refusal(const Refusal& refusal, bool verbose);
 
 }  // namespace angara::cli

@@ -379,6 +379,32 @@ int rebuild_command(int argc, char** argv) {
         job_records.push_back(job_json(job.id, &outcome, "", 0));
       else
         std::cout << outcome.message << "\n";
+      // The job's AdminComment names the tables it has now, as the prologue's
+      // did (show --job compares the two).
+      if (!options.dry_run && !outcome.written.empty() && job.id != "default") {
+        const std::string note =
+            slurm::routing_note(outcome.algorithm, outcome.fingerprint, "tables " + directory, outcome.verified,
+                                "rebuilt" + (machine_failed.empty() ? std::string()
+                                                                    : " around failed routers " +
+                                                                          compress_hostlist(machine_failed)));
+        try {
+          slurm::set_admin_comment(job.id, note, options.timeout);
+          log.line("job " + job.id + ": AdminComment " + note);
+        } catch (const slurm::SlurmQueryError& e) {
+          // Slurm 22.05 without accounting storage never gives a job that
+          // shrank (a --no-kill job that lost a node) its DB index back,
+          // and refuses every update of it.
+          const bool no_db_index = std::string(e.what()).find("the DB index is being set") != std::string::npos;
+          const std::string message = "job " + job.id + ": its tables were written, but its AdminComment still names "
+                                      "the old ones: " + e.what() +
+                                      (no_db_index ? " (without accounting storage Slurm refuses every update of a "
+                                                     "job that lost a node; show --job names both fingerprints)"
+                                                   : "");
+          log.line(message, true);
+          if (!options.json) std::cerr << "angara-route: rebuild: " << message << "\n";
+          if (status == 0) status = kExitSlurmQuery;
+        }
+      }
     } catch (...) {
       // --all-running goes on with the other jobs; the first failure's status is the run's.
       const std::exception_ptr error = std::current_exception();

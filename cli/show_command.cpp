@@ -140,12 +140,20 @@ int show_command(int argc, char** argv) {
     if (table.fingerprint != first->fingerprint || table.algorithm != first->algorithm)
       problems.push_back(table.node_name + ": " + table.algorithm + " " + table.fingerprint + ", but " +
                          first->node_name + " has " + first->algorithm + " " + first->fingerprint);
+  // The AdminComment the prologue (or the last rebuild) wrote names the
+  // tables it installed: other tables now mean a rebuild that could not say so.
+  const std::string noted = slurm::routing_note_fingerprint(installed.job.admin_comment);
+  const bool note_differs = first && !noted.empty() && noted != first->fingerprint;
+  if (note_differs)
+    problems.push_back("AdminComment names fingerprint " + noted + ", the installed tables have " +
+                       first->fingerprint + " (a rebuild that could not update it? see its log)");
   std::string verdict;
   bool verified = false;
   if (!first) {
     verdict = "no table of job " + installed.job.id + " in " + directory;
   } else if (!problems.empty()) {
-    verdict = "the job's tables are incomplete or disagree";
+    verdict = note_differs && problems.size() == 1 ? "the installed tables are not those the job's AdminComment names"
+                                                   : "the job's tables are incomplete or disagree";
   } else {
     const JobResult result = verify_node_tables(config, installed.tables, directory);
     verified = result.report.ok();
@@ -166,7 +174,8 @@ int show_command(int argc, char** argv) {
               << ",\"fingerprint\":" << json_quote(first ? first->fingerprint : "")
               << ",\"verified\":" << (verified ? "true" : "false") << ",\"verdict\":" << json_quote(verdict)
               << ",\"problems\":" << json_string_list(problems)
-              << ",\"admin_comment\":" << json_quote(installed.job.admin_comment) << "}\n";
+              << ",\"admin_comment\":" << json_quote(installed.job.admin_comment)
+              << ",\"admin_comment_fingerprint\":" << json_quote(noted) << "}\n";
   } else {
     std::cout << "job " << installed.job.id << " (" << installed.job.state << ") on " << installed.job.node_list
               << "\n";

@@ -56,6 +56,11 @@ std::string format_algorithm_chain(const std::vector<std::string>& chain) {
   return out;
 }
 
+std::string without_generator_name(const std::string& name, std::string reason) {
+  if (reason.rfind(name + ": ", 0) == 0) reason.erase(0, name.size() + 2);
+  return reason;
+}
+
 bool AlgorithmChain::contains(std::string_view name) const {
   return std::find(members.begin(), members.end(), name) != members.end();
 }
@@ -85,7 +90,7 @@ ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Ne
         before_member(name);
       } catch (const MemoryLimitError& e) {
         if (chain.size() == 1) throw;
-        outcome.passed_over.push_back({name, e.what(), 0});
+        outcome.passed_over.push_back({name, e.what(), 0, "", {}});
         over_memory_limit = true;
         continue;
       }
@@ -108,9 +113,9 @@ ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Ne
       if (chain.size() == 1) throw;
       // The generators start their refusals with their name; the report
       // names the member itself.
-      std::string reason = e.what();
-      if (reason.rfind(name + ": ", 0) == 0) reason.erase(0, name.size() + 2);
-      outcome.passed_over.push_back({name, std::move(reason), seconds});
+      outcome.passed_over.push_back({name, without_generator_name(name, e.what()), seconds,
+                                     without_generator_name(name, e.headline()),
+                                     e.unrouted()});
       continue;
     }
     const double seconds = seconds_since(start);
@@ -129,12 +134,12 @@ ChainOutcome run_algorithm_chain(const std::vector<std::string>& chain, const Ne
     outcome.passed_over.push_back({name,
                                    "table rejected by the verifier (" + std::to_string(report.violation_count) +
                                        " violation(s)); " + rule_name(first.rule) + ": " + first.message,
-                                   seconds});
+                                   seconds, "", {}});
   }
   std::string message = "no generator of the chain " + format_algorithm_chain(chain) + " found a valid table";
   for (const PassedOver& p : outcome.passed_over) message += "; " + p.algorithm + ": " + p.reason;
   if (over_memory_limit) throw MemoryLimitError(message);
-  throw RoutingError(message);
+  throw ChainRoutingError(message, std::move(outcome.passed_over));
 }
 
 }  // namespace angara

@@ -40,10 +40,31 @@ struct AlgorithmChain {
 // list when it has several members, "" for one generator.
 std::string recorded_chain(const std::string& chain);
 
+// A generator's refusal without the "NAME: " it starts with (a report names
+// the member itself).
+std::string without_generator_name(const std::string& name, std::string reason);
+
 struct PassedOver {
   std::string algorithm;
   std::string reason;  // the refusal (without the generator's name), or the verifier's first violation
   double seconds = 0;
+  // A refusal about pairs (RoutingError::unrouted()): the reason without its
+  // list of pairs, and the pairs; empty for other reasons.
+  std::string headline;
+  std::vector<NodePair> unrouted;
+};
+
+// Thrown by a chain of several members when every member failed: what()
+// names each member's reason; members() keeps them, with the pairs each
+// refused, for a report that names each pair once (routing/refusal.hpp).
+class ChainRoutingError : public RoutingError {
+ public:
+  ChainRoutingError(const std::string& message, std::vector<PassedOver> members)
+      : RoutingError(message), members_(std::move(members)) {}
+  const std::vector<PassedOver>& members() const { return members_; }
+
+ private:
+  std::vector<PassedOver> members_;
 };
 
 struct ChainOutcome {
@@ -57,7 +78,7 @@ struct ChainOutcome {
 // Runs the chain.  When every member fails: a one-member chain behaves as
 // that generator alone (its RoutingError propagates; a table the verifier
 // rejects is returned with its report, for the caller to refuse); a longer
-// chain throws RoutingError "no generator of the chain A,B found a valid
+// chain throws ChainRoutingError "no generator of the chain A,B found a valid
 // table: A: ...; B: ...".
 // `before_member`, when given, is called with a member's name before it
 // runs; a MemoryLimitError it throws (routing/memory.hpp) passes the member

@@ -11,6 +11,7 @@
 #include "angara/route_dump.hpp"
 #include "angara/table_set.hpp"
 #include "routing/chain.hpp"
+#include "routing/refusal.hpp"
 #include "routing/common/parallel.hpp"
 #include "config.h"
 
@@ -177,10 +178,25 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
     result.report = verify(network, result.table, verify_options);
   } else {
     // Each fallback member is estimated again before it runs.
-    ChainOutcome outcome =
-        run_algorithm_chain(chain.members, network, allocation, member_options, verify_options, [&](const std::string& member) {
-          result.memory = check_job_memory(config, request, prepared, member);
-        });
+    const auto start = std::chrono::steady_clock::now();
+    ChainOutcome outcome;
+    try {
+      outcome = run_algorithm_chain(chain.members, network, allocation, member_options, verify_options,
+                                    [&](const std::string& member) {
+                                      result.memory = check_job_memory(config, request, prepared, member);
+                                    });
+    } catch (const ChainRoutingError& e) {
+      throw RefusalError(describe_refusal(config, network, allocation.size(), chain.text(), e.members()));
+    } catch (const RoutingError& e) {
+      // One generator: its refusal in the administrator's words when it
+      // names pairs; any other (an option it does not support) as it is.
+      if (e.unrouted().empty()) throw;
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::vector<PassedOver> members{PassedOver{chain.first(), without_generator_name(chain.first(), e.what()),
+                                                 seconds, without_generator_name(chain.first(), e.headline()),
+                                                 e.unrouted()}};
+      throw RefusalError(describe_refusal(config, network, allocation.size(), chain.text(), std::move(members)));
+    }
     result.table = std::move(outcome.table);
     result.report = std::move(outcome.report);
     result.algorithm = outcome.algorithm;

@@ -281,9 +281,41 @@ std::string passed_over_json(const std::vector<PassedOver>& passed_over) {
   return out + "]";
 }
 
+std::string refusal_json(const Refusal& refusal) {
+  auto strings = [](const std::vector<std::string>& items) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + json_quote(items[i]);
+    return out + "]";
+  };
+  std::string out = "{\"summary\":" + json_quote(refusal.summary) + ",\"chain\":" + json_quote(refusal.chain) +
+                    ",\"node_count\":" + std::to_string(refusal.node_count) +
+                    ",\"failures\":" + strings(refusal.failures) +
+                    ",\"common_node\":" + json_quote(refusal.common_node) + ",\"generators\":[";
+  for (std::size_t i = 0; i < refusal.members.size(); ++i) {
+    const PassedOver& m = refusal.members[i];
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.6f", m.seconds);
+    out += std::string(i ? "," : "") + "{\"algorithm\":" + json_quote(m.algorithm) +
+           ",\"reason\":" + json_quote(member_reason(m)) + ",\"seconds\":" + seconds +
+           ",\"pairs\":" + std::to_string(m.unrouted.size()) + "}";
+  }
+  out += "],\"cut_off_pairs\":" + std::to_string(refusal.cut_off) + ",\"pairs\":[";
+  for (std::size_t i = 0; i < refusal.pairs.size(); ++i) {
+    const RefusedPair& p = refusal.pairs[i];
+    out += std::string(i ? "," : "") + "{\"source\":" + json_quote(p.source) +
+           ",\"destination\":" + json_quote(p.destination) + ",\"cut_off\":" + (p.shortest < 0 ? "true" : "false") +
+           ",\"shortest_hops\":" + std::to_string(p.shortest) + ",\"blockers\":" + strings(p.blockers) +
+           ",\"each_repair_reopens\":" + (p.each_repair_reopens ? "true" : "false") +
+           ",\"refused_by\":" + strings(p.refused_by) + "}";
+  }
+  return out + "]}";
+}
+
 std::string message_of(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
+  } catch (const RefusalError& e) {
+    return e.what();  // "refused: ...", the summary
   } catch (const RoutingError& e) {
     return std::string("no valid routing: ") + e.what();
   } catch (const MemoryLimitError& e) {

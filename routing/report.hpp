@@ -11,6 +11,7 @@
 #include "angara/config.hpp"
 #include "routing/check/lp_bound.hpp"
 #include "routing/pipeline.hpp"
+#include "routing/refusal.hpp"
 
 namespace angara {
 
@@ -39,12 +40,16 @@ std::string format_report_summary(const JobResult& result);
 std::string format_chain_note(const JobResult& result);
 // The members a chain passed over, as a JSON array of {algorithm, reason, seconds}.
 std::string passed_over_json(const std::vector<PassedOver>& passed_over);
+// A refusal (routing/refusal.hpp) as a JSON object: its summary, chain,
+// failures, each generator's reason and every pair.
+std::string refusal_json(const Refusal& refusal);
 
 // JSON string literal with escapes.
 std::string json_quote(const std::string& text);
 
 // what() of the exception, with "no valid routing: " before a RoutingError's
-// and "memory limit: " before a MemoryLimitError's.
+// and "memory limit: " before a MemoryLimitError's; a RefusalError's summary
+// ("refused: ...", routing/refusal.hpp) as it is.
 std::string message_of(const std::exception_ptr& error);
 // The message for std::bad_alloc (its what() says nothing useful).
 std::string out_of_memory_message();

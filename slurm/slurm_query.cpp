@@ -387,6 +387,23 @@ void set_admin_comment(const std::string& job_id, const std::string& text, int t
   run_scontrol({"update", "jobid=" + job_id, "admincomment=" + clean}, timeout_seconds);
 }
 
+std::string routing_note(const std::string& algorithm, const std::string& fingerprint, const std::string& where,
+                         bool verified, const std::string& after) {
+  return "angara: " + algorithm + ", fingerprint " + fingerprint + ", " + where + ", " +
+         (verified ? "verified" : "REJECTED") + (after.empty() ? "" : "; " + after);
+}
+
+std::string routing_note_fingerprint(const std::string& admin_comment) {
+  static const std::string kPrefix = "angara: ", kKey = ", fingerprint ";
+  if (admin_comment.rfind(kPrefix, 0) != 0) return "";
+  // "angara: ALGORITHM, fingerprint FP": one word, then the key.
+  const std::size_t at = admin_comment.find_first_of(" ,", kPrefix.size());
+  if (at == std::string::npos || admin_comment.compare(at, kKey.size(), kKey) != 0) return "";
+  const std::size_t start = at + kKey.size();
+  const std::size_t end = admin_comment.find_first_of(", ;", start);
+  return admin_comment.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
 bool node_is_free(const NodeState& node) { return node.state == "IDLE"; }
 
 }  // namespace angara::slurm

@@ -111,6 +111,17 @@ void drain_node(const std::string& node, const std::string& reason, int timeout_
 // TEXT must not contain '=': scontrol's one-line output could not be read back.
 void set_admin_comment(const std::string& job_id, const std::string& text, int timeout_seconds = 30);
 
+// The note spank-angara's prologue and every rebuild put in a job's
+// AdminComment: "angara: ALGORITHM, fingerprint FP, WHERE, verified" (WHERE:
+// "tables DIR", or "dry run, no table written"), with "; AFTER" when given
+// ("rebuilt around failed routers desmos03").  show --job compares its
+// fingerprint with the installed tables'.
+std::string routing_note(const std::string& algorithm, const std::string& fingerprint, const std::string& where,
+                         bool verified, const std::string& after = "");
+// The fingerprint a routing note names; "" when the text is not one (no
+// note, a refusal, another comment).
+std::string routing_note_fingerprint(const std::string& admin_comment);
+
 // A node Slurm may give to a new job right now: state exactly IDLE (no
 // DRAIN, RESERVED, NOT_RESPONDING or other flag).
 bool node_is_free(const NodeState& node);

@@ -339,10 +339,10 @@ TableOutcome install_job_table(const PluginSettings& settings, const Config& con
 }
 
 std::string routing_note(const PluginSettings& settings, const Config& config, const JobResult& result) {
-  return "angara: " + result.algorithm + ", fingerprint " + result.fingerprint + ", " +
-         (settings.dry_run ? std::string("dry run, no table written")
-                           : "tables " + table_dir_of(config, settings.table_dir)) +
-         ", " + (result.report.ok() ? "verified" : "REJECTED");
+  return slurm::routing_note(result.algorithm, result.fingerprint,
+                             settings.dry_run ? std::string("dry run, no table written")
+                                              : "tables " + table_dir_of(config, settings.table_dir),
+                             result.report.ok());
 }
 
 TableOutcome restore_default_table(const PluginSettings& settings, const Config& config, const std::string& this_node,

@@ -25,6 +25,7 @@ extern "C" {
 #include "angara/table_file.hpp"
 #include "spank/checks.hpp"
 #include "spank/job_tables.hpp"
+#include "routing/refusal.hpp"
 #include "routing/report.hpp"
 #include "slurm/slurm_query.hpp"
 
@@ -296,6 +297,15 @@ int slurm_spank_job_prolog(spank_t spank, int argc, char** argv) {
     return job_refused(job_id, node, e.what());
   } catch (const angara::spank::JobRefusal& e) {
     return job_refused(job_id, node, e.what());
+  } catch (const angara::RefusalError& e) {
+    // The summary goes to the error level (and the drain reason, the job's
+    // AdminComment); every generator's reason and the pairs to info, at
+    // most kLoggedPairs of them on each node of the job.
+    const int status = prologue_failed(job_id, node, e.what());
+    constexpr std::size_t kLoggedPairs = 64;
+    for (const std::string& line : angara::refusal_detail(e.refusal(), kLoggedPairs))
+      slurm_info("spank-angara: job %s: %s", job_id.c_str(), line.c_str());
+    return status;
   } catch (...) {
     // The admin tool's words: "memory limit: the computation needs an
     // estimated ...", "out of memory (std::bad_alloc) ...".

@@ -110,6 +110,28 @@ START_TEST(test_every_member_fails) {
 }
 END_TEST
 
+// The chain's refusal keeps each member's, with the pairs it named and its
+// headline without them (routing/refusal.hpp lists each pair once).
+START_TEST(test_refusal_keeps_members_and_pairs) {
+  const Network net = seven_failed_routers_6x6();
+  const std::vector<NodeId> nodes = scattered_allocation(net);
+  const Torus& t = net.torus();
+  const std::vector<NodePair> pairs{{node_at(t, "5,4"), node_at(t, "0,2")}, {node_at(t, "5,4"), node_at(t, "3,2")}};
+  try {
+    run_algorithm_chain({"sssp", "balanced"}, net, nodes, {}, VerifyOptions{});
+    ck_abort_msg("the chain routed");
+  } catch (const ChainRoutingError& e) {
+    ck_assert_uint_eq(e.members().size(), 2);
+    for (const PassedOver& member : e.members()) {
+      ck_assert_std_str_eq(member.headline, "cannot route 2 of 110 ordered pairs deadlock-free on one virtual channel");
+      ck_assert_std_str_eq(member.reason, kBalancedRefusal);
+      ck_assert(member.unrouted == pairs);
+    }
+    ck_assert_std_str_eq(e.members()[0].algorithm, "sssp");
+  }
+}
+END_TEST
+
 // A table the verifier rejects passes the member over with the verifier's
 // first violation (here: no virtual channel allowed at all); a one-member
 // chain hands the rejected table back for the caller to refuse.
@@ -142,6 +164,7 @@ int main() {
   tcase_add_test(tc, test_fallback);
   tcase_add_test(tc, test_every_member_fails);
   tcase_add_test(tc, test_verifier_rejection);
+  tcase_add_test(tc, test_refusal_keeps_members_and_pairs);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }

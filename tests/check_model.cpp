@@ -132,6 +132,12 @@ START_TEST(test_single_cable_network) {
   ck_assert_uint_eq(net.live_channel_count(), 158u);
   ck_assert(!net.channel_alive(t.id({0, 0, 0, 0}), Direction::make(1, false)));
   ck_assert_std_str_eq(net.fault_signature(), "nodes= links=0,0,0,0 +Y");
+  // The cable keeps the end it was declared with (reports name it so); the
+  // other end names no second failure.
+  ck_assert_uint_eq(net.failed_links().size(), 1u);
+  ck_assert_uint_eq(net.failed_links().front(), Torus::channel(high, Direction::make(1, true)));
+  net.fail_link(t.id({0, 0, 0, 0}), Direction::make(1, false));
+  ck_assert_uint_eq(net.failed_links().size(), 1u);
   // A failed router of a 4x2x2x2 with one cable in Y, Z, K has 5 ports:
   // +X, -X and one per single-cabled dimension; 10 channels go.
   net.fail_node(t.id({2, 1, 0, 1}));

@@ -112,16 +112,50 @@ START_TEST(test_refusal_names_failures) {
                        "1,0, router 4,0, router 2,1); 2,0 -> 6,0: no Angara-encodable route avoids the failures (cut "
                        "off by router 1,0, router 4,0, router 2,1); 2,0 -> 7,0: no Angara-encodable route avoids the "
                        "failures (cut off by router 1,0, router 4,0, router 2,1)");
+  // The error carries every pair left out and the headline without them.
+  try {
+    angara_test::generate("balanced", net, angara_test::live_nodes(net));
+  } catch (const RoutingError& e) {
+    ck_assert_std_str_eq(e.headline(), "balanced: cannot route 4 of 3660 ordered pairs deadlock-free on one virtual channel");
+    ck_assert_uint_eq(e.unrouted().size(), 4);
+    for (const char* dst : {"0,0", "5,0", "6,0", "7,0"})
+      ck_assert(std::find(e.unrouted().begin(), e.unrouted().end(),
+                          NodePair{node_at(net.torus(), "2,0"), node_at(net.torus(), dst)}) != e.unrouted().end());
+  }
 }
 END_TEST
 
-// A failed cable is named as the network records it (from its + end).
+// The diagnosis of many pairs at once: the shortest route or none, the
+// failures whose single repair reopens a pair (by failure_names() index),
+// or those on the minimal routes of a pair that can be joined.
+START_TEST(test_diagnose_pairs) {
+  const Network net = three_failed_routers_8x8();  // failure_names: router 1,0; router 4,0; router 2,1
+  const Torus& t = net.torus();
+  const std::vector<PairDiagnosis> diagnoses =
+      diagnose_pairs(net, {{node_at(t, "2,0"), node_at(t, "0,0")}, {node_at(t, "2,0"), node_at(t, "5,0")},
+                           {node_at(t, "0,0"), node_at(t, "2,0")}, {node_at(t, "0,0"), node_at(t, "0,1")}});
+  ck_assert_uint_eq(diagnoses.size(), 4);
+  for (int i = 0; i < 2; ++i) {
+    ck_assert_int_eq(diagnoses[i].shortest, -1);
+    ck_assert(diagnoses[i].blockers == (std::vector<std::size_t>{0, 1, 2}));
+    ck_assert(diagnoses[i].each_repair_reopens);
+  }
+  ck_assert_int_eq(diagnoses[2].shortest, 8);
+  ck_assert(diagnoses[2].blockers == std::vector<std::size_t>{0});  // router 1,0 on "+X +X"
+  ck_assert(!diagnoses[2].each_repair_reopens);
+  ck_assert_int_eq(diagnoses[3].shortest, 1);
+  ck_assert(diagnoses[3].blockers.empty());
+}
+END_TEST
+
+// A failed cable is named as it was declared (from the end the
+// configuration names), not from its other end.
 START_TEST(test_cable_names) {
   Network net(Torus::parse("4x4"));
   const Torus& t = net.torus();
   net.fail_link(node_at(t, "1,0"), *Direction::parse("-X"));
-  ck_assert_std_str_eq(joined(failure_names(net)), "cable 0,0 +X");
-  ck_assert_std_str_eq(joined(blocking_failures(net, node_at(t, "0,0"), node_at(t, "1,0"))), "cable 0,0 +X");
+  ck_assert_std_str_eq(joined(failure_names(net)), "cable 1,0 -X");
+  ck_assert_std_str_eq(joined(blocking_failures(net, node_at(t, "0,0"), node_at(t, "1,0"))), "cable 1,0 -X");
   ck_assert_int_eq(RoutabilityOracle(net).shortest(node_at(t, "0,0"), node_at(t, "1,0")), 3);
 }
 END_TEST
@@ -179,6 +213,7 @@ int main() {
   tcase_add_test(tc, test_rip_up_routes_failed_cables);
   tcase_add_test(tc, test_refusal_names_failures);
   tcase_add_test(tc, test_cable_names);
+  tcase_add_test(tc, test_diagnose_pairs);
   tcase_add_test(tc, test_find_checked_route);
   tcase_add_test(tc, test_dependency_memo);
   suite_add_tcase(s, tc);

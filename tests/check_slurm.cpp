@@ -909,6 +909,17 @@ START_TEST(test_admin_comment) {
   ck_assert_std_str_eq(jobs[0].admin_comment,
                        "angara: sssp, fingerprint 0123abcd, tables /var/lib/angara/routes, verified");
   ck_assert_std_str_eq(jobs[1].admin_comment, "");
+  // The note's fingerprint, as show --job compares it with the tables'.
+  ck_assert_std_str_eq(routing_note_fingerprint(jobs[0].admin_comment), "0123abcd");
+  ck_assert_std_str_eq(routing_note_fingerprint(jobs[1].admin_comment), "");
+  ck_assert_std_str_eq(routing_note_fingerprint("angara: routing table not installed on desmos24: refused: ..."), "");
+  ck_assert_std_str_eq(routing_note_fingerprint("my comment, fingerprint 12"), "");
+  ck_assert_std_str_eq(routing_note_fingerprint("angara: table not installed: a, fingerprint 12"), "");
+  // A rebuild's note reads back the same way.
+  const std::string rebuilt = routing_note("nue", "89abcdef01234567", "tables /r", true, "rebuilt around failed routers desmos03");
+  ck_assert_std_str_eq(rebuilt, "angara: nue, fingerprint 89abcdef01234567, tables /r, verified; rebuilt around failed "
+                                "routers desmos03");
+  ck_assert_std_str_eq(routing_note_fingerprint(rebuilt), "89abcdef01234567");
 }
 END_TEST
 

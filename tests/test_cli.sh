@@ -107,8 +107,73 @@ expect "nue none dump passes the independent checker" 0 python3 "$checker" "$wor
 printf 'machine:\n  torus: 8x8\n  nodes: n[00-63]\nfailures:\n  nodes: ["1,0", "2,1", "4,0"]\nrouting:\n  algorithm: nue\n' \
   > "$work/faulty_8x8.yaml"
 expect "nue angara refuses pairs the failures cut off" 4 "$tool" generate --config "$work/faulty_8x8.yaml" --dry-run
-contains "nue names the cut-off pairs and the failures" "$work/err" \
-  "no valid routing: nue: 4 of 3660 ordered pairs have no Angara-encodable route that avoids the failures: 2,0 -> 0,0 (cut off by router 1,0, router 4,0, router 2,1); 2,0 -> 5,0"
+contains "nue's refusal: one summary line, nodes by name, what to do" "$work/err" \
+  "angara-route: refused: 4 pairs of 61 nodes have no route around routers n[01,04,10] (failed); all involve n02: leave it out of the job or repair any one of them; first: n02 -> n00; --verbose or --json for all"
+expect "nue's refusal in detail" 4 "$tool" generate --config "$work/faulty_8x8.yaml" --dry-run --verbose
+contains "nue's refusal: every pair with the failures that cut it off" "$work/err" \
+  "    n02 -> n07: cut off by router n01 (failed), router n04 (failed), router n10 (failed) (repairing any one reopens it); refused by nue"
+
+# Refusals around failures (issue 26): one summary line under 300 bytes with
+# node names and the cables as the configuration declares them, each pair
+# once however many members of the chain refused it; the detail under
+# --verbose and --json.  On this 5x5 every pair cut off ends at 2,1 (n07);
+# the configuration's "4,4 -Y" is "n24 -Y", never its other end "n19 +Y".
+printf 'machine:\n  torus: 5x5\n  nodes: n[00-24]\nfailures:\n  links:\n    - 2,3 +Y\n    - 2,1 +X\n    - 2,1 +Y\n    - 4,4 -Y\n    - 3,4 -X\n' \
+  >"$work/cut_5x5.yaml"
+expect "a 5x5 with five failed cables is refused" 4 "$tool" generate --config "$work/cut_5x5.yaml" --dry-run
+contains "the refusal's one line" "$work/err" \
+  "angara-route: refused: 7 pairs of 25 nodes have no route around cable n07 +X, cable n07 +Y, cable n17 +Y and cable n24 -Y; all involve n07: leave it out of the job or repair cable n07 +X, cable n07 +Y or cable n17 +Y; first: n10 -> n07; --verbose or --json for all"
+if [ "$(wc -l <"$work/err")" -eq 1 ] && [ "$(wc -c <"$work/err")" -lt 300 ]; then
+  ok "a dry run's refusal is one line under 300 bytes"
+else
+  not_ok "a dry run's refusal is one line under 300 bytes: $(wc -lc <"$work/err")"
+fi
+expect "the refusal in detail" 4 "$tool" generate --config "$work/cut_5x5.yaml" --dry-run --verbose
+contains "detail: each member's reason, without its pairs" "$work/err" \
+  "    nue (" 
+contains "detail: a pair cut off, once, with every member that refused it" "$work/err" \
+  "    n10 -> n07: cut off by cable n07 +X, cable n07 +Y, cable n17 +Y (repairing any one reopens it); refused by balanced, nue, exact"
+contains "detail: a pair only balanced left out, with its shortest route" "$work/err" \
+  "    n16 -> n07: shortest route 4 hops, its minimal routes blocked by cable n07 +Y; refused by balanced"
+if [ "$(grep -c -- '^    n.* -> ' "$work/err")" -eq 10 ] &&
+  [ "$(grep -- '^    n.* -> ' "$work/err" | cut -d: -f1 | sort | uniq -d | wc -l)" -eq 0 ]; then
+  ok "detail: the 10 pairs the members refused, each once"
+else
+  not_ok "detail: the 10 pairs, each once"; grep -- ' -> ' "$work/err" | sed 's/^/    /'
+fi
+if grep -qE '[0-9],[0-9]|n19 \+Y' "$work/err"; then
+  not_ok "detail: no coordinates, no cable named from its other end"; grep -E '[0-9],[0-9]|n19 \+Y' "$work/err" | sed 's/^/    /'
+else
+  ok "detail: no coordinates, no cable named from its other end"
+fi
+expect "the refusal in JSON" 4 "$tool" generate --config "$work/cut_5x5.yaml" --dry-run --json
+if python3 - "$work/out" <<'PY'
+import json, sys
+refusal = json.load(open(sys.argv[1]))["error"]["refusal"]
+pairs = [(p["source"], p["destination"]) for p in refusal["pairs"]]
+assert len(pairs) == 10 and len(set(pairs)) == 10, pairs
+assert refusal["cut_off_pairs"] == 7 and refusal["common_node"] == "n07", refusal
+assert [p["cut_off"] for p in refusal["pairs"]] == [True] * 7 + [False] * 3
+assert refusal["pairs"][0]["refused_by"] == ["balanced", "nue", "exact"], refusal["pairs"][0]
+assert "cable n24 -Y" in refusal["failures"], refusal["failures"]
+assert [g["algorithm"] for g in refusal["generators"]] == ["balanced", "nue", "exact"]
+assert all(" -> " not in g["reason"] for g in refusal["generators"]), refusal["generators"]
+PY
+then ok "JSON: every pair once, cut off first, each generator's reason"; else not_ok "JSON refusal"; fi
+expect "a refusal when tables were to be written" 4 "$tool" generate --config "$work/cut_5x5.yaml" --output "$work/cut-tables"
+contains "says nothing was written" "$work/err" "Nothing was written."
+[ -e "$work/cut-tables" ] && not_ok "the refused tables' directory exists" || ok "no table directory after the refusal"
+# Failed routers by hostlist: desmos02 loses its four routers and its K cable.
+printf 'machine:\n  torus: 4x2x2x2\n  nodes: desmos[00-31]\n  single_cable: [Y, Z, K]\nfailures:\n  nodes: [desmos01, desmos03, desmos06, desmos10]\n  links:\n    - desmos18 -K\n' \
+  >"$work/desmos_cut.yaml"
+expect "a Desmos with desmos02 cut off is refused" 4 "$tool" generate --config "$work/desmos_cut.yaml" --dry-run
+contains "routers by hostlist, the node to leave out" "$work/err" \
+  "angara-route: refused: 54 pairs of 28 nodes have no route around routers desmos[01,03,06,10] (failed) and cable desmos18 -K; all involve desmos02: leave it out of the job or repair any one of 4 of them; first: desmos00 -> desmos02;"
+sed 's/desmos01, desmos03,/desmos01,/' "$work/desmos_cut.yaml" >"$work/desmos_cut3.yaml"
+expect "a router down in Slurm (--down) is named down" 4 "$tool" generate --config "$work/desmos_cut3.yaml" --dry-run \
+  --down desmos03 --nodes 'desmos[00,02,04-05]'
+contains "down, not failed" "$work/err" \
+  "angara-route: refused: 6 pairs of 4 nodes have no route around routers desmos[01,06,10] (failed), router desmos03 (down) and cable desmos18 -K; all involve desmos02: leave it out of the job or repair any one of 4 of them; first: desmos00 -> desmos02;"
 expect "nue general routes around them" 0 "$tool" generate --config "$work/faulty_8x8.yaml" --rules general --dry-run
 contains "nue general report" "$work/out" "verdict      OK: complete, walkable, deadlock-free"
 expect "bad --rules" 2 "$tool" generate --rules nue --dry-run
@@ -191,9 +256,15 @@ expect "chain JSON" 0 "$tool" generate --config "$data/chain_6x6.yaml" --nodes "
 contains "chain JSON names winner and chain" "$work/out" '"algorithm":"genetic","chain":"balanced,genetic","passed_over":[{"algorithm":"balanced","reason":"cannot route 2 of 110'
 expect "chain of failing members" 4 "$tool" generate --config "$data/chain_6x6.yaml" --nodes "$chain_nodes" \
   --dry-run --algorithm bfs,sssp
+contains "chain failure: the pairs once, by name" "$work/err" \
+  "angara-route: refused: 2 pairs of 11 nodes left without a deadlock-free route around routers n[22,24,27] (failed); first: n29 -> n12; --verbose or --json for all"
+expect "chain of failing members in detail" 4 "$tool" generate --config "$data/chain_6x6.yaml" --nodes "$chain_nodes" \
+  --dry-run --algorithm bfs,sssp --verbose
 contains "chain failure names every member" "$work/err" \
-  "no generator of the chain bfs,sssp found a valid table; bfs: cannot route 2 of 110 ordered pairs"
-contains "chain failure names the second member" "$work/err" "; sssp: cannot route 2 of 110 ordered pairs"
+  "    bfs (" 
+contains "chain failure names the second member's reason" "$work/err" "): cannot route 2 of 110 ordered pairs deadlock-free on one virtual channel"
+contains "chain failure: each pair once with both members" "$work/err" \
+  "    n29 -> n15: shortest route 8 hops, its minimal routes blocked by router n27 (failed), router n22 (failed); refused by bfs, sssp"
 expect "--algorithm overrides the configured chain" 0 "$tool" generate --config "$data/chain_6x6.yaml" \
   --nodes "$chain_nodes" --dry-run --algorithm genetic
 contains "no chain line for one generator" "$work/out" "algorithm    genetic ("

@@ -13,6 +13,9 @@ cat >"$work/scontrol" <<SCRIPT
 #!/bin/sh
 case "\$*" in
 'show node -o') cat '$work/nodes' ;;
+'update jobid='*' admincomment='*)
+  [ -e '$work/update-fails' ] && { echo "slurm_update error: Access/permission denied" >&2; exit 1; }
+  printf '%s\n' "\$*" >>'$work/updates' ;;
 'show job -o '*) grep "^JobId=\$4 " '$work/jobs' || { echo "slurm_load_jobs error: Invalid job id specified" >&2; exit 1; } ;;
 *) echo "scontrol: unexpected \$*" >&2; exit 1 ;;
 esac
@@ -51,6 +54,54 @@ expect "show --job of a running job" 0 "$tool" show --job 1 --config "$conf" --t
 contains "the running job's tables verify" "$work/out" "verdict      OK"
 expect "show --job of a running job without its tables" 1 "$tool" show --job 1 --config "$conf" \
   --tables "$work/tables"
+
+# --- a rebuild updates the job's AdminComment; show --job compares them ---
+fingerprint() { sed -n 's/^fingerprint //p' "$1"; }
+old_print=$(fingerprint "$work/job1/n00.rt")
+job_line() {  # job_line ADMINCOMMENT: job 1 running on n[00-07], as scontrol prints it
+  echo "JobId=1 JobName=wrap JobState=RUNNING Reason=None NodeList=n[00-07] NumNodes=8 AdminComment=$1 Comment=(null)"
+}
+job_line "angara: balanced, fingerprint $old_print, tables $work/job1, verified" >"$work/jobs"
+expect "show --job: the AdminComment names the installed tables" 0 "$tool" show --job 1 --config "$conf" \
+  --tables "$work/job1"
+contains "one fingerprint, OK" "$work/out" "verdict      OK"
+# A rebuild around n05 (the stand-in's node states name it down) rewrites
+# the tables and the AdminComment, in one fingerprint.
+printf 'NodeName=n05 Arch=x86_64 CoresPerSocket=1 State=DOWN Reason=test\n' >"$work/nodes"
+: >"$work/updates"
+expect "rebuild around a failed node" 0 "$tool" rebuild --job 1 --config "$conf" --tables "$work/job1" \
+  --log "$work/log/angara-route.log" --quiesced
+new_print=$(fingerprint "$work/job1/n00.rt")
+[ -n "$new_print" ] && [ "$new_print" != "$old_print" ] && ok "the rebuild wrote new tables" ||
+  not_ok "the rebuild wrote new tables ($old_print -> $new_print)"
+contains "the rebuild set the AdminComment to the new fingerprint" "$work/updates" \
+  "update jobid=1 admincomment=angara: balanced, fingerprint $new_print, tables $work/job1, verified; rebuilt around failed routers n05"
+contains "the log records it" "$work/log/angara-route.log" "job 1: AdminComment angara: balanced, fingerprint $new_print"
+# Before the update (or had it failed) show --job flags the difference.
+job_line "angara: balanced, fingerprint $old_print, tables $work/job1, verified" >"$work/jobs"
+expect "show --job: an AdminComment naming the old tables is not OK" 1 "$tool" show --job 1 --config "$conf" \
+  --tables "$work/job1"
+contains "show --job says the tables are not those the AdminComment names" "$work/out" \
+  "verdict      the installed tables are not those the job's AdminComment names"
+contains "it names both fingerprints" "$work/out" \
+  "AdminComment names fingerprint $old_print, the installed tables have $new_print"
+expect "show --job --json names the AdminComment's fingerprint" 1 "$tool" show --job 1 --json --config "$conf" \
+  --tables "$work/job1"
+contains "JSON: the AdminComment's fingerprint" "$work/out" "\"admin_comment_fingerprint\":\"$old_print\""
+job_line "angara: balanced, fingerprint $new_print, tables $work/job1, verified; rebuilt around failed routers n05" \
+  >"$work/jobs"
+expect "show --job after the rebuild's update" 0 "$tool" show --job 1 --config "$conf" --tables "$work/job1"
+contains "one fingerprint again, OK" "$work/out" "verdict      OK"
+# An update scontrol refuses: the tables are written, the status says the
+# AdminComment is stale (6), and the log says why.
+touch "$work/update-fails"
+: >"$work/nodes"
+expect "a rebuild whose AdminComment update fails: exit 6" 6 "$tool" rebuild --job 1 --config "$conf" \
+  --tables "$work/job1" --log "$work/log/angara-route.log" --quiesced
+contains "it says the AdminComment still names the old tables" "$work/err" \
+  "job 1: its tables were written, but its AdminComment still names the old ones"
+rm -f "$work/update-fails"
+: >"$work/nodes"
 expect "show --job of an unknown job" 3 "$tool" show --job 99 --config "$conf" --tables "$work/tables"
 
 # --- the rebuild's record: log file and syslog ---

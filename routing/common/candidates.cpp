@@ -387,7 +387,8 @@ CandidateSet::CandidateSet(const Network& network, const TurnRules& rules, std::
         if (routes.empty() && allow_unroutable) unroutable_.push_back(s * n + d);
         if (routes.empty() && !allow_unroutable)
           throw RoutingError("no deadlock-free Angara-encodable route from " + torus.format_coord(nodes_[s]) +
-                             " to " + torus.format_coord(nodes_[d]));
+                                 " to " + torus.format_coord(nodes_[d]),
+                             std::vector<NodePair>{{nodes_[s], nodes_[d]}}, "no deadlock-free Angara-encodable route");
         for (const auto& hops : routes) {
           route_is_usable(network, rules, nodes_[s], hops, &walk);
           add_route(walk);

@@ -277,7 +277,7 @@ CheckedTurnStats complete_with_checked_turns(std::string_view generator, const N
   const std::size_t n = nodes.size();
   const bool faulty = !network.failed_nodes().empty() || !network.failed_links().empty();
   if (n < 2 || !faulty) {
-    if (!unrouted_pairs(table).empty()) throw RoutingError(describe_unrouted_pairs(generator, network, table));
+    if (!unrouted_pairs(table).empty()) throw unrouted_pairs_error(generator, network, table);
     return {};
   }
 
@@ -323,7 +323,7 @@ CheckedTurnStats complete_with_checked_turns(std::string_view generator, const N
   }
   table = best->table();
   if (!unrouted_pairs(table).empty())
-    throw RoutingError(describe_unrouted_pairs(generator, network, table), table);
+    throw unrouted_pairs_error(generator, network, table, true);
   return best->stats();
 }
 

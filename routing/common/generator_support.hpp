@@ -53,21 +53,38 @@ struct MemoryContext {
   double start_peak_bytes = 0;
 };
 
+// An ordered pair of routers (source, destination).
+using NodePair = std::pair<NodeId, NodeId>;
+
 // Thrown when a generator cannot route the allocation (e.g. the faults
 // disconnect it, or no deadlock-free route exists under the Angara rules).
+// A refusal about pairs names them (unrouted()): every pair left without a
+// route, or the one the generator stopped at; its headline() is the message
+// without its list of pairs, so a report can list each pair once however
+// many generators refused it (routing/refusal.hpp).
 class RoutingError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
-  RoutingError(const std::string& message, RouteTable partial)
-      : std::runtime_error(message), partial_(std::make_shared<const RouteTable>(std::move(partial))) {}
+  RoutingError(const std::string& message, std::vector<NodePair> unrouted, std::string headline = "")
+      : std::runtime_error(message), unrouted_(std::move(unrouted)), headline_(std::move(headline)) {}
+  // With the routes found before giving up; the pairs it leaves out are the
+  // unrouted ones.
+  RoutingError(const std::string& message, RouteTable partial, std::string headline = "");
   // The routes found before giving up, free of forbidden cycles among
   // themselves, the pairs left out without a route (the checked-turn stage
   // keeps them: routing/common/checked_turns.hpp); nullptr when none were kept.
   const std::shared_ptr<const RouteTable>& partial() const { return partial_; }
+  const std::vector<NodePair>& unrouted() const { return unrouted_; }
+  std::string headline() const { return headline_.empty() ? what() : headline_; }
 
  private:
   std::shared_ptr<const RouteTable> partial_;
+  std::vector<NodePair> unrouted_;
+  std::string headline_;
 };
+
+// The ordered pairs of `table` without a route, as node ids.
+std::vector<NodePair> pairs_without_route(const RouteTable& table);
 
 // The empty table a generator fills: the allocation checked (every node
 // inside the torus and alive, else RoutingError "NAME: ...") and the

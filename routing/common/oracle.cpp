@@ -52,18 +52,23 @@ std::string cable_name(const Torus& torus, ChannelId c) {
   return "cable " + torus.format_coord(Torus::channel_node(c)) + " " + Torus::channel_direction(c).token();
 }
 
-// The failure that makes the hop from `at` in direction `d` impossible, by
-// its declared name, or "" when the hop is live.
-std::string hop_blocker(const Network& network, NodeId at, Direction d) {
+constexpr std::size_t kNoFailure = static_cast<std::size_t>(-1);
+
+// The failure that makes the hop from `at` in direction `d` impossible, as
+// an index of failure_names() order, or kNoFailure when the hop is live.
+std::size_t hop_blocker(const Network& network, NodeId at, Direction d) {
   const Torus& torus = network.torus();
   const NodeId next = torus.neighbor(at, d);
-  if (!network.node_alive(next)) return router_name(torus, next);
+  const auto& routers = network.failed_nodes();
+  if (!network.node_alive(next))
+    return static_cast<std::size_t>(std::lower_bound(routers.begin(), routers.end(), next) - routers.begin());
   const ChannelId c = Torus::channel(at, d);
-  if (network.channel_alive(c)) return "";
+  if (network.channel_alive(c)) return kNoFailure;
   const ChannelId back = torus.reverse_channel(c);
-  for (ChannelId declared : network.failed_links())
-    if (declared == c || declared == back) return cable_name(torus, declared);
-  return cable_name(torus, c);
+  const auto& cables = network.failed_links();
+  for (std::size_t i = 0; i < cables.size(); ++i)
+    if (cables[i] == c || cables[i] == back) return routers.size() + i;
+  return kNoFailure;  // not reached: `at` is alive, so a dead channel is a failed cable
 }
 
 // The network with every failure but one (index into failure_names order:
@@ -78,27 +83,27 @@ Network without_failure(const Network& network, std::size_t skipped) {
   return copy;
 }
 
-void add_unique(std::vector<std::string>& names, std::string name) {
-  if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+void add_unique(std::vector<std::size_t>& indices, std::size_t index) {
+  if (index != kNoFailure && std::find(indices.begin(), indices.end(), index) == indices.end())
+    indices.push_back(index);
 }
 
 // The first failure on each minimal encodable route of the fault-free torus.
-std::vector<std::string> minimal_route_blockers(const Network& network, NodeId src, NodeId dst) {
-  const Network intact(network.torus());
-  const TurnRules every_turn(intact, TurnRules::Mode::all_turns);
-  std::vector<std::string> names;
+std::vector<std::size_t> minimal_route_blockers(const Network& network, const Network& intact,
+                                                const TurnRules& every_turn, NodeId src, NodeId dst) {
+  std::vector<std::size_t> indices;
   for (const auto& hops : minimal_routes(intact, every_turn, src, dst, 64)) {
     NodeId at = src;
     for (Direction d : hops) {
-      const std::string blocker = hop_blocker(network, at, d);
-      if (!blocker.empty()) {
-        add_unique(names, blocker);
+      const std::size_t blocker = hop_blocker(network, at, d);
+      if (blocker != kNoFailure) {
+        add_unique(indices, blocker);
         break;
       }
       at = network.torus().neighbor(at, d);
     }
   }
-  return names;
+  return indices;
 }
 
 std::string join(const std::vector<std::string>& names) {
@@ -116,17 +121,43 @@ std::vector<std::string> failure_names(const Network& network) {
   return names;
 }
 
-std::vector<std::string> blocking_failures(const Network& network, NodeId src, NodeId dst) {
-  if (RoutabilityOracle(network).shortest(src, dst) < 0) {
-    const std::vector<std::string> all = failure_names(network);
-    std::vector<std::string> reopening;
-    for (std::size_t f = 0; f < all.size(); ++f) {
-      const Network repaired = without_failure(network, f);
-      if (RoutabilityOracle(repaired).shortest(src, dst) >= 0) reopening.push_back(all[f]);
+std::vector<PairDiagnosis> diagnose_pairs(const Network& network, const std::vector<NodePair>& pairs) {
+  const std::size_t failures = network.failed_nodes().size() + network.failed_links().size();
+  const RoutabilityOracle oracle(network);
+  // One network (and oracle) per failure repaired, made when first needed;
+  // each oracle keeps its last source's search, so pairs grouped by source
+  // cost one search per source and failure.
+  std::vector<std::unique_ptr<Network>> repaired(failures);
+  std::vector<std::unique_ptr<RoutabilityOracle>> repaired_oracle(failures);
+  const Network intact(network.torus());
+  const TurnRules every_turn(intact, TurnRules::Mode::all_turns);
+  std::vector<PairDiagnosis> out;
+  out.reserve(pairs.size());
+  for (const auto& [src, dst] : pairs) {
+    PairDiagnosis diagnosis;
+    diagnosis.shortest = oracle.shortest(src, dst);
+    if (diagnosis.shortest < 0) {
+      for (std::size_t f = 0; f < failures; ++f) {
+        if (!repaired_oracle[f]) {
+          repaired[f] = std::make_unique<Network>(without_failure(network, f));
+          repaired_oracle[f] = std::make_unique<RoutabilityOracle>(*repaired[f]);
+        }
+        if (repaired_oracle[f]->shortest(src, dst) >= 0) diagnosis.blockers.push_back(f);
+      }
+      diagnosis.each_repair_reopens = !diagnosis.blockers.empty();
     }
-    if (!reopening.empty()) return reopening;
+    if (diagnosis.blockers.empty()) diagnosis.blockers = minimal_route_blockers(network, intact, every_turn, src, dst);
+    out.push_back(std::move(diagnosis));
   }
-  return minimal_route_blockers(network, src, dst);
+  return out;
+}
+
+std::vector<std::string> blocking_failures(const Network& network, NodeId src, NodeId dst) {
+  const std::vector<std::string> all = failure_names(network);
+  std::vector<std::string> names;
+  const std::vector<PairDiagnosis> diagnosis = diagnose_pairs(network, {{src, dst}});
+  for (std::size_t f : diagnosis.front().blockers) names.push_back(all[f]);
+  return names;
 }
 
 std::vector<std::pair<std::size_t, std::size_t>> unrouted_pairs(const RouteTable& table) {
@@ -137,30 +168,46 @@ std::vector<std::pair<std::size_t, std::size_t>> unrouted_pairs(const RouteTable
   return pairs;
 }
 
+std::string unrouted_pairs_headline(std::string_view generator, const RouteTable& table) {
+  const std::size_t total = table.size() * (table.size() - 1);
+  return std::string(generator) + ": cannot route " + std::to_string(unrouted_pairs(table).size()) + " of " +
+         std::to_string(total) + " ordered pairs deadlock-free on one virtual channel";
+}
+
 std::string describe_unrouted_pairs(std::string_view generator, const Network& network, const RouteTable& table,
                                     std::size_t shown) {
   const Torus& torus = network.torus();
   const auto pairs = unrouted_pairs(table);
-  const std::size_t total = table.size() * (table.size() - 1);
-  std::string out = std::string(generator) + ": cannot route " + std::to_string(pairs.size()) + " of " +
-                    std::to_string(total) + " ordered pairs deadlock-free on one virtual channel";
-  const RoutabilityOracle oracle(network);
-  for (std::size_t k = 0; k < pairs.size() && k < shown; ++k) {
-    const NodeId src = table.nodes()[pairs[k].first], dst = table.nodes()[pairs[k].second];
+  std::string out = unrouted_pairs_headline(generator, table);
+  std::vector<NodePair> explained;
+  for (std::size_t k = 0; k < pairs.size() && k < shown; ++k)
+    explained.emplace_back(table.nodes()[pairs[k].first], table.nodes()[pairs[k].second]);
+  const std::vector<std::string> names = failure_names(network);
+  const std::vector<PairDiagnosis> diagnoses = diagnose_pairs(network, explained);
+  for (std::size_t k = 0; k < explained.size(); ++k) {
+    const auto [src, dst] = explained[k];
     out += (k == 0 ? ": " : "; ") + torus.format_coord(src) + " -> " + torus.format_coord(dst) + ": ";
-    const int hops = oracle.shortest(src, dst);
-    const std::vector<std::string> blockers = blocking_failures(network, src, dst);
-    if (hops < 0) {
+    std::vector<std::string> blockers;
+    for (std::size_t f : diagnoses[k].blockers) blockers.push_back(names[f]);
+    if (diagnoses[k].shortest < 0) {
       out += "no Angara-encodable route avoids the failures";
       if (!blockers.empty()) out += " (cut off by " + join(blockers) + ")";
     } else {
-      out += "an encodable route of " + std::to_string(hops) +
+      out += "an encodable route of " + std::to_string(diagnoses[k].shortest) +
              " hops exists, but every route tried closes a deadlock cycle with the other routes";
       if (!blockers.empty()) out += " (its minimal routes are blocked by " + join(blockers) + ")";
     }
   }
   if (pairs.size() > shown) out += "; and " + std::to_string(pairs.size() - shown) + " more";
   return out;
+}
+
+RoutingError unrouted_pairs_error(std::string_view generator, const Network& network, const RouteTable& table,
+                                  bool keep_partial) {
+  std::string message = describe_unrouted_pairs(generator, network, table);
+  std::string headline = unrouted_pairs_headline(generator, table);
+  if (keep_partial) return RoutingError(message, table, std::move(headline));
+  return RoutingError(message, pairs_without_route(table), std::move(headline));
 }
 
 }  // namespace angara

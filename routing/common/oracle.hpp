@@ -18,6 +18,7 @@
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "routing/common/candidates.hpp"
+#include "routing/common/generator_support.hpp"
 
 namespace angara {
 
@@ -53,12 +54,25 @@ struct AllocationRoutability {
 };
 AllocationRoutability assess_routability(const Network& network, std::vector<NodeId> allocation);
 
-// A failure by name: "router 1,0" or "cable 2,1 +X".
+// A failure by name: "router 1,0" or "cable 2,1 +X" (the cable from the end
+// it was declared with).  Routers first (Network::failed_nodes() order), then
+// cables (Network::failed_links() order): the failure indices below.
 std::vector<std::string> failure_names(const Network& network);
-// The failures that cut src off from dst: those whose repair alone would open
-// an encodable route; when no single repair does, the failures that block the
-// pair's minimal routes.  For a pair the oracle can join, the failures that
-// block its minimal routes (what forced a detour).  Names as failure_names().
+
+// Why a pair has no route, or why its route may detour.
+struct PairDiagnosis {
+  int shortest = -1;  // hops of the shortest encodable route around the failures; -1: cut off
+  // Indices (failure_names() order) of the failures that cut the pair off:
+  // those whose repair alone would open an encodable route; when no single
+  // repair does, or the pair can be joined, the failures that block its
+  // minimal routes (what forced a detour).
+  std::vector<std::size_t> blockers;
+  bool each_repair_reopens = false;  // cut off, and repairing any one blocker opens a route
+};
+// Each pair's diagnosis, in order; pairs grouped by source cost one oracle
+// search per source and failure.
+std::vector<PairDiagnosis> diagnose_pairs(const Network& network, const std::vector<NodePair>& pairs);
+// One pair's blockers by name (failure_names()).
 std::vector<std::string> blocking_failures(const Network& network, NodeId src, NodeId dst);
 
 // The honest refusal when a generator leaves pairs of `table` without a
@@ -67,6 +81,10 @@ std::vector<std::string> blocking_failures(const Network& network, NodeId src, N
 // (whether an encodable route exists at all, and the failures behind it).
 std::string describe_unrouted_pairs(std::string_view generator, const Network& network, const RouteTable& table,
                                     std::size_t shown = 4);
+// That refusal as the error to throw: every pair left out attached, the
+// headline without the pairs, and `table` as the partial table when asked.
+RoutingError unrouted_pairs_error(std::string_view generator, const Network& network, const RouteTable& table,
+                                  bool keep_partial = false);
 // The pairs of `table` without a route, as allocation indices.
 std::vector<std::pair<std::size_t, std::size_t>> unrouted_pairs(const RouteTable& table);
 

@@ -44,7 +44,8 @@ namespace {
 
 [[noreturn]] void no_path(const char* generator, const Torus& torus, NodeId src, NodeId dst, const char* what) {
   throw RoutingError(std::string(generator) + ": no " + what + " from " + torus.format_coord(src) + " to " +
-                     torus.format_coord(dst) + " avoids the failures");
+                         torus.format_coord(dst) + " avoids the failures",
+                     std::vector<NodePair>{{src, dst}}, std::string(generator) + ": no " + what + " avoids the failures");
 }
 
 // Hop distances to `dst` over live channels (-1: cut off), found breadth-
@@ -368,7 +369,8 @@ class PairRouter {
     if (distance_destination_ != dst) find_distances(dst);
     if (distance_[src] < 0)
       throw RoutingError(std::string(generator_) + ": no path from " + torus_.format_coord(src) + " to " +
-                         torus_.format_coord(dst) + " avoids the failures");
+                             torus_.format_coord(dst) + " avoids the failures",
+                         std::vector<NodePair>{{src, dst}}, std::string(generator_) + ": no path avoids the failures");
     ++epoch_;
     level_.assign(1, src);
     set_state(src, kDirectionCount, State{0, 0, kNoChannel, kDirectionCount});
@@ -452,7 +454,9 @@ class PairRouter {
       }
       if (routes.empty())
         throw RoutingError(std::string(generator_) + ": no Angara-encodable route from " + torus_.format_coord(src) +
-                           " to " + torus_.format_coord(dst) + " avoids the failures");
+                               " to " + torus_.format_coord(dst) + " avoids the failures",
+                           std::vector<NodePair>{{src, dst}},
+                           std::string(generator_) + ": no Angara-encodable route avoids the failures");
       std::vector<std::vector<ChannelId>> variants;
       for (const auto& hops : routes) {
         variants.emplace_back();

@@ -579,9 +579,10 @@ void NueRouter::check_routable() {
 void NueRouter::fail_cut_off(const std::vector<std::pair<NodeId, NodeId>>& pairs) const {
   constexpr std::size_t kShown = 4;
   const bool angara = options_.rules == RuleSet::angara;
-  std::string out = "nue: " + std::to_string(pairs.size()) + " of " +
-                    std::to_string(nodes_.size() * (nodes_.size() - 1)) + " ordered pairs have no " +
-                    (angara ? "Angara-encodable route" : "path") + " that avoids the failures";
+  const std::string headline = "nue: " + std::to_string(pairs.size()) + " of " +
+                               std::to_string(nodes_.size() * (nodes_.size() - 1)) + " ordered pairs have no " +
+                               (angara ? "Angara-encodable route" : "path") + " that avoids the failures";
+  std::string out = headline;
   for (std::size_t k = 0; k < pairs.size() && k < kShown; ++k) {
     out += (k == 0 ? ": " : "; ") + torus_.format_coord(pairs[k].first) + " -> " +
            torus_.format_coord(pairs[k].second);
@@ -592,16 +593,17 @@ void NueRouter::fail_cut_off(const std::vector<std::pair<NodeId, NodeId>>& pairs
     if (!blockers.empty()) out += " (cut off by " + blockers + ")";
   }
   if (pairs.size() > kShown) out += "; and " + std::to_string(pairs.size() - kShown) + " more";
-  throw RoutingError(out);
+  throw RoutingError(out, pairs, headline);
 }
 
 void NueRouter::fail_unroutable(NodeId src, NodeId dst, int layer) const {
   const std::string pair = torus_.format_coord(src) + " to " + torus_.format_coord(dst);
-  throw RoutingError(std::string("nue: no deadlock-free ") +
-                     (options_.rules == RuleSet::angara ? "Angara-encodable route" : "route") + " from " + pair +
-                     " fits the routes of the other destinations of virtual channel " + std::to_string(layer) +
-                     " (routing.virtual_channels: " + std::to_string(options_.virtual_channels) +
-                     "; more may help)");
+  const std::string route = options_.rules == RuleSet::angara ? "Angara-encodable route" : "route";
+  const std::string why = " fits the routes of the other destinations of virtual channel " + std::to_string(layer) +
+                          " (routing.virtual_channels: " + std::to_string(options_.virtual_channels) +
+                          "; more may help)";
+  throw RoutingError("nue: no deadlock-free " + route + " from " + pair + why, std::vector<NodePair>{{src, dst}},
+                     "nue: no deadlock-free " + route + why);
 }
 
 // Sections 4.2-4.3: root = the most central node (Brandes' betweenness) of

@@ -411,6 +411,15 @@ else
   not_ok "rebuild --json" "$(cat "$out/rebuild.json")"
 fi
 check "the rebuild checked the live switch of the running job" grep -q "live switch direct (installed tables of 2 node(s) compared)" "$out/rebuild.txt"
+# The job's AdminComment names the rebuilt tables: show --job sees one
+# fingerprint and says OK.
+new_print=$(table_field "$tables/desmos00.rt" fingerprint)
+if admin_comment "$job" | grep -qF "angara: $other, fingerprint $new_print, tables $tables, verified; rebuilt around failed routers desmos01" &&
+  "$tool" show --job "$job" --config "$config" >"$out/show.txt" 2>&1 && grep -q "^  verdict      OK" "$out/show.txt"; then
+  ok "the rebuild updated job $job's AdminComment; show --job: one fingerprint, OK"
+else
+  not_ok "the rebuild updated job $job's AdminComment" "$(admin_comment "$job")" "$(cat "$out/show.txt")"
+fi
 # The strigger program rewrites idle nodes' default tables (desmos31 ran no job yet).
 deadline=$((SECONDS + 60))
 until [ "$(table_field "$tables/desmos31.rt" job)" = default ] && ! grep -q '^1,0,0,0 ' "$tables/desmos31.rt" ||
@@ -598,6 +607,44 @@ else
 fi
 plugstack "config=$config"
 
+# --- a refusal around failures: one line to act on, the detail at info -------
+# desmos02 loses its five neighbours: its pairs with desmos00 and desmos04
+# have no route.  The error line and the AdminComment carry the summary
+# (node names, routers by hostlist, the node to leave out); every pair
+# follows at info level, each once.
+cut_config=$state/cut.yaml
+write_config "$cut_config" "desmos01, desmos03, desmos06, desmos10, desmos18"
+plugstack "config=$cut_config" on_failure=cancel
+job=$(sbatch --parsable -N3 -w 'desmos[00,02,04]' -o /dev/null --wrap "touch $work/ran-cut-$$")
+wait_job_state "$job" CANCELLED 30
+check "refusal: job $job cancelled, its script never ran" [ "$(job_field "$job" JobState)" = CANCELLED -a ! -e "$work/ran-cut-$$" ]
+summary="refused: 4 pairs of 3 nodes have no route around routers desmos[01,03,06,10,18] (failed); all involve desmos02: leave it out of the job or repair any one of them; first: desmos00 -> desmos02"
+# Each prologue that ran (the first to fail cancels the job) logs the summary
+# once and each of the four pairs once (after cancelling: waited for).
+deadline=$((SECONDS + 15))
+until cat "$state"/log/slurmd-desmos0[024].log | grep -q "spank-angara: job $job:   desmos04 -> desmos02: " ||
+  [ $SECONDS -ge $deadline ]; do sleep 0.5; done
+cat "$state"/log/slurmd-desmos0[024].log | grep "spank-angara: job $job[: ]" >"$work/cut.log"
+lines=$(grep -cF "routing table not installed: $summary" "$work/cut.log")
+if [ "$lines" -ge 1 ]; then
+  ok "refusal: the summary is the slurmd log's error line"
+else
+  not_ok "refusal: the summary is the slurmd log's error line" "$(cat "$work/cut.log")"
+fi
+if [ "$(grep -c "spank-angara: job $job:   desmos02 -> desmos04: cut off by router desmos01 (failed), " "$work/cut.log")" = "$lines" ] &&
+  [ "$(grep -c "spank-angara: job $job:   desmos.* -> desmos.*: cut off by" "$work/cut.log")" = $((4 * lines)) ]; then
+  ok "refusal: every pair once at info level"
+else
+  not_ok "refusal: every pair once at info level" "$(cat "$work/cut.log")"
+fi
+if admin_comment "$job" | grep -qF "routing table not installed on desmos0" &&
+  admin_comment "$job" | grep -qF ": $summary"; then
+  ok "refusal: the job's AdminComment carries the summary"
+else
+  not_ok "refusal: the job's AdminComment carries the summary" "$(scontrol show job "$job" | grep -i comment)"
+fi
+plugstack "config=$config"
+
 # --- a bad configuration stops slurmd from starting -------------------------
 pid=$(cat "$state/pids/slurmd-desmos31")
 kill -TERM "$pid"
@@ -616,6 +663,52 @@ fi
 plugstack "config=$config"
 setsid slurmd -D -N desmos31 -f "$SLURM_CONF" </dev/null >>"$state/log/slurmd-desmos31.out" 2>&1 9>&- &
 echo $! >"$state/pids/slurmd-desmos31"
+
+# --- a node of the job goes DOWN: only a --no-kill job survives it ----------
+# Slurm kills (requeues) a job whose node goes DOWN; one submitted with
+# --no-kill keeps running on its other nodes, and the rebuild routes it
+# around the lost router (spank-angara(8), NODE FAILURES AND REBUILD).
+# Last: after it, this cluster (Slurm 22.05, no accounting) was seen to
+# schedule the next jobs only every few minutes.
+out=$work/nokill
+mkdir -p "$out"
+kept=$(sbatch --parsable --no-kill -N3 -w 'desmos[04-06]' -o /dev/null --wrap 'sleep 300')
+killed=$(sbatch --parsable -N2 -w 'desmos[08-09]' -o /dev/null --wrap 'sleep 300')
+wait_job_state "$kept" RUNNING 60
+wait_job_state "$killed" RUNNING 60
+old_print=$(table_field "$tables/desmos04.rt" fingerprint)
+scontrol update nodename='desmos[05,09]' state=down reason=angara-test
+wait_job_state "$killed" "PENDING|REQUEUED|NODE_FAIL|FAILED|CANCELLED" 60
+check "a job without --no-kill does not survive its node going DOWN ($(job_field "$killed" JobState))" \
+  [ "$(job_field "$killed" JobState)" != RUNNING ]
+sleep 2
+check "a --no-kill job keeps running when its node goes DOWN" [ "$(job_field "$kept" JobState)" = RUNNING ]
+# Its AdminComment is updated when Slurm lets it: 22.05 without accounting
+# storage (this cluster) refuses every update of a job that shrank, so the
+# rebuild exits 6 and show --job names both fingerprints instead of "OK".
+"$tool" rebuild --log "$rebuild_log" --job "$kept" --config "$config" >"$out/rebuild.txt" 2>&1
+status=$?
+new_print=$(table_field "$tables/desmos04.rt" fingerprint)
+check "rebuild --job $kept rewrote the --no-kill job's tables around its DOWN node ($old_print -> $new_print)" \
+  [ -n "$new_print" -a "$new_print" != "$old_print" -a "$(table_field "$tables/desmos06.rt" fingerprint)" = "$new_print" ]
+"$tool" show --job "$kept" --config "$config" >"$out/show.txt" 2>&1
+show_status=$?
+if [ $status = 0 ] && admin_comment "$kept" | grep -qF "fingerprint $new_print, tables $tables, verified; rebuilt around failed routers" &&
+  [ $show_status = 0 ] && grep -q "^  verdict      OK" "$out/show.txt" && ! grep -q "$old_print" "$out/show.txt"; then
+  ok "show --job $kept: the AdminComment names the rebuilt tables, OK"
+elif [ $status = 6 ] && grep -q "its AdminComment still names the old ones: .*the DB index is being set" "$out/rebuild.txt" &&
+  [ $show_status = 1 ] && grep -q "^  verdict      the installed tables are not those the job's AdminComment names" "$out/show.txt" &&
+  grep -q "AdminComment names fingerprint $old_print, the installed tables have $new_print" "$out/show.txt"; then
+  ok "show --job $kept: Slurm refused the AdminComment update (exit 6), show --job names both fingerprints"
+else
+  not_ok "show --job $kept after the rebuild" "rebuild exit $status: $(cat "$out/rebuild.txt")" \
+    "show exit $show_status: $(cat "$out/show.txt")"
+fi
+scancel "$kept" "$killed"
+wait_job_done "$kept" 30 >/dev/null
+# (ReturnToService=2 may have brought a node back already.)
+for node in desmos05 desmos09; do scontrol update nodename=$node state=resume 2>/dev/null; done
+"$tool" rebuild --log "$rebuild_log" --all-running --idle --config "$config" >/dev/null 2>&1
 
 echo "$passed passed, $failed failed"
 if [ $failed -ne 0 ]; then

@@ -331,7 +331,9 @@ class RankSearch {
       }
       if (sets.empty())  // (no candidate at all: ranks never make one impossible)
         throw RoutingError("exact: " + torus_.format_coord(nodes[p / n]) + " -> " + torus_.format_coord(nodes[p % n]) +
-                           ": no Angara-encodable route avoids the failures");
+                               ": no Angara-encodable route avoids the failures",
+                           std::vector<NodePair>{{nodes[p / n], nodes[p % n]}},
+                           "exact: no Angara-encodable route avoids the failures");
       pairs_.push_back(p);
       candidates_.emplace_back(sets.begin(), sets.end());
         },

@@ -65,7 +65,7 @@ class Repair {
     free_pairs(first);
     for (const auto& [s, d] : missing)
       if (candidates_.at(s * n + d).empty())  // cut off: the oracle's refusal
-        throw RoutingError(describe_unrouted_pairs("exact", network_, table_));
+        throw unrouted_pairs_error("exact", network_, table_);
     std::uint64_t budget = kRepairBudget;
     for (int round = 0;; ++round) {
       collect_fixed();

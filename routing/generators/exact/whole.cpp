@@ -277,7 +277,7 @@ RouteTable decide_whole(const Network& network, RouteTable table, FlowControl fl
   }
   // Pairs without any encodable route: the oracle's refusal, naming the
   // failures that cut them off.
-  if (cut_off) throw RoutingError(describe_unrouted_pairs("exact", network, table));
+  if (cut_off) throw unrouted_pairs_error("exact", network, table);
 
   Answer answer;
   for (const Stage stage : {Stage{true, 0}, Stage{false, kSlacks[0]}, Stage{false, kSlacks[1]}, Stage{false, -1}}) {
