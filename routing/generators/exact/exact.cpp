@@ -42,12 +42,17 @@ class ExactGenerator : public Generator {
   // Up to kMaxNodes, Z3's model of every pair's candidates: 73-86 KiB a pair
   // measured around failures (9x9 and 10x10 with three failed routers and a
   // cable: 545 and 705 MB of peak), 12 KiB on a fault-free 8x8 (58 MB).
+  // Besides, Z3 itself once loaded: 27-30 MiB over the program whatever the
+  // size (peaks of 35 MiB on a 3x3 and 4 nodes of one, where the per-pair
+  // model is under 1 MiB: bench/angara-sweep).
   double peak_bytes(const MemoryContext& context, const GeneratorOptions& options) const override {
+    constexpr double kSolverBytes = 32.0 * (1 << 20);
     if (context.faults && context.allocation_size > kMaxNodes)
-      return context.start_peak_bytes + 1000.0 * (1 << 20);
+      return kSolverBytes + context.start_peak_bytes + 1000.0 * (1 << 20);
     if (context.allocation_size <= kMaxNodes)
-      return context.pairs * (context.faults ? 90.0 : 16.0) * 1024 + context.channel_slots * context.layers * 16;
-    return Generator::peak_bytes(context, options);
+      return kSolverBytes + context.pairs * (context.faults ? 90.0 : 16.0) * 1024 +
+             context.channel_slots * context.layers * 16;
+    return kSolverBytes + Generator::peak_bytes(context, options);
   }
 };
 
