@@ -27,11 +27,13 @@
 // exit status is 1 when there is any finding.
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cxxabi.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -85,6 +87,7 @@ struct Options {
   bool list = false;
   bool verbose = false;
   std::string show;            // print this case's angara.yaml and command
+  std::string inject;          // tests the sweep itself: every child does this instead
 };
 
 // ---------------------------------------------------------------- the cases
@@ -119,6 +122,11 @@ struct Scenario {
   std::string yaml;
   std::vector<NodeId> allocation;  // empty: the whole machine
   NodeId nodes = 0;
+  // What runs on it: every value of routing.virtual_channels on up to 64
+  // nodes; above, 1, 2 and 8 (1 and 8 at 512), and genetic up to 128 nodes
+  // (50 s a case at 512): the full sweep stays within about half an hour.
+  std::vector<int> virtual_channels = {1, 2, 3, 4, 5, 6, 7, 8};
+  bool genetic = true;
 };
 
 std::uint64_t fnv1a(const std::string& text) {
@@ -138,6 +146,8 @@ Scenario make_scenario(const Machine& machine, Allocation kind, int routers, int
   std::mt19937_64 rng(fnv1a(s.name));
   const NodeId count = torus.node_count();
   s.nodes = count;
+  if (count > 64) s.virtual_channels = count > 256 ? std::vector<int>{1, 8} : std::vector<int>{1, 2, 8};
+  s.genetic = count <= 128;
   Network network(torus);
   routers = std::min<int>(routers, static_cast<int>(count) - 1);
   while (static_cast<int>(network.failed_nodes().size()) < routers) {
@@ -213,24 +223,32 @@ std::vector<Scenario> scenarios_of(const Machine& machine, bool quick) {
     return out;
   }
   if (nodes > 256) return out;
-  out.push_back(make_scenario(machine, Allocation::whole, 0, 3));
-  if (nodes <= 100) out.push_back(make_scenario(machine, Allocation::whole, 3, 2));
+  if (nodes <= 32) out.push_back(make_scenario(machine, Allocation::whole, 0, 3));
+  if (nodes <= 64) out.push_back(make_scenario(machine, Allocation::whole, 3, 2));
   if (nodes < 8) return out;
-  out.push_back(make_scenario(machine, Allocation::block, 0, 0));
   out.push_back(make_scenario(machine, Allocation::block, 1, 1));
   out.push_back(make_scenario(machine, Allocation::half, 0, 0));
-  if (nodes <= 100) out.push_back(make_scenario(machine, Allocation::half, 2, 3));
+  if (nodes <= 32) out.push_back(make_scenario(machine, Allocation::block, 0, 0));
+  if (nodes <= 64) out.push_back(make_scenario(machine, Allocation::half, 2, 3));
   return out;
 }
 
+std::string generator_label(const std::string& algorithm);
+
+// One case, small: the sweep holds tens of thousands, and each child's peak
+// RSS (what is measured) starts from the parent's.
 struct Case {
-  std::string name;  // scenario/algorithm/rules-flow-vcK
   const Scenario* scenario = nullptr;
-  std::string algorithm;  // a generator, or the default chain
-  std::string rules, flow_control;
+  const std::string* algorithm = nullptr;  // a generator, or the default chain
+  const char* rules = "";
+  const char* flow_control = "";
   int virtual_channels = 1;
+  std::string name() const {  // scenario/algorithm/rules-flow-vcK
+    return scenario->name + "/" + generator_label(*algorithm) + "/" + rules + "-" + flow_control + "-vc" +
+           std::to_string(virtual_channels);
+  }
   std::string yaml() const {
-    return scenario->yaml + "routing:\n  algorithm: " + algorithm + "\n  virtual_channels: " +
+    return scenario->yaml + "routing:\n  algorithm: " + *algorithm + "\n  virtual_channels: " +
            std::to_string(virtual_channels) + "\n  rules: " + rules + "\n  flow_control: " + flow_control +
            "\n  lp_bound_time: 0\n";
   }
@@ -286,13 +304,28 @@ std::uint64_t chain_estimate(const Config& config, const JobRequest& request) {
   return most;
 }
 
-[[noreturn]] void run_child(const Case& c, int fd) {
+// --inject KIND: the faults the sweep must report, for its own test
+// (tests/test_sweep.sh).
+void inject(const std::string& what) {
+  if (what == "segv") std::raise(SIGSEGV);
+  if (what == "hang")
+    for (;;) ::pause();
+  if (what == "exception") throw std::logic_error("injected");
+  if (what == "multiline") throw RoutingError("injected: a refusal\nof two lines");
+  if (what == "memory") {
+    // 256 MiB touched, far above any quick case's estimate.
+    static std::vector<char> held(std::size_t{256} << 20, 1);
+    throw RoutingError(std::string("injected: ") + std::to_string(held.size()) + " bytes held");
+  }
+}
+
+[[noreturn]] void run_child(const Case& c, int fd, const std::string& injected) {
   Kind kind = Kind::verified;
   int status = 0;
   std::uint64_t estimate = 0;
   std::string message;
   try {
-    const Config config = parse_config(c.yaml(), c.name + ".yaml");
+    const Config config = parse_config(c.yaml(), c.name() + ".yaml");
     JobRequest request;
     for (NodeId node : c.scenario->allocation) request.node_names.push_back(config.node_name(node));
     try {
@@ -300,6 +333,7 @@ std::uint64_t chain_estimate(const Config& config, const JobRequest& request) {
     } catch (...) {
       // compute_job_routes() meets the same error below and reports it.
     }
+    if (!injected.empty()) inject(injected);
     const JobResult result = compute_job_routes(config, request);
     if (!result.report.ok()) {
       kind = Kind::rejected;
@@ -378,8 +412,9 @@ const char* status_name(int status) {
 // verifier, exit status 1): the generators that keep one virtual channel
 // and direction-order routes do not take the setting into account.
 bool documented_rejection(const Case& c) {
-  return c.flow_control == "none" &&
-         (c.algorithm == "bfs" || c.algorithm == "sssp" || c.algorithm == "balanced" || c.algorithm == "genetic");
+  const std::string& a = *c.algorithm;
+  return std::strcmp(c.flow_control, "none") == 0 &&
+         (a == "bfs" || a == "sssp" || a == "balanced" || a == "genetic");
 }
 
 // The first line of a sanitizer's report in a child's stderr, or "".
@@ -418,7 +453,11 @@ Outcome judge(const Running& r, int wait_status, const rusage& usage, const Opti
     return o;
   };
   const std::string sanitizer = sanitizer_line(r.stderr_text);
-  if (r.killed) return finding("timeout", "no result within " + std::to_string(static_cast<int>(seconds)) + " s");
+  if (r.killed) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", options.time_limit);
+    return finding("timeout", std::string("no result within the limit of ") + limit + " s");
+  }
   if (WIFSIGNALED(wait_status))
     return finding("crash", std::string("killed by signal ") + std::to_string(WTERMSIG(wait_status)) + " (" +
                                 strsignal(WTERMSIG(wait_status)) + ")" +
@@ -480,7 +519,7 @@ void drain(int& fd, std::string& into, std::size_t most) {
   }
 }
 
-Running start(const Case& c, const std::vector<Running>& running) {
+Running start(const Case& c, const std::vector<Running>& running, const std::string& injected) {
   int out[2], err[2];
   if (::pipe(out) != 0 || ::pipe(err) != 0) {
     std::perror("angara-sweep: pipe");
@@ -494,6 +533,8 @@ Running start(const Case& c, const std::vector<Running>& running) {
     std::exit(2);
   }
   if (pid == 0) {
+    // A sweep that is stopped takes its running cases with it.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     for (const Running& other : running) {
       if (other.out >= 0) ::close(other.out);
       if (other.err >= 0) ::close(other.err);
@@ -502,7 +543,7 @@ Running start(const Case& c, const std::vector<Running>& running) {
     ::close(err[0]);
     ::dup2(err[1], STDERR_FILENO);
     ::close(err[1]);
-    run_child(c, out[1]);
+    run_child(c, out[1], injected);
   }
   ::close(out[1]);
   ::close(err[1]);
@@ -526,7 +567,7 @@ struct Tally {
 void usage(const char* program) {
   std::fprintf(stderr,
                "usage: %s [--quick | --full] [--only REGEX] [--jobs N] [--time-limit S] [--max-message BYTES]\n"
-               "          [--memory-slack FRACTION] [--list] [--show CASE] [--verbose]\n",
+               "          [--memory-slack FRACTION] [--list] [--show CASE] [--verbose] [--inject FAULT]\n",
                program);
 }
 
@@ -556,6 +597,12 @@ bool parse_options(int argc, char** argv, Options& options) {
     else if (arg == "--list") options.list = true;
     else if (arg == "--show") options.show = value();
     else if (arg == "--verbose") options.verbose = true;
+    else if (arg == "--inject") {
+      options.inject = value();
+      if (options.inject != "segv" && options.inject != "hang" && options.inject != "exception" &&
+          options.inject != "multiline" && options.inject != "memory")
+        throw std::invalid_argument("--inject " + options.inject + ": expected segv, hang, exception, multiline or memory");
+    }
     else throw std::invalid_argument("unknown option " + arg);
   }
   return true;
@@ -597,23 +644,20 @@ int main(int argc, char** argv) {
     for (const std::string& algorithm : algorithms)
       for (const char* rules : {"angara", "general"})
         for (const char* flow : {"bubble", "none"})
-          for (int vc = 1; vc <= 8; ++vc) {
-            Case c;
-            c.scenario = &s;
-            c.algorithm = algorithm;
-            c.rules = rules;
-            c.flow_control = flow;
-            c.virtual_channels = vc;
-            c.name = s.name + "/" + generator_label(algorithm) + "/" + rules + "-" + flow + "-vc" + std::to_string(vc);
-            if (std::regex_search(c.name, only)) cases.push_back(std::move(c));
+          for (int vc : s.virtual_channels) {
+            if (algorithm == "genetic" && !s.genetic) continue;
+            const Case c{&s, &algorithm, rules, flow, vc};
+            if (std::regex_search(c.name(), only)) cases.push_back(c);
           }
+  cases.shrink_to_fit();
+  ::malloc_trim(0);  // the names built for --only: not in the children's peaks
   if (options.list) {
-    for (const Case& c : cases) std::printf("%s\n", c.name.c_str());
+    for (const Case& c : cases) std::printf("%s\n", c.name().c_str());
     return 0;
   }
   if (!options.show.empty()) {
     for (const Case& c : cases) {
-      if (c.name != options.show) continue;
+      if (c.name() != options.show) continue;
       std::printf("cat > sweep.yaml <<'EOF'\n%sEOF\nangara-route generate --dry-run -c sweep.yaml%s\n", c.yaml().c_str(),
                   c.scenario->allocation.empty() ? "" : " --nodes '<the allocation>'");
       if (!c.scenario->allocation.empty()) {
@@ -627,7 +671,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  std::printf("angara-sweep: %zu cases (%s, %zu scenarios, %zu algorithms x 2 rules x 2 flow controls x 8 virtual "
+  std::printf("angara-sweep: %zu cases (%s, %zu scenarios, %zu algorithms x 2 rules x 2 flow controls x 1-8 virtual "
               "channels), %d jobs, %.0f s a case%s\n",
               cases.size(), options.quick ? "quick" : "full", scenarios.size(), algorithms.size(), options.jobs,
               options.time_limit, SWEEP_SANITIZED ? ", sanitizer build: memory not compared" : "");
@@ -635,6 +679,7 @@ int main(int argc, char** argv) {
   std::map<std::string, Tally> per_generator;
   std::map<int, int> refused_by_status;
   std::map<std::string, int> findings_by_kind;
+  std::map<std::pair<std::string, std::string>, int> findings_by_kind_and_generator;
   Tally total;
   std::vector<Running> running;
   std::size_t next = 0;
@@ -644,7 +689,7 @@ int main(int argc, char** argv) {
     for (int* fd : {&r.out, &r.err})
       if (*fd >= 0) drain(*fd, *fd == r.out ? r.report : r.stderr_text, 1 << 20);
     const Outcome o = judge(r, wait_status, usage, options, seconds);
-    Tally& g = per_generator[generator_label(r.c->algorithm)];
+    Tally& g = per_generator[generator_label(*r.c->algorithm)];
     for (Tally* t : {&g, &total}) {
       ++t->cases;
       t->seconds += seconds;
@@ -653,13 +698,17 @@ int main(int argc, char** argv) {
       else ++t->findings;
     }
     if (o.kind == "refused") ++refused_by_status[o.status];
+    if (total.cases % 1000 == 0)
+      std::fprintf(stderr, "angara-sweep: %d of %zu cases, %d findings, %.0f s\n", total.cases, cases.size(),
+                   total.findings, std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count());
     if (o.kind == "finding") {
       ++findings_by_kind[o.finding];
-      std::printf("FINDING %s %s: %s\n", o.finding.c_str(), r.c->name.c_str(), o.message.c_str());
+      ++findings_by_kind_and_generator[{o.finding, generator_label(*r.c->algorithm)}];
+      std::printf("FINDING %s %s: %s\n", o.finding.c_str(), r.c->name().c_str(), o.message.c_str());
       if (options.verbose && !r.stderr_text.empty())
         std::printf("  stderr: %s\n", one_line(r.stderr_text, 2000).c_str());
     } else if (options.verbose) {
-      std::printf("%s %s %.2f s peak %s estimate %s: %s\n", o.kind.c_str(), r.c->name.c_str(), seconds,
+      std::printf("%s %s %.2f s peak %s estimate %s: %s\n", o.kind.c_str(), r.c->name().c_str(), seconds,
                   mib(o.peak).c_str(), mib(o.estimate).c_str(),
                   o.kind == "verified" ? o.algorithm.c_str() : one_line(o.message, 200).c_str());
     }
@@ -668,7 +717,7 @@ int main(int argc, char** argv) {
 
   while (next < cases.size() || !running.empty()) {
     while (next < cases.size() && static_cast<int>(running.size()) < options.jobs)
-      running.push_back(start(cases[next++], running));
+      running.push_back(start(cases[next++], running, options.inject));
     std::vector<pollfd> fds;
     for (const Running& r : running)
       for (int fd : {r.out, r.err})
@@ -716,6 +765,19 @@ int main(int argc, char** argv) {
   std::printf("\nfindings by kind:");
   if (findings_by_kind.empty()) std::printf(" none");
   for (const auto& [kind, count] : findings_by_kind) std::printf(" %d %s", count, kind.c_str());
+  if (!findings_by_kind.empty()) {
+    std::printf("\n\n| finding |");
+    for (const std::string& algorithm : algorithms) std::printf(" %s |", generator_label(algorithm).c_str());
+    std::printf("\n|---|");
+    for (std::size_t i = 0; i < algorithms.size(); ++i) std::printf("---|");
+    for (const auto& [kind, count] : findings_by_kind) {
+      std::printf("\n| %s |", kind.c_str());
+      for (const std::string& algorithm : algorithms) {
+        const auto found = findings_by_kind_and_generator.find({kind, generator_label(algorithm)});
+        std::printf(" %d |", found == findings_by_kind_and_generator.end() ? 0 : found->second);
+      }
+    }
+  }
   std::printf("\nangara-sweep: %d cases, %d verified, %d refused, %d findings in %.0f s wall (%d jobs)\n", total.cases,
               total.verified, total.refused, total.findings, wall, options.jobs);
   return total.findings == 0 ? 0 : 1;
