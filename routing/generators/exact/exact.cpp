@@ -44,14 +44,16 @@ class ExactGenerator : public Generator {
   // cable: 545 and 705 MB of peak), 12 KiB on a fault-free 8x8 (58 MB).
   // Besides, Z3 itself once loaded: 27-30 MiB over the program whatever the
   // size (peaks of 35 MiB on a 3x3 and 4 nodes of one, where the per-pair
-  // model is under 1 MiB: bench/angara-sweep).
+  // model is under 1 MiB: bench/angara-sweep).  Under flow control none a
+  // fault-free torus is as hard as a faulty one (every ring is a cycle): 165
+  // MiB of peak on a whole 8x8, 32 KiB a pair over the solver.
   double peak_bytes(const MemoryContext& context, const GeneratorOptions& options) const override {
     constexpr double kSolverBytes = 32.0 * (1 << 20);
     if (context.faults && context.allocation_size > kMaxNodes)
       return kSolverBytes + context.start_peak_bytes + 1000.0 * (1 << 20);
+    const double per_pair = context.faults || options.flow_control == FlowControl::none ? 90.0 : 16.0;
     if (context.allocation_size <= kMaxNodes)
-      return kSolverBytes + context.pairs * (context.faults ? 90.0 : 16.0) * 1024 +
-             context.channel_slots * context.layers * 16;
+      return kSolverBytes + context.pairs * per_pair * 1024 + context.channel_slots * context.layers * 16;
     return kSolverBytes + Generator::peak_bytes(context, options);
   }
 };
