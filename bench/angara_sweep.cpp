@@ -385,6 +385,9 @@ struct Running {
   std::string report, stderr_text;
   std::chrono::steady_clock::time_point started;
   bool killed = false;
+  // What the sweep had grown by when it forked (its case list, buffers): a
+  // child starts with it resident, angara-route would not.
+  std::uint64_t inherited = 0;
 };
 
 struct Outcome {
@@ -446,6 +449,7 @@ Outcome judge(const Running& r, int wait_status, const rusage& usage, const Opti
   Outcome o;
   o.seconds = seconds;
   o.peak = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+  o.peak -= std::min(o.peak, r.inherited);
   const auto finding = [&](const std::string& what, const std::string& detail) {
     o.kind = "finding";
     o.finding = what;
@@ -519,7 +523,19 @@ void drain(int& fd, std::string& into, std::size_t most) {
   }
 }
 
-Running start(const Case& c, const std::vector<Running>& running, const std::string& injected) {
+// This process's resident bytes now (/proc/self/statm), 0 when unknown.
+std::uint64_t resident_bytes() {
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (!statm) return 0;
+  unsigned long long size = 0, resident = 0;
+  const bool read = std::fscanf(statm, "%llu %llu", &size, &resident) == 2;
+  std::fclose(statm);
+  return read ? resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) : 0;
+}
+
+Running start(const Case& c, const std::vector<Running>& running, const std::string& injected,
+              std::uint64_t program_resident) {
+  const std::uint64_t resident = resident_bytes();
   int out[2], err[2];
   if (::pipe(out) != 0 || ::pipe(err) != 0) {
     std::perror("angara-sweep: pipe");
@@ -554,6 +570,7 @@ Running start(const Case& c, const std::vector<Running>& running, const std::str
   r.out = out[0];
   r.err = err[0];
   r.started = std::chrono::steady_clock::now();
+  r.inherited = resident > program_resident ? resident - program_resident : 0;
   return r;
 }
 
@@ -627,6 +644,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "angara-sweep: --only %s: not a regular expression (%s)\n", options.only.c_str(), e.what());
     return 2;
   }
+  // The program as angara-route has it too: libraries loaded, nothing built.
+  const std::uint64_t program_resident = resident_bytes();
   // One worker a case: the children run side by side (--jobs), and a case's
   // outcome does not depend on the machine's cores.
   ::setenv("ANGARA_THREADS", "1", 0);
@@ -717,7 +736,7 @@ int main(int argc, char** argv) {
 
   while (next < cases.size() || !running.empty()) {
     while (next < cases.size() && static_cast<int>(running.size()) < options.jobs)
-      running.push_back(start(cases[next++], running, options.inject));
+      running.push_back(start(cases[next++], running, options.inject, program_resident));
     std::vector<pollfd> fds;
     for (const Running& r : running)
       for (int fd : {r.out, r.err})
