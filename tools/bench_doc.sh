@@ -454,10 +454,12 @@ section_sweep() {
        'with `routing.rules` angara and general, `routing.flow_control` bubble and none and' \
        '`routing.virtual_channels` 1 to 8 on a fixed set of machines: 2D to 4D, odd, even and' \
        'size-2 rings, size-2 dimensions with one and with two cables, the whole machine, a' \
-       'compact block and a scattered half, with 0 to 3 failed routers and cables (seeded).' \
-       'Each case is an `angara.yaml` text computed as `angara-route generate --dry-run` computes' \
-       'it (`parse_config`, `compute_job_routes`, the verifier), in a child process of its own' \
-       'under a time limit, on one thread.  A case passes with a verified table or a documented' \
+       'compact block and a scattered half, with 0 to 3 failed routers and cables (seeded);' \
+       'above 64 nodes with 1, 2 and 8 virtual channels (1 and 8 at 512 nodes) and genetic up to' \
+       '128 nodes.  Each case is an `angara.yaml` text computed as `angara-route generate' \
+       '--dry-run` computes it (`parse_config`, `compute_job_routes`, the verifier), in a child' \
+       'process of its own on one thread, killed after 30 s (a `timeout` finding: the prologue' \
+       'waits for it).  A case passes with a verified table or a documented' \
        'refusal: exit status 4 (no route), 3 (input) or 9 (memory limit), or 1 (the verifier'"'"'s' \
        'rejection) for the direction-order generators under `flow_control: none`, as' \
        'angara.yaml(5) says, with a message of one line of at most 400 bytes.  Anything else is a' \
@@ -470,7 +472,7 @@ section_sweep() {
   local mode=--full
   [ "$quick" = 1 ] && mode=--quick
   local status=0
-  run config_sweep nice -n 19 bench/angara-sweep "$mode" --jobs 2 || status=$?
+  run config_sweep nice -n 19 bench/angara-sweep "$mode" --jobs 2 --time-limit 30 || status=$?
   emit ''
   command_block config_sweep
   if [ "$status" -gt 1 ]; then
