@@ -298,6 +298,19 @@ START_TEST(test_estimate_counts_the_solver) {
 }
 END_TEST
 
+// Above 100 nodes under flow control none, balanced's whole table (direction
+// order, a cycle around every ring) is not exact's to return: bench/angara-sweep
+// found exact handing it on for a whole 6x6x6, which the verifier rejected.
+START_TEST(test_none_above_the_solver_refuses) {
+  const Network net(Torus::parse("11x10"));
+  GeneratorOptions none;
+  none.flow_control = FlowControl::none;
+  const std::string message = error_message([&] { angara_test::generate("exact", net, angara_test::live_nodes(net), none); });
+  ck_assert_msg(message.find("exact: 110 nodes, more than the 100 it decides at once, and under flow control none") == 0,
+                "%s", message.c_str());
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("exact");
   TCase* tc = tcase_create("core");
@@ -314,6 +327,7 @@ int main() {
   tcase_add_test(tc, test_rank_search_proves);
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_estimate_counts_the_solver);
+  tcase_add_test(tc, test_none_above_the_solver_refuses);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }

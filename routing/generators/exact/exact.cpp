@@ -16,6 +16,7 @@
 //                    channel.
 // shared.hpp holds what they share: the limits, the candidates, the model.
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,16 +72,26 @@ RouteTable ExactGenerator::generate(const Network& network, const std::vector<No
   // balanced's (whose table it is when balanced routes every pair).
   std::shared_ptr<const RouteTable> partial = options.partial;
   if (!partial || partial->nodes() != table.nodes()) {
+    std::optional<RouteTable> whole;
     try {
       if (!has_starting_table()) throw RoutingError("exact: no table to start the repair from");
-      RouteTable whole = starting_table(network, allocation, options);
-      whole.algorithm = name();
-      return whole;
+      whole = starting_table(network, allocation, options);
     } catch (const RoutingError& e) {
       if (!e.partial()) throw RoutingError("exact: " + std::to_string(n) + " nodes, more than the " +
                                            std::to_string(kMaxNodes) + " it decides at once, and the generator it starts " +
                                            "from left no partial table to repair: " + e.what());
       partial = e.partial();
+    }
+    if (whole) {
+      // balanced keeps direction-order routes under flow control none, a
+      // cycle around every ring: its whole table is taken as is only under
+      // bubble (bench/angara-sweep found exact returning it on a 6x6x6).
+      if (options.flow_control != FlowControl::bubble)
+        throw RoutingError("exact: " + std::to_string(n) + " nodes, more than the " + std::to_string(kMaxNodes) +
+                           " it decides at once, and under flow control none the whole table it starts from is not "
+                           "deadlock-free (it repairs partial tables only)");
+      whole->algorithm = name();
+      return std::move(*whole);
     }
   }
   try {
