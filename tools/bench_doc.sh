@@ -10,7 +10,7 @@
 #   --output FILE default: doc/benchmarks.md of the source tree
 #   --only LIST   these sections only (comma-separated: quality, nue, faults,
 #                 scale, time_budget, transition, placement, memory, simulation,
-#                 smpi_paper)
+#                 smpi_paper, sweep)
 # 'make bench-doc' runs it from the build tree (about 30 minutes on 2 shared cores).
 set -euo pipefail
 
@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 done
 output=${output:-$src/doc/benchmarks.md}
 for program in bench/angara-bench bench/angara-faults bench/angara-scale \
-               bench/angara-transition-bench bench/angara-placement-bench cli/angara-route; do
+               bench/angara-transition-bench bench/angara-placement-bench bench/angara-sweep cli/angara-route; do
   [ -x "$build/$program" ] || { echo "bench_doc: no $build/$program (build first)" >&2; exit 2; }
 done
 [ -x /usr/bin/time ] || { echo "bench_doc: needs /usr/bin/time (GNU time)" >&2; exit 2; }
@@ -559,6 +559,48 @@ section_smpi_paper() {
        'only as SMPI reimplements them.'
 }
 
+section_sweep() {
+  emit '' '## Configuration-space sweep' ''
+  emit '`bench/angara-sweep` (also `make sweep`) runs every generator and the default chain' \
+       'with `routing.rules` angara and general, `routing.flow_control` bubble and none and' \
+       '`routing.virtual_channels` 1 to 8 on a fixed set of machines: 2D to 4D, odd, even and' \
+       'size-2 rings, size-2 dimensions with one and with two cables, the whole machine, a' \
+       'compact block and a scattered half, with 0 to 3 failed routers and cables (seeded);' \
+       'above 64 nodes with 1, 2 and 8 virtual channels (1 and 8 at 512 nodes) and genetic up to' \
+       '128 nodes.  Each case is an `angara.yaml` text computed as `angara-route generate' \
+       '--dry-run` computes it (`parse_config`, `compute_job_routes`, the verifier), in a child' \
+       'process of its own on one thread, killed after 30 s (a `timeout` finding: the prologue' \
+       'waits for it).  A case passes with a verified table or a documented' \
+       'refusal: exit status 4 (no route), 3 (input) or 9 (memory limit), or 1 (the verifier'"'"'s' \
+       'rejection) for the direction-order generators under `flow_control: none`, as' \
+       'angara.yaml(5) says, with a message of one line of at most 400 bytes.  Anything else is a' \
+       'finding: a crash, a hang, a sanitizer report, an exception of another type, a rejection' \
+       'elsewhere, an empty, multi-line or longer message, or a peak RSS (wait4) more than 25%' \
+       'above the memory estimate.  `--quick`, the small machines, runs in `make check` and' \
+       'under ASan and UBSan in `tools/setup.sh test` (`tests/test_sweep.sh`); `--only REGEX`' \
+       'reruns cases by name, `--show CASE` prints its `angara.yaml`.  Below, the findings are' \
+       'counted by kind and generator; the first of them are listed after the table.'
+  local mode=--full
+  [ "$quick" = 1 ] && mode=--quick
+  local status=0
+  run config_sweep nice -n 19 bench/angara-sweep "$mode" --jobs 2 --time-limit 30 || status=$?
+  emit ''
+  command_block config_sweep
+  if [ "$status" -gt 1 ]; then
+    failed config_sweep "$status"
+    return
+  fi
+  emit '' '```text'
+  grep -v '^FINDING' "$work/config_sweep.out" | sed 's/[[:space:]]*$//' >> "$body"
+  emit '```'
+  if grep -q '^FINDING' "$work/config_sweep.out"; then
+    emit '' "The first findings (of $(grep -c '^FINDING' "$work/config_sweep.out")):" '' '```text'
+    grep '^FINDING' "$work/config_sweep.out" | head -n 25 | cut -c1-300 >> "$body"
+    emit '```'
+  fi
+  took config_sweep
+}
+
 # ---------------------------------------------------------------- the run
 
 # write_document [done]: the header and the sections so far to the output
@@ -603,5 +645,6 @@ wanted placement && section_placement && write_document
 wanted memory && section_memory && write_document
 wanted simulation && section_simulation && write_document
 wanted smpi_paper && section_smpi_paper && write_document
+wanted sweep && section_sweep && write_document
 write_document done
 echo "bench_doc: wrote $output in $(( $(date +%s) - started )) s" >&2

@@ -5,7 +5,7 @@
 #
 #   tools/setup.sh run    # install, build, print the Desmos routing report
 #   tools/setup.sh test   # install, build, make check (unit + live Slurm cluster + short fuzz runs),
-#                         # distcheck, and the unit tests again under ASan + UBSan (build-asan/)
+#                         # distcheck, and the unit tests and the quick sweep again under ASan + UBSan (build-asan/)
 set -euo pipefail
 
 mode="${1:-run}"
@@ -50,8 +50,9 @@ build_tree() {
 }
 
 # The unit tests built with AddressSanitizer and UndefinedBehaviorSanitizer
-# in a tree of their own; any report fails them.  (The shell tests and the
-# live cluster stay on the normal build: slurmd does not load an ASan plugin.)
+# in a tree of their own, and the sweep's quick subset; any report fails them.
+# (The other shell tests and the live cluster stay on the normal build:
+# slurmd does not load an ASan plugin.)
 sanitizer_unit_tests() {
   local asan="${ASAN_BUILD_DIR:-$top/build-asan}"
   local flags="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
@@ -61,9 +62,12 @@ sanitizer_unit_tests() {
   make -j"$(nproc)" >/dev/null
   local unit
   unit=$(cd "$top/tests" && ls check_*.cpp | sed 's/\.cpp$//' | tr '\n' ' ')
+  # And the configuration-space sweep's quick subset (tests/test_sweep.sh,
+  # about 3 minutes here): every generator's children under the sanitizers.
+  unit="$unit test_sweep.sh"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     make -j"$(nproc)" check TESTS="$unit" || { cat tests/test-suite.log 2>/dev/null; exit 1; }
-  echo "setup: the unit tests pass under ASan and UBSan"
+  echo "setup: the unit tests and the quick sweep pass under ASan and UBSan"
 }
 
 install_packages

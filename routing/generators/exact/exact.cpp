@@ -16,6 +16,7 @@
 //                    channel.
 // shared.hpp holds what they share: the limits, the candidates, the model.
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,12 +43,19 @@ class ExactGenerator : public Generator {
   // Up to kMaxNodes, Z3's model of every pair's candidates: 73-86 KiB a pair
   // measured around failures (9x9 and 10x10 with three failed routers and a
   // cable: 545 and 705 MB of peak), 12 KiB on a fault-free 8x8 (58 MB).
+  // Besides, Z3 itself once loaded: 27-30 MiB over the program whatever the
+  // size (peaks of 35 MiB on a 3x3 and 4 nodes of one, where the per-pair
+  // model is under 1 MiB: bench/angara-sweep).  Under flow control none a
+  // fault-free torus is as hard as a faulty one (every ring is a cycle): 165
+  // MiB of peak on a whole 8x8, 32 KiB a pair over the solver.
   double peak_bytes(const MemoryContext& context, const GeneratorOptions& options) const override {
+    constexpr double kSolverBytes = 32.0 * (1 << 20);
     if (context.faults && context.allocation_size > kMaxNodes)
-      return context.start_peak_bytes + 1000.0 * (1 << 20);
+      return kSolverBytes + context.start_peak_bytes + 1000.0 * (1 << 20);
+    const double per_pair = context.faults || options.flow_control == FlowControl::none ? 90.0 : 16.0;
     if (context.allocation_size <= kMaxNodes)
-      return context.pairs * (context.faults ? 90.0 : 16.0) * 1024 + context.channel_slots * context.layers * 16;
-    return Generator::peak_bytes(context, options);
+      return kSolverBytes + context.pairs * per_pair * 1024 + context.channel_slots * context.layers * 16;
+    return kSolverBytes + Generator::peak_bytes(context, options);
   }
 };
 
@@ -64,16 +72,26 @@ RouteTable ExactGenerator::generate(const Network& network, const std::vector<No
   // balanced's (whose table it is when balanced routes every pair).
   std::shared_ptr<const RouteTable> partial = options.partial;
   if (!partial || partial->nodes() != table.nodes()) {
+    std::optional<RouteTable> whole;
     try {
       if (!has_starting_table()) throw RoutingError("exact: no table to start the repair from");
-      RouteTable whole = starting_table(network, allocation, options);
-      whole.algorithm = name();
-      return whole;
+      whole = starting_table(network, allocation, options);
     } catch (const RoutingError& e) {
       if (!e.partial()) throw RoutingError("exact: " + std::to_string(n) + " nodes, more than the " +
                                            std::to_string(kMaxNodes) + " it decides at once, and the generator it starts " +
                                            "from left no partial table to repair: " + e.what());
       partial = e.partial();
+    }
+    if (whole) {
+      // balanced keeps direction-order routes under flow control none, a
+      // cycle around every ring: its whole table is taken as is only under
+      // bubble (bench/angara-sweep found exact returning it on a 6x6x6).
+      if (options.flow_control != FlowControl::bubble)
+        throw RoutingError("exact: " + std::to_string(n) + " nodes, more than the " + std::to_string(kMaxNodes) +
+                           " it decides at once, and under flow control none the whole table it starts from is not "
+                           "deadlock-free (it repairs partial tables only)");
+      whole->algorithm = name();
+      return std::move(*whole);
     }
   }
   try {
