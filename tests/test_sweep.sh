@@ -43,9 +43,8 @@ else
 fi
 expect "a bad option is a usage error" 2 "$sweep" --jobs 0
 
-# The quick subset.  The refusals of the default chain name every member's
-# reason, up to 1.5 KB of one line today; the sweep's default limit of 400
-# bytes reports them (doc/benchmarks.md), this test holds them to 2 KB.
+# The quick subset, refusals held to the sweep's default of 400 bytes of
+# one line (a chain's refusal is one summary line).
 expect "the quick sweep: no crash, hang, sanitizer report or undocumented refusal" 0 \
   "$sweep" --quick --jobs "$jobs"
 grep -E "^FINDING" "$work/out" | head -20 | sed 's/^/    /'
