@@ -54,12 +54,12 @@ START_TEST(test_channels_and_scale) {
   ck_assert(ends_with(svg, "</svg>\n"));
   ck_assert_uint_eq(count(svg, "class=\"channel"), 36);
   ck_assert_uint_eq(count(svg, "class=\"router"), 9);
-  ck_assert_str_eq(torus.format_coord(Torus::channel_node(busiest)).c_str(), "2,2");
-  ck_assert_str_eq(Torus::channel_direction(busiest).token().c_str(), "-Y");
+  ck_assert_std_str_eq(torus.format_coord(Torus::channel_node(busiest)), "2,2");
+  ck_assert_std_str_eq(Torus::channel_direction(busiest).token(), "-Y");
 
   // The busiest channel has the top colour, and it alone.
-  ck_assert_str_eq(scale_colour(1.0).c_str(), "#fde725");
-  ck_assert_str_eq(scale_colour(0.0).c_str(), "#440154");
+  ck_assert_std_str_eq(scale_colour(1.0), "#fde725");
+  ck_assert_std_str_eq(scale_colour(0.0), "#440154");
   const std::string top = element_with(svg, "2,2 -Y to 2,1: 36 flows");
   ck_assert_msg(top.find("fill=\"#fde725\"") != std::string::npos, "busiest channel: %s", top.c_str());
   ck_assert_uint_eq(count(svg, "fill=\"#fde725\""), 1);
