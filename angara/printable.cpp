@@ -21,4 +21,23 @@ std::string printable(std::string_view text, std::size_t limit) {
   return out;
 }
 
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // Control characters are not allowed in XML 1.0 text.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') out += '?';
+        else out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace angara

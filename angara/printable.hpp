@@ -13,4 +13,9 @@ namespace angara {
 // "abc", "a\x1b[31m..." or "aaaa... (10240 bytes)" past the limit.
 std::string printable(std::string_view text, std::size_t limit = 64);
 
+// Text for an XML document (SVG pictures, SimGrid platforms): & < > " '
+// as entities, control characters other than tab and newline, which XML 1.0
+// does not allow, as '?'.
+std::string xml_escape(std::string_view text);
+
 }  // namespace angara

@@ -95,6 +95,11 @@ class RouteTable {
   // order, without allocating (adjacent runs may share a direction).
   template <class Run>
   void for_each_run(std::size_t src, std::size_t dst, Run run) const;
+  // Calls hop(NodeId at, Direction d) for every hop of the route in order,
+  // `at` the router the hop leaves (its channel: Torus::channel(at, d)), and
+  // returns the node the route ends at.
+  template <class Hop>
+  NodeId walk(std::size_t src, std::size_t dst, const Torus& torus, Hop hop) const;
 
   std::size_t virtual_channels() const;  // 1 + highest layer used
   // Bytes held by the routes (words and overflow store), for the reports.
@@ -157,6 +162,18 @@ void RouteTable::for_each_run(std::size_t src, std::size_t dst, Run run) const {
     return;
   }
   for_each_compact_run(word, run);
+}
+
+template <class Hop>
+NodeId RouteTable::walk(std::size_t src, std::size_t dst, const Torus& torus, Hop hop) const {
+  NodeId here = nodes_[src];
+  for_each_run(src, dst, [&](Direction direction, int count) {
+    for (int i = 0; i < count; ++i) {
+      hop(here, direction);
+      here = torus.neighbor(here, direction);
+    }
+  });
+  return here;
 }
 
 template <class Run>

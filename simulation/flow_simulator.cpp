@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -45,13 +46,8 @@ class AngaraZone final : public kernel::routing::NetZoneImpl {
     const HostRole& from = roles_.at(host_of_point_.at(src->id()));
     const HostRole& to = roles_.at(host_of_point_.at(dst->id()));
     const RouteTable& table = *from.table;
-    const Torus& torus = network_.torus();
-    NodeId here = table.nodes()[from.rank];
-    table.for_each_run(from.rank, to.rank, [&](Direction direction, int count) {
-      for (int i = 0; i < count; ++i) {
-        into->link_list_.push_back(links_[Torus::channel(here, direction)]);
-        here = torus.neighbor(here, direction);
-      }
+    table.walk(from.rank, to.rank, network_.torus(), [&](NodeId at, Direction direction) {
+      into->link_list_.push_back(links_[Torus::channel(at, direction)]);
     });
     // No latency for SimGrid: its CM02 model weights a flow's share of a
     // link by the route's latency (TCP's round-trip unfairness), which
@@ -91,18 +87,14 @@ void check_routes(const Network& network, const JobFlows& job) {
                                   "-node table");
     const std::string pair = torus.format_coord(table.nodes()[src]) + " -> " + torus.format_coord(table.nodes()[dst]);
     if (!table.has_route(src, dst)) throw std::invalid_argument("the table has no route " + pair);
-    NodeId here = table.nodes()[src];
-    bool live = true;
-    table.for_each_run(src, dst, [&](Direction direction, int count) {
-      for (int i = 0; i < count && live; ++i) {
-        live = network.channel_alive(here, direction);
-        if (live) here = torus.neighbor(here, direction);
-      }
+    std::optional<NodeId> dead_from;  // the router the first dead channel leaves
+    const NodeId end = table.walk(src, dst, torus, [&](NodeId at, Direction direction) {
+      if (!dead_from && !network.channel_alive(at, direction)) dead_from = at;
     });
-    if (!live)
-      throw std::invalid_argument("the route " + pair + " leaves " + torus.format_coord(here) +
+    if (dead_from)
+      throw std::invalid_argument("the route " + pair + " leaves " + torus.format_coord(*dead_from) +
                                   " over a channel that is not live (failed router or cable, or no cable)");
-    if (here != table.nodes()[dst]) throw std::invalid_argument("the route " + pair + " ends elsewhere");
+    if (end != table.nodes()[dst]) throw std::invalid_argument("the route " + pair + " ends elsewhere");
   }
 }
 

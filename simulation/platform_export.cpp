@@ -5,25 +5,11 @@
 #include <vector>
 
 #include "angara/file_io.hpp"
+#include "angara/printable.hpp"
 
 namespace angara::simulation {
 
 namespace {
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string channel_name(const Config& config, NodeId node, Direction direction) {
   return xml_escape(config.node_name(node) + direction.token());
@@ -46,10 +32,7 @@ std::string platform_xml(const Config& config, const Network& network, const Rou
   check_routes(network, JobFlows{&table, &every_pair, 1});
   std::vector<unsigned char> used(torus.channel_slots(), 0);
   for (const auto& [s, d] : every_pair) {
-    NodeId here = table.nodes()[s];
-    table.for_each_run(s, d, [&](Direction direction, int count) {
-      for (int i = 0; i < count; ++i) used[Torus::channel(here, direction)] = 1, here = torus.neighbor(here, direction);
-    });
+    table.walk(s, d, torus, [&](NodeId at, Direction direction) { used[Torus::channel(at, direction)] = 1; });
   }
   char number[160];
   // No double hyphen in the comment ("--platform"): XML forbids it there.
@@ -77,12 +60,8 @@ std::string platform_xml(const Config& config, const Network& network, const Rou
     xml += "    <route src=\"" + xml_escape(config.node_name(table.nodes()[s])) + "\" dst=\"" +
            xml_escape(config.node_name(table.nodes()[d])) + "\" symmetrical=\"NO\"><link_ctn id=\"" +
            xml_escape(config.node_name(table.nodes()[s])) + "-nic\"/>";
-    NodeId here = table.nodes()[s];
-    table.for_each_run(s, d, [&](Direction direction, int count) {
-      for (int i = 0; i < count; ++i) {
-        xml += "<link_ctn id=\"" + channel_name(config, here, direction) + "\"/>";
-        here = torus.neighbor(here, direction);
-      }
+    table.walk(s, d, torus, [&](NodeId at, Direction direction) {
+      xml += "<link_ctn id=\"" + channel_name(config, at, direction) + "\"/>";
     });
     xml += "</route>\n";
   }

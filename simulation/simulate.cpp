@@ -34,16 +34,11 @@ using OtherFlows = std::vector<std::pair<const RouteTable*, const Flows*>>;
 // Adds the channel loads of `flows` to `load`, noting first-touched channels.
 void add_loads(const Torus& torus, const RouteTable& table, const Flows& flows, std::vector<std::uint64_t>& load,
                std::vector<ChannelId>& touched) {
-  for (const auto& [src, dst] : flows) {
-    NodeId here = table.nodes()[src];
-    table.for_each_run(src, dst, [&](Direction direction, int count) {
-      for (int i = 0; i < count; ++i) {
-        const ChannelId channel = Torus::channel(here, direction);
-        if (load[channel]++ == 0) touched.push_back(channel);
-        here = torus.neighbor(here, direction);
-      }
+  for (const auto& [src, dst] : flows)
+    table.walk(src, dst, torus, [&](NodeId at, Direction direction) {
+      const ChannelId channel = Torus::channel(at, direction);
+      if (load[channel]++ == 0) touched.push_back(channel);
     });
-  }
 }
 
 PhaseFigures phase_figures(const Network& network, const RouteTable& table, const Flows& flows, double bytes,
@@ -55,16 +50,12 @@ PhaseFigures phase_figures(const Network& network, const RouteTable& table, cons
   std::vector<double> sent(table.size(), 0), received(table.size(), 0);
   std::array<double, kMaxDims> dimension_hop_bytes{};
   for (const auto& [src, dst] : flows) {
-    NodeId here = table.nodes()[src];
     std::size_t hops = 0;
-    table.for_each_run(src, dst, [&](Direction direction, int count) {
-      for (int i = 0; i < count; ++i) {
-        const ChannelId channel = Torus::channel(here, direction);
-        if (load[channel]++ == 0) touched.push_back(channel);
-        if (channel_bytes) (*channel_bytes)[channel] += bytes;
-        here = torus.neighbor(here, direction);
-        ++hops;
-      }
+    table.walk(src, dst, torus, [&](NodeId at, Direction direction) {
+      const ChannelId channel = Torus::channel(at, direction);
+      if (load[channel]++ == 0) touched.push_back(channel);
+      if (channel_bytes) (*channel_bytes)[channel] += bytes;
+      ++hops;
     });
     figures.max_hops = std::max(figures.max_hops, hops);
     sent[src] += bytes;

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "angara/printable.hpp"
+
 namespace angara {
 
 const char* const kUnusedChannelColour = "#d4d4d4";
@@ -38,25 +40,6 @@ struct Point {
 };
 Point operator+(Point a, Point b) { return {a.x + b.x, a.y + b.y}; }
 Point operator*(double k, Point a) { return {k * a.x, k * a.y}; }
-
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // Control characters are not allowed in XML 1.0 text.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') out += '?';
-        else out += c;
-    }
-  }
-  return out;
-}
 
 std::string number(double value) {
   char text[32];
