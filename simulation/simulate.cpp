@@ -96,10 +96,16 @@ PhaseFigures phase_figures(const Network& network, const RouteTable& table, cons
 
 struct PlannedPattern {
   std::string pattern;
-  const RouteTable* table;
+  const RouteTable* table = nullptr;
   std::vector<TrafficPattern> phases;
   // The other jobs of a mix and their phases of the same pattern.
   std::vector<std::pair<const RouteTable*, std::vector<TrafficPattern>>> beside;
+
+  // The static side of every phase (loads with the other jobs', limit) and
+  // the bytes each channel carries over the pattern (when asked for):
+  // measured once, before the simulation (measure_plan).
+  std::vector<PhaseFigures> figures;
+  std::vector<double> channel_bytes;
 
   // Phase p's flows of the other jobs (phase p mod their count).
   OtherFlows others(std::size_t p) const {
@@ -110,22 +116,34 @@ struct PlannedPattern {
   }
 };
 
-PatternResult summarise(const Network& network, const PlannedPattern& plan, const std::vector<PhaseResult>& results,
+// The flow model's bottleneck of a phase without latency: its busiest
+// channel's flows one after another.
+double transfer_seconds(const PhaseFigures& figures, const SimulationRequest& request) {
+  return double(figures.max_load) * request.bytes / request.model.bandwidth;
+}
+
+void measure_plan(const Network& network, PlannedPattern& plan, const SimulationRequest& request) {
+  if (request.channel_bytes) plan.channel_bytes.assign(network.torus().channel_slots(), 0.0);
+  std::vector<std::uint64_t> load(network.torus().channel_slots(), 0);
+  for (std::size_t p = 0; p < plan.phases.size(); ++p)
+    plan.figures.push_back(phase_figures(network, *plan.table, plan.phases[p].flows, request.bytes, request.model, load,
+                                         request.channel_bytes ? &plan.channel_bytes : nullptr, plan.others(p)));
+}
+
+PatternResult summarise(const PlannedPattern& plan, const std::vector<PhaseResult>& results,
                         const SimulationRequest& request) {
   PatternResult out;
   out.pattern = plan.pattern;
   out.table = plan.table->algorithm.empty() ? "table" : plan.table->algorithm;
   out.phases = plan.phases.size();
-  if (request.channel_bytes) out.channel_bytes.assign(network.torus().channel_slots(), 0.0);
-  std::vector<std::uint64_t> load(network.torus().channel_slots(), 0);
+  out.channel_bytes = plan.channel_bytes;
   double bandwidth_sum = 0;
   out.min_bandwidth = INFINITY;
   out.validated = true;
   for (std::size_t p = 0; p < plan.phases.size(); ++p) {
     const Flows& flows = plan.phases[p].flows;
     const PhaseResult& result = results[p];
-    const PhaseFigures figures = phase_figures(network, *plan.table, flows, request.bytes, request.model, load,
-                                               request.channel_bytes ? &out.channel_bytes : nullptr, plan.others(p));
+    const PhaseFigures& figures = plan.figures[p];
     out.max_load = std::max(out.max_load, figures.max_load);
     out.limit_seconds += figures.limit_seconds;
     double job_seconds = 0;
@@ -134,7 +152,7 @@ PatternResult summarise(const Network& network, const PlannedPattern& plan, cons
     if (!flows.empty()) {
       const double latency =
           request.model.node_latency + request.model.hop_latency * double(figures.max_hops > 0 ? figures.max_hops - 1 : 0);
-      const double fluid = double(figures.max_load) * request.bytes / request.model.bandwidth + latency;
+      const double fluid = transfer_seconds(figures, request) + latency;
       out.fluid_seconds += fluid;
       // The check is on the phase's last flow of any job (result.seconds).
       if (std::fabs(result.seconds - fluid) > 0.05 * fluid) out.validated = false;
@@ -161,15 +179,12 @@ PatternResult summarise(const Network& network, const PlannedPattern& plan, cons
 // one solve over every flow per flow (an all-to-all of 256 scattered nodes:
 // 8 minutes); this step keeps every phase within 1% of its exact time
 // (doc/benchmarks.md, "Simulated throughput").
-double time_precision_of(const Network& network, const PlannedPattern& plan, const SimulationRequest& request) {
-  std::vector<std::uint64_t> load(network.torus().channel_slots(), 0);
+double time_precision_of(const PlannedPattern& plan, const SimulationRequest& request) {
   double shortest = 0;
-  for (const TrafficPattern& phase : plan.phases) {
-    if (phase.flows.empty()) continue;
-    const PhaseFigures figures = phase_figures(network, *plan.table, phase.flows, request.bytes, request.model, load,
-                                               nullptr, plan.others(&phase - plan.phases.data()));
-    const double fluid = double(figures.max_load) * request.bytes / request.model.bandwidth;
-    if (shortest == 0 || fluid < shortest) shortest = fluid;
+  for (std::size_t p = 0; p < plan.phases.size(); ++p) {
+    if (plan.phases[p].flows.empty()) continue;
+    const double transfer = transfer_seconds(plan.figures[p], request);
+    if (shortest == 0 || transfer < shortest) shortest = transfer;
   }
   return 0.004 * shortest;
 }
@@ -225,7 +240,7 @@ Child start_child(const Network& network, const SimulationRequest& request, cons
         phases.push_back(std::move(phase));
       }
       const std::vector<PhaseResult> results =
-          simulate_phases(network, request.model, phases, time_precision_of(network, plan, request));
+          simulate_phases(network, request.model, phases, time_precision_of(plan, request));
       write_all(fds[1], "R", 1);
       for (const PhaseResult& result : results) {
         write_all(fds[1], &result.seconds, sizeof(double));
@@ -342,16 +357,20 @@ SimulationReport run_simulation(const Network& network, const RouteTable& table,
   for (const RouteTable* routes : {&table, static_cast<const RouteTable*>(&dor)}) {
     if (routes == &dor && !with_baseline) continue;
     for (const std::string& name : request.patterns) {
-      PlannedPattern plan{name, routes, pattern_phases(name, network.torus(), routes->nodes(), request.pattern_options), {}};
+      PlannedPattern plan;
+      plan.pattern = name;
+      plan.table = routes;
+      plan.phases = pattern_phases(name, network.torus(), routes->nodes(), request.pattern_options);
       for (const RouteTable* other : request.beside)
         plan.beside.emplace_back(other, pattern_phases(name, network.torus(), other->nodes(), request.pattern_options));
+      measure_plan(network, plan, request);
       plans.push_back(std::move(plan));
     }
   }
   std::vector<std::vector<PhaseResult>> results(plans.size());
   run_in_children(network, request, plans, results);
   for (std::size_t i = 0; i < plans.size(); ++i)
-    (plans[i].table == &table ? report.table : report.baseline).push_back(summarise(network, plans[i], results[i], request));
+    (plans[i].table == &table ? report.table : report.baseline).push_back(summarise(plans[i], results[i], request));
   return report;
 }
 
