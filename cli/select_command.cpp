@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -22,7 +23,9 @@
 #include "slurm/slurm_query.hpp"
 #include "routing/chain.hpp"
 #include "routing/pipeline.hpp"
+#include "placement/block_choice.hpp"
 #include "placement/blocks.hpp"
+#include "routing/check/load_picture.hpp"
 #include "placement/placement.hpp"
 #include "routing/report.hpp"
 
@@ -31,10 +34,10 @@ namespace angara::cli {
 namespace {
 
 const char* const kSelectUsage =
-    "Usage: angara-route select --count N | --shape AxBx.. [--config F] [--free HOSTLIST]\n"
+    "Usage: angara-route select -N|--nodes|--count N | --shape AxBx.. [--config F] [--free HOSTLIST]\n"
     "         [--busy HOSTLIST]... [--down HOSTLIST] [--slurm [--failed STATES] [--timeout S]]\n"
     "         [--node-states FILE [--max-age S]] [--foreign-ok]\n"
-    "         [--algorithm NAME] [--candidates K] [--cache DIR] [--json]\n";
+    "         [--algorithm NAME] [--candidates K] [--cache DIR] [--json] [--map FILE.svg] [--quiet]\n";
 const char* const kNodeStatesUsage =
     "Usage: angara-route node-states --output FILE [--failed STATES] [--timeout S] [HOSTLIST...]\n";
 const char* const kNodeStatesMagic = "# angara-route node-states v1";
@@ -108,7 +111,45 @@ std::string hostlist_of(const Config& config, const std::vector<NodeId>& nodes) 
   return compress_hostlist(names);
 }
 
-std::string format_json(const Config& config, const PlacementResult& result, const std::string& algorithm) {
+// Why the set won, in the objective's order (placement/block_choice.hpp),
+// for the administrator at a terminal (standard error: scripts read the
+// hostlist alone from standard output).
+std::string explain_choice(const Config& config, const Network& network, const PlacementResult& result,
+                           const std::optional<FreeBlock>& largest_left) {
+  const Torus& torus = config.torus;
+  const Candidate& w = result.compared[result.winner];
+  std::ostringstream out;
+  char hops[32];
+  std::snprintf(hops, sizeof hops, "%.2f", w.average_hops);
+  out << "select: " << hostlist_of(config, result.nodes) << ": " << candidate_kind_name(w.kind) << " "
+      << format_shape(torus, w.shape);
+  if (w.kind == CandidateKind::block) out << " at " << torus.format_coord(w.origin);
+  out << " of the " << torus.to_string() << " machine\n";
+  if (w.foreign_routers == 0)
+    out << "  isolation: isolated, every route stays on its own " << result.nodes.size() << " routers\n";
+  else
+    out << "  isolation: its routes cross " << w.foreign_routers
+        << " routers it does not own (no free set of this size keeps them inside)\n";
+  out << "  shared with running jobs: " << w.shared_channels << " channels\n";
+  out << "  left for later jobs: ";
+  if (largest_left)
+    out << "largest free block " << format_shape(torus, largest_left->shape) << " (" << largest_left->nodes.size()
+        << " nodes)";
+  else
+    out << "no free block";
+  out << "; leans on " << w.contact << " taken or failed routers\n";
+  out << "  own max load: " << w.max_gamma << " routes on a channel (lower bound " << w.lower_bound << "), mean route "
+      << hops << " hops\n";
+  char ms[32];
+  std::snprintf(ms, sizeof ms, "%.0f", result.seconds * 1000);
+  out << "  compared " << result.compared.size() << " routed sets of " << result.considered << " scored in " << ms
+      << " ms" << (network.failed_nodes().empty() && network.failed_links().empty() ? "" : ", around the failures")
+      << "\n";
+  return out.str();
+}
+
+std::string format_json(const Config& config, const PlacementResult& result, const std::string& algorithm,
+                        const std::optional<FreeBlock>& largest_left) {
   const Torus& torus = config.torus;
   const Candidate& winner = result.compared[result.winner];
   std::ostringstream out;
@@ -119,6 +160,8 @@ std::string format_json(const Config& config, const PlacementResult& result, con
       << ",\"kind\":" << json_quote(candidate_kind_name(winner.kind))
       << ",\"shape\":" << json_quote(format_shape(torus, winner.shape)) << ",\"max_gamma\":" << winner.max_gamma
       << ",\"lower_bound\":" << winner.lower_bound << ",\"shared_channels\":" << winner.shared_channels
+      << ",\"isolated\":" << (winner.foreign_routers == 0 ? "true" : "false")
+      << ",\"largest_free_block_left\":" << (largest_left ? largest_left->nodes.size() : 0)
       << ",\"considered\":" << result.considered << ",\"seconds\":" << seconds << ",\"winner\":" << result.winner
       << ",\"candidates\":[";
   for (std::size_t i = 0; i < result.compared.size(); ++i) {
@@ -134,6 +177,7 @@ std::string format_json(const Config& config, const PlacementResult& result, con
         << ",\"contact\":" << c.contact << ",\"routable\":" << (c.routable ? "true" : "false");
     if (c.routable) {
       out << ",\"max_gamma\":" << c.max_gamma << ",\"shared_channels\":" << c.shared_channels
+          << ",\"foreign_routers\":" << c.foreign_routers
           << ",\"average_hops\":" << hops << ",\"routed\":" << json_quote(c.estimate ? "scoring" : "as configured");
       if (c.estimated_gamma) out << ",\"scoring_max_gamma\":" << c.estimated_gamma;
     } else
@@ -150,28 +194,35 @@ int select_command(int argc, char** argv) {
   std::string config_path, algorithm, cache_dir, shape_text;
   std::vector<std::string> free_names, down_names;
   std::vector<std::vector<std::string>> busy_jobs;
-  bool have_free = false, from_slurm = false, json = false, foreign_ok = false;
+  bool have_free = false, from_slurm = false, json = false, foreign_ok = false, quiet = false;
+  std::string map_path;
   long count = 0, candidates = 4, timeout = 30, max_age = 300;
   std::string node_states_path;
   slurm::FailedStates failed_states = slurm::FailedStates::Down;
   static const option long_options[] = {
-      {"count", required_argument, nullptr, 'n'},     {"shape", required_argument, nullptr, 's'},
+      {"count", required_argument, nullptr, 'n'},     {"nodes", required_argument, nullptr, 'n'},
+      {"shape", required_argument, nullptr, 's'},     {"map", required_argument, nullptr, 'M'},
+      {"quiet", no_argument, nullptr, 'q'},
       {"config", required_argument, nullptr, 'c'},    {"free", required_argument, nullptr, 'F'},
       {"busy", required_argument, nullptr, 'b'},      {"down", required_argument, nullptr, 'x'},
       {"slurm", no_argument, nullptr, 'S'},           {"failed", required_argument, nullptr, 'f'},
       {"timeout", required_argument, nullptr, 'T'},   {"algorithm", required_argument, nullptr, 'a'},
       {"candidates", required_argument, nullptr, 'k'}, {"cache", required_argument, nullptr, 'C'},
       {"json", no_argument, nullptr, 'j'},            {"help", no_argument, nullptr, 'h'},
-      {"node-states", required_argument, nullptr, 'N'}, {"max-age", required_argument, nullptr, 'A'},
+      {"node-states", required_argument, nullptr, 'E'}, {"max-age", required_argument, nullptr, 'A'},
       {"foreign-ok", no_argument, nullptr, 'o'},      {nullptr, 0, nullptr, 0}};
   optind = 1;
   int opt;
-  while ((opt = getopt_long(argc, argv, "n:s:c:a:jh", long_options, nullptr)) != -1) {
+  while ((opt = getopt_long(argc, argv, "n:N:s:c:a:jqh", long_options, nullptr)) != -1) {
     switch (opt) {
       case 'n':
+      case 'N':
         if (!(count = positive(optarg, 1L << 20)))
-          return select_usage_error(std::string("--count expects a positive number of nodes, got '") + optarg + "'");
+          return select_usage_error(std::string("--count (-N, --nodes) expects a positive number of nodes, got '") +
+                                    optarg + "'");
         break;
+      case 'M': map_path = optarg; break;
+      case 'q': quiet = true; break;
       case 's': shape_text = optarg; break;
       case 'c': config_path = optarg; break;
       case 'F':
@@ -201,7 +252,7 @@ int select_command(int argc, char** argv) {
         break;
       case 'C': cache_dir = optarg; break;
       case 'j': json = true; break;
-      case 'N': node_states_path = optarg; break;
+      case 'E': node_states_path = optarg; break;
       case 'A':
         if (!(max_age = positive(optarg, 86400)))
           return select_usage_error(std::string("--max-age expects seconds from 1 to 86400, got '") + optarg + "'");
@@ -286,10 +337,29 @@ int select_command(int argc, char** argv) {
   }
 
   const PlacementResult result = select_nodes(network, request);
+  std::vector<unsigned char> left = request.free;
+  for (NodeId node : result.nodes) left[node] = 0;
+  const std::optional<FreeBlock> largest_left = largest_free_block(network, left);
   if (json)
-    std::cout << format_json(config, result, request.algorithm);
+    std::cout << format_json(config, result, request.algorithm, largest_left);
   else
     std::cout << hostlist_of(config, result.nodes) << "\n";
+  if (!quiet) std::cerr << explain_choice(config, network, result, largest_left);
+  if (!map_path.empty()) {
+    PictureOptions picture;
+    picture.title = "angara-route select: " + hostlist_of(config, result.nodes) + " on " + config.torus.to_string();
+    picture.job_nodes = result.nodes;
+    for (const std::vector<std::string>& job : busy_jobs) {
+      if (job.empty()) continue;
+      picture.other_jobs.push_back(config.nodes_by_names(job));
+      picture.other_job_names.push_back("running " + compress_hostlist(job));
+    }
+    mark_failures(picture, network);
+    picture.node_names = config.node_names;
+    std::vector<std::uint64_t> loads = request.busy;
+    add_busy_channels(network, result.table, loads);
+    write_file_atomically(map_path, load_svg(config.torus, channel_values(loads), picture));
+  }
   return kExitOk;
 }
 

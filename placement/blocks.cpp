@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "routing/check/metrics.hpp"
+
 namespace angara {
 
 namespace {
@@ -21,6 +23,14 @@ void shapes_of_volume(const Torus& torus, std::size_t count, int dim, Shape& sha
     shapes_of_volume(torus, count / static_cast<std::size_t>(s), dim + 1, shape, out);
   }
   shape[dim] = 1;
+}
+
+// Mean torus distance over ordered pairs, from the per-dimension hop sums.
+double mean_distance(const std::array<DimensionBoundTerms, kMaxDims>& terms, std::size_t nodes) {
+  if (nodes < 2) return 0;
+  std::uint64_t hops = 0;
+  for (const DimensionBoundTerms& term : terms) hops += term.hops;
+  return static_cast<double>(hops) / static_cast<double>(nodes * (nodes - 1));
 }
 
 }  // namespace
@@ -129,6 +139,55 @@ const std::vector<std::int64_t>& BoxSums::of(const Shape& shape) {
       }
     }
   return sums_.emplace(shape, std::move(next)).first->second;
+}
+
+IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes) {
+  if (nodes.size() < 2) return {};
+  std::vector<Coord> coords;
+  coords.reserve(nodes.size());
+  for (NodeId node : nodes) coords.push_back(torus.coord(node));
+  Shape reduced;
+  Coord start{};
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int size = torus.size(dim);
+    std::vector<char> used(static_cast<std::size_t>(size), 0);
+    for (const Coord& c : coords) used[c[dim]] = 1;
+    // The longest cyclic run of unused coordinates; the span starts after it.
+    int best_gap = 0, gap_end = 0;
+    for (int i = 0; i < 2 * size; ++i) {
+      int run = 0;
+      while (run < size && !used[(i + run) % size]) ++run;
+      if (run > best_gap) {
+        best_gap = run;
+        gap_end = (i + run) % size;
+      }
+      i += run;
+    }
+    const int span = size - best_gap;
+    start[dim] = gap_end;
+    if (span == 1)
+      reduced[dim] = 1;
+    else if (size >= 3 && 2 * span - 1 <= size)
+      reduced[dim] = 2 * span - 1;
+    else
+      reduced[dim] = size;
+  }
+  // A size-2 dimension the set spans is kept whole (start 0), so its
+  // single cabling carries over port for port; one it does not span goes.
+  std::uint8_t single_cable = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (reduced[dim] == 2 && torus.single_cabled(dim)) single_cable |= dimension_bit(dim);
+  const Torus small = Torus(reduced, torus.declared_dims()).with_single_cable(single_cable);
+  std::vector<NodeId> moved;
+  moved.reserve(coords.size());
+  for (const Coord& c : coords) {
+    Coord m;
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      m[dim] = reduced[dim] == 1 ? 0 : (c[dim] - start[dim] + torus.size(dim)) % torus.size(dim);
+    moved.push_back(small.id(m));
+  }
+  const auto terms = dimension_bound_terms(Network(small), moved);
+  return {integer_lower_bound(terms), mean_distance(terms, nodes.size())};
 }
 
 }  // namespace angara

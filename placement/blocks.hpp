@@ -57,6 +57,20 @@ std::array<std::size_t, kMaxDims> channels_per_dimension(const Network& intact);
 // The class of a shape: per present dimension, (size, channels, extent), sorted.
 ShapeClassKey class_key(const Torus& torus, const std::array<std::size_t, kMaxDims>& channels, const Shape& shape);
 
+// The per-dimension bound and mean distance of a node set on the intact
+// machine, computed on the smallest torus where they are the same: the set
+// is moved to the corner of its cyclic bounding box, and a ring of size d in
+// which the set spans s with 2s - 1 <= d shrinks to 2s - 1 (every shortest
+// arc between two of its coordinates, at most s - 1 long, stays inside the
+// span, and the way round outside, at least s long, is longer in both
+// rings).  A 32-node block of a 4096-node machine is bounded
+// on 256 nodes instead.
+struct IntactBound {
+  std::uint64_t bound = 0;
+  double distance = 0;
+};
+IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes);
+
 // Sums of a per-node value over the cyclic box of a shape at every origin
 // (indexed by the origin's NodeId), as one sliding window per dimension the
 // box spans: O(dims * nodes) for all origins together, where a box query of

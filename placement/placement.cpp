@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "placement/block_choice.hpp"
 #include "placement/blocks.hpp"
 #include "placement/slurm_order.hpp"
 #include "routing/check/metrics.hpp"
@@ -42,75 +43,6 @@ constexpr NodeId kOnePassMaxNodes = 512;
 // routed (the lowest intact bounds first).
 constexpr std::size_t kOtherRunsRouted = 5;
 
-// Mean torus distance over ordered pairs, from the per-dimension hop sums.
-double mean_distance(const std::array<DimensionBoundTerms, kMaxDims>& terms, std::size_t nodes) {
-  if (nodes < 2) return 0;
-  std::uint64_t hops = 0;
-  for (const DimensionBoundTerms& term : terms) hops += term.hops;
-  return static_cast<double>(hops) / static_cast<double>(nodes * (nodes - 1));
-}
-
-// The per-dimension bound and mean distance of a node set on the intact
-// machine, computed on the smallest torus where they are the same: the set
-// is moved to the corner of its cyclic bounding box, and a ring of size d in
-// which the set spans s with 2s - 1 <= d shrinks to 2s - 1 (every shortest
-// arc between two of its coordinates, at most s - 1 long, stays inside the
-// span, and the way round outside, at least s long, is longer in both
-// rings).  A 32-node block of a 4096-node machine is bounded
-// on 256 nodes instead.
-struct IntactBound {
-  std::uint64_t bound = 0;
-  double distance = 0;
-};
-IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes) {
-  if (nodes.size() < 2) return {};
-  std::vector<Coord> coords;
-  coords.reserve(nodes.size());
-  for (NodeId node : nodes) coords.push_back(torus.coord(node));
-  Shape reduced;
-  Coord start{};
-  for (int dim = 0; dim < kMaxDims; ++dim) {
-    const int size = torus.size(dim);
-    std::vector<char> used(static_cast<std::size_t>(size), 0);
-    for (const Coord& c : coords) used[c[dim]] = 1;
-    // The longest cyclic run of unused coordinates; the span starts after it.
-    int best_gap = 0, gap_end = 0;
-    for (int i = 0; i < 2 * size; ++i) {
-      int run = 0;
-      while (run < size && !used[(i + run) % size]) ++run;
-      if (run > best_gap) {
-        best_gap = run;
-        gap_end = (i + run) % size;
-      }
-      i += run;
-    }
-    const int span = size - best_gap;
-    start[dim] = gap_end;
-    if (span == 1)
-      reduced[dim] = 1;
-    else if (size >= 3 && 2 * span - 1 <= size)
-      reduced[dim] = 2 * span - 1;
-    else
-      reduced[dim] = size;
-  }
-  // A size-2 dimension the set spans is kept whole (start 0), so its
-  // single cabling carries over port for port; one it does not span goes.
-  std::uint8_t single_cable = 0;
-  for (int dim = 0; dim < kMaxDims; ++dim)
-    if (reduced[dim] == 2 && torus.single_cabled(dim)) single_cable |= dimension_bit(dim);
-  const Torus small = Torus(reduced, torus.declared_dims()).with_single_cable(single_cable);
-  std::vector<NodeId> moved;
-  moved.reserve(coords.size());
-  for (const Coord& c : coords) {
-    Coord m;
-    for (int dim = 0; dim < kMaxDims; ++dim)
-      m[dim] = reduced[dim] == 1 ? 0 : (c[dim] - start[dim] + torus.size(dim)) % torus.size(dim);
-    moved.push_back(small.id(m));
-  }
-  const auto terms = dimension_bound_terms(Network(small), moved);
-  return {integer_lower_bound(terms), mean_distance(terms, nodes.size())};
-}
-
 class Selector {
  public:
   Selector(const Network& network, const PlacementRequest& request);
@@ -132,6 +64,9 @@ class Selector {
   // Bounding box, intact bound and mean distance of a candidate that is not
   // a block.
   void measure_set(Candidate& candidate) const;
+  // Taken or failed nodes next to a set, one per node and direction
+  // (`member` is all zero scratch of one entry per node, left so).
+  std::size_t set_contact(const std::vector<NodeId>& nodes, std::vector<unsigned char>& member) const;
   void route(Candidate& candidate, RouteTable& table, const GeneratorOptions& options) const;
 
   const Network& network_;
@@ -139,10 +74,8 @@ class Selector {
   const PlacementRequest& request_;
   std::vector<unsigned char> free_;
   std::vector<std::uint32_t> busy_ports_;  // per node: channels leaving it that running jobs use
-  bool any_busy_ = false;
   std::size_t count_ = 0;
-  BoxSums taken_;            // of 1 per node that is not free (taken or failed)
-  BoxSums busy_;             // of busy_ports_
+  BlockScanner scanner_;     // free blocks, their busy ports and contact
   std::size_t considered_ = 0;
   bool has_failures_ = false;
 };
@@ -161,12 +94,14 @@ std::string cut_off_text(const Torus& torus, const AllocationRoutability& routab
   return text;
 }
 
-std::vector<std::int64_t> taken_values(const Network& network, const PlacementRequest& request) {
+std::vector<unsigned char> free_mask(const Network& network, const PlacementRequest& request) {
   const Torus& torus = network.torus();
-  std::vector<std::int64_t> taken(torus.node_count(), 0);
+  if (!request.free.empty() && request.free.size() != torus.node_count())
+    throw std::invalid_argument("placement: free-node mask has the wrong size");
+  std::vector<unsigned char> free(torus.node_count(), 0);
   for (NodeId node = 0; node < torus.node_count(); ++node)
-    taken[node] = !(network.node_alive(node) && (request.free.empty() || request.free.at(node) != 0));
-  return taken;
+    free[node] = network.node_alive(node) && (request.free.empty() || request.free.at(node) != 0);
+  return free;
 }
 
 std::vector<std::uint32_t> busy_port_values(const Torus& torus, const PlacementRequest& request) {
@@ -182,14 +117,12 @@ Selector::Selector(const Network& network, const PlacementRequest& request)
       torus_(network.torus()),
       request_(request),
       busy_ports_(busy_port_values(torus_, request)),
-      taken_(torus_, taken_values(network, request)),
-      busy_(torus_, std::vector<std::int64_t>(busy_ports_.begin(), busy_ports_.end())) {
+      scanner_(network, free_mask(network, request), busy_ports_) {
   if (!request.free.empty() && request.free.size() != torus_.node_count())
     throw std::invalid_argument("placement: free-node mask has the wrong size");
   if (!request.busy.empty() && request.busy.size() != torus_.channel_slots())
     throw std::invalid_argument("placement: busy-channel loads have the wrong size");
   has_failures_ = !network.failed_nodes().empty() || !network.failed_links().empty();
-  any_busy_ = std::any_of(busy_ports_.begin(), busy_ports_.end(), [](std::uint32_t v) { return v != 0; });
   free_.assign(torus_.node_count(), 0);
   for (NodeId node = 0; node < torus_.node_count(); ++node)
     free_[node] = network.node_alive(node) && (request.free.empty() || request.free[node] != 0);
@@ -207,59 +140,14 @@ std::vector<Candidate> Selector::free_blocks(const std::vector<Shape>& shapes) {
     return a.busy != b.busy ? a.busy < b.busy : a.contact > b.contact;
   };
   std::vector<Found> kept;  // sorted, best first
-  for (const Shape& shape : shapes) {
-    const std::vector<std::int64_t>& taken = taken_.of(shape);
-    const std::vector<std::int64_t>* busy = any_busy_ ? &busy_.of(shape) : nullptr;
-    // Taken or failed nodes in the layers right outside the block, each
-    // layer counted once (on a ring of 2, or a block one short of the ring,
-    // the two sides are one layer): per dimension, the sums over the block's
-    // face at every origin, read one step below and one step above.
-    std::array<const std::vector<std::int64_t>*, kMaxDims> faces{};
-    for (int dim = 0; dim < kMaxDims; ++dim) {
-      if (shape[dim] >= torus_.size(dim)) continue;
-      Shape face = shape;
-      face[dim] = 1;
-      faces[dim] = &taken_.of(face);
-    }
-    std::array<NodeId, kMaxDims> stride{};
-    for (int dim = 0; dim < kMaxDims; ++dim) {
-      Coord unit{};
-      unit[dim] = 1;
-      stride[dim] = torus_.id(unit);
-    }
-    // The layers below and above the block at `origin` (NodeId `at`), by
-    // stride arithmetic: this runs for every free origin of every shape.
-    const auto contact_of = [&](const Coord& origin, NodeId at) {
-      std::int64_t contact = 0;
-      for (int dim = 0; dim < kMaxDims; ++dim) {
-        const int size = torus_.size(dim);
-        if (shape[dim] >= size) continue;
-        const NodeId row = at - static_cast<NodeId>(origin[dim]) * stride[dim];  // coordinate 0 of dim
-        const int below = origin[dim] == 0 ? size - 1 : origin[dim] - 1;
-        const int above = origin[dim] + shape[dim] >= size ? origin[dim] + shape[dim] - size : origin[dim] + shape[dim];
-        contact += (*faces[dim])[row + static_cast<NodeId>(below) * stride[dim]];
-        if (above != below) contact += (*faces[dim])[row + static_cast<NodeId>(above) * stride[dim]];
-      }
-      return static_cast<std::size_t>(contact);
-    };
-    Coord span{};
-    for (int dim = 0; dim < kMaxDims; ++dim) span[dim] = shape[dim] == torus_.size(dim) ? 1 : torus_.size(dim);
-    Coord origin{};
-    for (origin[3] = 0; origin[3] < span[3]; ++origin[3])
-      for (origin[2] = 0; origin[2] < span[2]; ++origin[2])
-        for (origin[1] = 0; origin[1] < span[1]; ++origin[1])
-          for (origin[0] = 0; origin[0] < span[0]; ++origin[0]) {
-            const NodeId at = torus_.id(origin);
-            if (taken[at] != 0) continue;
-            ++considered_;
-            const std::int64_t busy_here = busy ? (*busy)[at] : 0;
-            if (kept.size() == kBlocksKept && busy_here > kept.back().busy) continue;
-            const Found found{busy_here, contact_of(origin, at), shape, origin};
-            if (kept.size() == kBlocksKept && !better(found, kept.back())) continue;
-            kept.insert(std::upper_bound(kept.begin(), kept.end(), found, better), found);
-            if (kept.size() > kBlocksKept) kept.pop_back();
-          }
-  }
+  for (const Shape& shape : shapes)
+    scanner_.scan(shape, [&](const Coord& origin, std::int64_t busy_here, std::size_t contact) {
+      if (kept.size() == kBlocksKept && busy_here > kept.back().busy) return;
+      const Found found{busy_here, contact, shape, origin};
+      if (kept.size() == kBlocksKept && !better(found, kept.back())) return;
+      kept.insert(std::upper_bound(kept.begin(), kept.end(), found, better), found);
+      if (kept.size() > kBlocksKept) kept.pop_back();
+    });
   std::vector<Candidate> out;
   for (const Found& found : kept) {
     Candidate candidate;
@@ -287,19 +175,26 @@ std::vector<Candidate> Selector::block_candidates(std::size_t& leader_count) {
   }
   struct ShapeClass {
     IntactBound bound;
+    bool isolated = false;
     std::vector<Shape> shapes;
   };
   const std::array<std::size_t, kMaxDims> channels = channels_per_dimension(Network(torus_));
   std::map<ShapeClassKey, ShapeClass> classes;
   for (const Shape& shape : shapes) {
     auto [it, inserted] = classes.try_emplace(class_key(torus_, channels, shape));
-    if (inserted) it->second.bound = intact_bound(torus_, block_nodes(torus_, shape, Coord{}));
+    if (inserted) {
+      it->second.bound = intact_bound(torus_, block_nodes(torus_, shape, Coord{}));
+      it->second.isolated = isolated_shape(torus_, shape);
+    }
     it->second.shapes.push_back(shape);
   }
   std::vector<const ShapeClass*> ranked;
   for (const auto& entry : classes) ranked.push_back(&entry.second);
+  // Isolated shapes (every minimal route stays inside) first, then the
+  // intact bound and mean distance.
   std::stable_sort(ranked.begin(), ranked.end(), [](const ShapeClass* a, const ShapeClass* b) {
-    return std::tie(a->bound.bound, a->bound.distance) < std::tie(b->bound.bound, b->bound.distance);
+    return std::make_tuple(!a->isolated, a->bound.bound, a->bound.distance) <
+           std::make_tuple(!b->isolated, b->bound.bound, b->bound.distance);
   });
 
   std::vector<Candidate> leaders, rest;
@@ -317,6 +212,20 @@ std::vector<Candidate> Selector::block_candidates(std::size_t& leader_count) {
   leader_count = leaders.size();
   leaders.insert(leaders.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
   return leaders;
+}
+
+std::size_t Selector::set_contact(const std::vector<NodeId>& nodes, std::vector<unsigned char>& member) const {
+  std::size_t contact = 0;
+  for (NodeId node : nodes) member[node] = 1;
+  for (NodeId node : nodes)
+    for (int rank = 0; rank < kDirectionCount; ++rank) {
+      const Direction d(rank);
+      if (!torus_.direction_present(d)) continue;
+      const NodeId next = torus_.neighbor(node, d);
+      if (!member[next] && !is_free(next)) ++contact;
+    }
+  for (NodeId node : nodes) member[node] = 0;
+  return contact;
 }
 
 void Selector::measure_set(Candidate& candidate) const {
@@ -360,6 +269,7 @@ std::vector<Candidate> Selector::run_candidates() const {
   // Each distinct set is measured once (on an idle machine many orders give
   // the same block).
   std::vector<std::vector<NodeId>> seen;
+  std::vector<unsigned char> member(torus_.node_count(), 0);
   const auto run_along = [&](const std::vector<NodeId>& order) {
     Candidate candidate;
     candidate.kind = CandidateKind::run;
@@ -369,6 +279,7 @@ std::vector<Candidate> Selector::run_candidates() const {
     seen.push_back(candidate.nodes);
     candidate.origin = torus_.coord(candidate.nodes.front());
     for (NodeId node : candidate.nodes) candidate.busy_ports += busy_ports_[node];
+    candidate.contact = set_contact(candidate.nodes, member);
     measure_set(candidate);
     return std::optional<Candidate>(std::move(candidate));
   };
@@ -454,18 +365,8 @@ std::vector<Candidate> Selector::nearest_candidates() {
     }
     ++considered_;
     if (kept.size() == kNearestKept && scored.spread > kept.back().spread) continue;
-    // Taken or failed nodes next to the set, and busy ports of its nodes.
-    for (NodeId node : scored.nodes) member[node] = 1;
-    for (NodeId node : scored.nodes) {
-      scored.busy_ports += busy_ports_[node];
-      for (int rank = 0; rank < kDirectionCount; ++rank) {
-        const Direction d(rank);
-        if (!torus_.direction_present(d)) continue;
-        const NodeId next = torus_.neighbor(node, d);
-        if (!member[next] && !is_free(next)) ++scored.contact;
-      }
-    }
-    for (NodeId node : scored.nodes) member[node] = 0;
+    for (NodeId node : scored.nodes) scored.busy_ports += busy_ports_[node];
+    scored.contact = set_contact(scored.nodes, member);
     std::sort(scored.nodes.begin(), scored.nodes.end());
     if (kept.size() == kNearestKept && !better(scored, kept.back())) continue;
     // The same set from another seed: keep its better score.
@@ -511,6 +412,10 @@ std::vector<Candidate> Selector::nearest_candidates() {
 void Selector::route(Candidate& candidate, RouteTable& table, const GeneratorOptions& options) const {
   candidate.routed = true;
   candidate.routable = false;
+  // One measure of contact for every kind, so that blocks, nearest sets and
+  // runs compare on it (the block scan's per-layer count only ranks blocks).
+  std::vector<unsigned char> scratch(torus_.node_count(), 0);
+  candidate.contact = set_contact(candidate.nodes, scratch);
   candidate.max_gamma = 0;
   candidate.shared_channels = 0;
   const std::unique_ptr<Generator> generator = make_generator(request_.algorithm);
@@ -527,9 +432,20 @@ void Selector::route(Candidate& candidate, RouteTable& table, const GeneratorOpt
   table.algorithm = request_.algorithm;
   candidate.routable = true;
   const std::vector<std::uint64_t> loads = channel_loads(network_, table);
+  // Routers outside the set that its routes cross: where other jobs' traffic
+  // meets this job's (zero: the set is isolated).
+  std::vector<unsigned char> member(torus_.node_count(), 0), foreign(torus_.node_count(), 0);
+  for (NodeId node : candidate.nodes) member[node] = 1;
+  candidate.foreign_routers = 0;
   for (ChannelId c = 0; c < loads.size(); ++c) {
     candidate.max_gamma = std::max(candidate.max_gamma, loads[c]);
-    if (loads[c] && !request_.busy.empty() && request_.busy[c]) ++candidate.shared_channels;
+    if (!loads[c]) continue;
+    if (!request_.busy.empty() && request_.busy[c]) ++candidate.shared_channels;
+    for (NodeId end : {Torus::channel_node(c), torus_.neighbor(Torus::channel_node(c), Torus::channel_direction(c))})
+      if (!member[end] && !foreign[end]) {
+        foreign[end] = 1;
+        ++candidate.foreign_routers;
+      }
   }
   std::uint64_t hops = 0, routes = 0;
   for (std::size_t s = 0; s < table.size(); ++s)
@@ -623,11 +539,16 @@ PlacementResult Selector::run() {
       engine && torus_.node_count() > kOnePassMaxNodes ? engine->scoring_options(scoring) : std::nullopt;
   const bool two_passes = cheaper.has_value();
   if (two_passes) scoring = *cheaper;
-  // Routed max gamma, then channels shared with running jobs, then the
-  // shorter mean route; on a tie a block (a sub-torus) before a nearest set,
-  // then the earlier candidate.
+  // The machine-wide objective (block_choice.hpp), on the routed tables:
+  // isolated (no router outside the set on its routes) first, else the
+  // fewest such routers, then channels
+  // shared with running jobs, then what the set leaves for later jobs (taken
+  // or failed nodes right outside it: it fills a hole instead of cutting the
+  // free space), then its routed max gamma and shorter mean route; on a tie
+  // a block before a nearest set, then the earlier candidate.
   const auto key = [](const Candidate& k) {
-    return std::make_tuple(k.max_gamma, k.shared_channels, k.average_hops, k.kind);
+    return std::make_tuple(k.foreign_routers, k.shared_channels, -static_cast<std::int64_t>(k.contact),
+                           k.max_gamma, k.average_hops, k.kind);
   };
 
   PlacementResult result;
@@ -686,7 +607,7 @@ PlacementResult Selector::run() {
                        ": " + result.report.violations.front().message;
   }
   result.nodes = result.compared[result.winner].nodes;
-  result.considered = considered_;
+  result.considered = considered_ + scanner_.origins_scanned();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

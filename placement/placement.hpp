@@ -68,6 +68,7 @@ struct Candidate {
   bool routable = false;
   std::uint64_t max_gamma = 0;
   std::size_t shared_channels = 0;  // channels its routes use that running jobs' routes use
+  std::size_t foreign_routers = 0;  // routers outside the set its routes cross (0: isolated)
   double average_hops = 0;
   std::string failure;  // why it could not be routed
   // Routed in the scoring pass only (balanced in direction order, see

@@ -6,6 +6,7 @@
 
 #include "angara/network.hpp"
 #include "routing/check/metrics.hpp"
+#include "placement/block_choice.hpp"
 #include "placement/blocks.hpp"
 #include "placement/placement.hpp"
 #include "placement/slurm_order.hpp"
@@ -131,30 +132,34 @@ START_TEST(busy_channels_from_a_table) {
 }
 END_TEST
 
-// On 4x4 a column (a whole ring of 4) and the nearest "plus" set both route
-// at max gamma 2 with direction-order routes (balanced's turns: off); the
-// ring, a sub-torus, wins the tie.  With First/Last Steps (the default) the
-// plus set {0,0 1,0 3,0 0,1} routes at 1 and wins.
-START_TEST(ring_beats_nearest_set_on_a_tie) {
+// On 4x4 a column (a whole ring of 4) and the nearest "plus" set
+// {0,0 1,0 3,0 0,1}: with First/Last Steps (the default) the plus set routes
+// at max gamma 1 against the ring's 2, but only through routers it does not
+// own (1,1 and 3,1 carry its turns), where every route of the ring stays on
+// the ring.  Isolation ranks first: the ring wins.  In direction order
+// (balanced's turns: off) the ring wins too.
+START_TEST(isolated_ring_beats_nearest_set) {
   const Network network(k4x4);
   PlacementRequest request;
   request.compare_slurm_runs = false;  // pins blocks against nearest sets
   request.node_count = 4;
   const PlacementResult with_turns = select_nodes(network, request);
-  ck_assert(with_turns.nodes == ids(k4x4, {"0,0", "1,0", "3,0", "0,1"}));
-  ck_assert(winner(with_turns).kind == CandidateKind::nearest);
-  ck_assert_uint_eq(with_turns.report.metrics.max_gamma, 1);
+  ck_assert(with_turns.nodes == ids(k4x4, {"0,0", "0,1", "0,2", "0,3"}));
+  ck_assert(winner(with_turns).kind == CandidateKind::block);
+  ck_assert_uint_eq(winner(with_turns).foreign_routers, 0);
+  ck_assert_uint_eq(with_turns.report.metrics.max_gamma, 2);
+  bool saw_plus = false;
+  for (const Candidate& c : with_turns.compared)
+    if (c.nodes == ids(k4x4, {"0,0", "1,0", "3,0", "0,1"})) {
+      saw_plus = true;
+      ck_assert_uint_eq(c.max_gamma, 1);
+      ck_assert_uint_gt(c.foreign_routers, 0);
+    }
+  ck_assert(saw_plus);
   request.generator_options.extra["turns"] = "off";
   const PlacementResult result = select_nodes(network, request);
   ck_assert(result.nodes == ids(k4x4, {"0,0", "0,1", "0,2", "0,3"}));
   ck_assert_uint_eq(result.report.metrics.max_gamma, 2);
-  bool saw_nearest = false;
-  for (const Candidate& c : result.compared)
-    if (c.kind == CandidateKind::nearest) {
-      saw_nearest = true;
-      ck_assert_uint_eq(c.max_gamma, 2);
-    }
-  ck_assert(saw_nearest);
 }
 END_TEST
 
@@ -236,7 +241,9 @@ END_TEST
 // Slurm's own best fit competes: on 4x2 with 0,0 taken, the run along the
 // node order is 1,0 2,0 3,0 0,1 (not a block), and the nested-block order
 // (Y halves first, then the X ring) is the same; it is routed first, named
-// a run, and the winner is no worse than it.
+// a run.  The run routes at max gamma 2 through routers it does not own; the
+// winner is the isolated X ring 0,1..3,1 (every route on its own ring), which
+// leans on the taken 0,0.
 START_TEST(slurm_runs_compete) {
   const Torus torus = Torus::parse("4x2");
   const Network network(torus);
@@ -249,8 +256,10 @@ START_TEST(slurm_runs_compete) {
   ck_assert(result.compared.front().kind == CandidateKind::run);
   ck_assert(result.compared.front().nodes == run);
   ck_assert(result.compared.front().routable);
-  for (const Candidate& c : result.compared)
-    if (c.routable) ck_assert_uint_le(winner(result).max_gamma, c.max_gamma);
+  ck_assert_uint_gt(result.compared.front().foreign_routers, 0);
+  ck_assert(result.nodes == ids(torus, {"0,1", "1,1", "2,1", "3,1"}));
+  ck_assert_uint_eq(winner(result).foreign_routers, 0);
+  ck_assert_uint_eq(winner(result).max_gamma, 2);
 }
 END_TEST
 
@@ -329,8 +338,9 @@ END_TEST
 // 32 nodes of a 4x4x4: the halves (4x4x2 and its rotations, one class,
 // led by the block ranking; more of them come as Slurm-like runs along the
 // row-major orders, named blocks when a kept block is the same set) and the
-// two leading nearest sets around 0,0,0 are compared, and the winner has the
-// lowest routed max gamma of all.
+// two leading nearest sets around 0,0,0 are compared.  The nearest sets
+// route at max gamma 12 against the halves' 16, but through routers of the
+// other half; the winner is a half (isolated), the lowest of the halves.
 START_TEST(half_of_4x4x4) {
   const Network network(Torus::parse("4x4x4"));
   PlacementRequest request;
@@ -339,8 +349,12 @@ START_TEST(half_of_4x4x4) {
   std::size_t halves = 0;
   for (const Candidate& c : result.compared) {
     ck_assert(c.routable);
-    ck_assert_uint_le(winner(result).max_gamma, c.max_gamma);
-    if (c.kind != CandidateKind::nearest) {
+    if (c.kind == CandidateKind::nearest) {
+      ck_assert_uint_eq(c.max_gamma, 12);
+      ck_assert_uint_gt(c.foreign_routers, 0);
+    } else {
+      ck_assert_uint_eq(c.foreign_routers, 0);
+      ck_assert_uint_le(winner(result).max_gamma, c.max_gamma);
       ++halves;
       Shape sorted = c.shape;
       std::sort(sorted.begin(), sorted.begin() + 3);
@@ -377,6 +391,66 @@ START_TEST(large_machine_scores_then_routes_two) {
 }
 END_TEST
 
+// isolated_shape: per dimension 1, the whole ring, or an arc whose inside
+// way is strictly the shorter (2 * (extent - 1) < size).
+START_TEST(isolated_shapes) {
+  const Torus t8 = Torus::parse("8x8x4");
+  ck_assert(isolated_shape(t8, Shape{4, 8, 1, 1}));   // 2*3 = 6 < 8; a whole ring
+  ck_assert(!isolated_shape(t8, Shape{5, 1, 1, 1}));  // 2*4 = 8: 0 and 4 are as near round the outside
+  ck_assert(isolated_shape(t8, Shape{8, 8, 4, 1}));
+  ck_assert(isolated_shape(t8, Shape{2, 2, 2, 1}));
+  ck_assert(!isolated_shape(t8, Shape{1, 1, 3, 1}));  // 2*2 = 4 on the ring of 4
+  ck_assert(isolated_shape(kDesmos, Shape{2, 2, 2, 1}));
+}
+END_TEST
+
+// The geometric choice alone (the select plugin's): four 8-node jobs in a
+// row on Desmos get four disjoint isolated blocks that tile the machine; a
+// down router is never in a block; 7 nodes (no block shape of 7
+// fits: 7x1 is longer than the ring of 4) get the smallest free isolated
+// box, 8 nodes.
+START_TEST(block_choice_tiles_desmos) {
+  Network network(kDesmos);
+  BlockChoiceRequest request;
+  request.node_count = 8;
+  request.free.assign(kDesmos.node_count(), 1);
+  std::vector<unsigned char> owner(kDesmos.node_count(), 0);
+  for (int job = 1; job <= 4; ++job) {
+    const BlockChoice choice = choose_free_block(network, request);
+    ck_assert_uint_eq(choice.blocks.size(), 1);
+    ck_assert(choice.exact);
+    const FreeBlock& block = choice.blocks.front();
+    ck_assert(block.isolated);
+    ck_assert_uint_eq(block.nodes.size(), 8);
+    if (job > 1) ck_assert_uint_gt(block.contact, 0);  // leans on the earlier jobs
+    for (NodeId node : block.nodes) {
+      ck_assert_uint_eq(owner[node], 0);
+      owner[node] = static_cast<unsigned char>(job);
+      request.free[node] = 0;
+    }
+  }
+  ck_assert(std::find(owner.begin(), owner.end(), 0) == owner.end());
+  const BlockChoice none = choose_free_block(network, request);
+  ck_assert(none.blocks.empty());
+  ck_assert_std_str_eq(none.reason, "8 nodes asked, 0 free");
+
+  network.fail_node(node_at(kDesmos, "1,1,0,0"));  // desmos05
+  BlockChoiceRequest with_failure;
+  with_failure.node_count = 16;
+  const BlockChoice sixteen = choose_free_block(network, with_failure);
+  ck_assert_uint_eq(sixteen.blocks.size(), 1);
+  for (NodeId node : sixteen.blocks.front().nodes) ck_assert(network.node_alive(node));
+  ck_assert(sixteen.blocks.front().isolated);
+
+  BlockChoiceRequest seven;
+  seven.node_count = 7;
+  const BlockChoice box = choose_free_block(Network(kDesmos), seven);
+  ck_assert(!box.exact);
+  ck_assert_uint_eq(box.blocks.front().nodes.size(), 8);
+  ck_assert(box.blocks.front().isolated);
+}
+END_TEST
+
 int main() {
   Suite* suite = suite_create("placement");
   TCase* tc = tcase_create("select");
@@ -387,7 +461,7 @@ int main() {
   tcase_add_test(tc, desmos_shape_4x2);
   tcase_add_test(tc, busy_channels_steer_away);
   tcase_add_test(tc, busy_channels_from_a_table);
-  tcase_add_test(tc, ring_beats_nearest_set_on_a_tie);
+  tcase_add_test(tc, isolated_ring_beats_nearest_set);
   tcase_add_test(tc, nearest_set_when_no_block_fits);
   tcase_add_test(tc, unroutable_set_is_skipped);
   tcase_add_test(tc, single_cabled_desmos_bounds);
@@ -397,6 +471,8 @@ int main() {
   tcase_add_test(tc, requests_that_cannot_be_met);
   tcase_add_test(tc, shapes_parse_and_print);
   tcase_add_test(tc, half_of_4x4x4);
+  tcase_add_test(tc, isolated_shapes);
+  tcase_add_test(tc, block_choice_tiles_desmos);
   suite_add_tcase(suite, tc);
   return angara_test::run_suite(suite);
 }

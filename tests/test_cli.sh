@@ -306,24 +306,34 @@ expect "bad lp_bound_time in the config" 3 "$tool" generate --config "$work/badl
 contains "bad lp_bound_time position" "$work/err" \
   "badlp.yaml:5:18: routing.lp_bound_time: expected a number of seconds from 0 to 3600, got 'soon'"
 
-# Node selection: exact choices on the double-cabled Desmos (an 8-node
-# 1x2x2x2 slab routes at max gamma 2 where the 4x2 block needs 4) ...
+# Node selection: exact choices on the double-cabled Desmos.  Every set
+# compared is routed; the winner is isolated (its routes use only its own
+# routers) first, then packs against taken nodes, then has the lowest max
+# gamma: on the empty machine the 1x2x2x2 slab (max gamma 2, where the 4x2
+# block needs 4) ...
 double="$data/desmos_double_cable.yaml"
 expect "select 8 nodes" 0 "$tool" select --config "$double" --count 8
 contains "select picks the first slab" "$work/out" "desmos[00,04,08,12,16,20,24,28]"
+expect "select -N 8" 0 "$tool" select --config "$double" -N 8
+contains "-N is --count" "$work/out" "desmos[00,04,08,12,16,20,24,28]"
+expect "select --nodes=8" 0 "$tool" select --config "$double" --nodes=8
+contains "--nodes is --count" "$work/out" "desmos[00,04,08,12,16,20,24,28]"
 expect "select a 4x2 shape" 0 "$tool" select --config "$double" --shape 4x2
 contains "the 4x2 block" "$work/out" "desmos[00-07]"
+# ... with desmos00 taken, the 4x1x1x2 block at Y=1 leans on it with two
+# cables (the slab at X=1 with one) ...
 expect "select packs next to a taken node" 0 "$tool" select --config "$double" --count 8 --free 'desmos[01-31]'
-contains "the slab next to desmos00" "$work/out" "desmos[01,05,09,13,17,21,25,29]"
+contains "the block that leans on desmos00" "$work/out" "desmos[04-07,20-23]"
 expect "select beside a running job" 0 "$tool" select --config "$double" --count 8 --busy 'desmos[00-07]' --json
-# (the nearest set around desmos08 routes at its bound 2 with First/Last
-# Steps, below the next 4x2 block's 4, and shares no channel either)
-contains "the nearest set beside it, sharing no channel" "$work/out" '"nodes":"desmos[08,16,24-25,27-29,31]","count":8,"machine":"4x2x2x2","algorithm":"balanced","kind":"nearest","shape":"3x2x2x2","max_gamma":2,"lower_bound":2,"shared_channels":0'
+# ... and beside a running 4x2 job, the next 4x2 block: the nearest sets
+# route at 2 but through 13 routers they do not own.
+contains "the block beside it, isolated" "$work/out" '"nodes":"desmos[08-15]","count":8,"machine":"4x2x2x2","algorithm":"balanced","kind":"block","shape":"4x2x1x1","max_gamma":4,"lower_bound":4,"shared_channels":0,"isolated":true'
 contains "select json lists the compared candidates" "$work/out" '"candidates":[{"kind":'
-# ... and on the built-in, single-cabled one, where the slab has one cable
-# per pair (bound 4, routed at 7) and a nearest set routes at 3.
+contains "select json counts a nearest set's foreign routers" "$work/out" '"nodes":"desmos[08,16,24-25,27-29,31]","lower_bound":2,"average_distance":1.8929,"busy_ports":0,"contact":4,"routable":true,"max_gamma":2,"shared_channels":0,"foreign_routers":13'
+# On the built-in, single-cabled one, the nearest set routing at 3 loses to
+# an isolated block.
 expect "select 8 nodes, single cabling" 0 "$tool" select --count 8 --json
-contains "single cabling: the nearest set beats the blocks" "$work/out" '"nodes":"desmos[00-01,03-05,07-08,16]","count":8,"machine":"4x2x2x2","algorithm":"balanced","kind":"nearest","shape":"3x2x2x2","max_gamma":3,'
+contains "single cabling: an isolated block beats the nearest set" "$work/out" '"nodes":"desmos[00-03,08-11]","count":8,"machine":"4x2x2x2","algorithm":"balanced","kind":"block","shape":"4x1x2x1","max_gamma":4,'
 contains "single cabling: the slab is bounded at 4" "$work/out" '{"kind":"block","shape":"1x2x2x2","origin":"0,0,0,0","nodes":"desmos[00,04,08,12,16,20,24,28]","lower_bound":4,'
 expect "select avoids down and failed routers" 0 "$tool" select --count 2 --config "$data/desmos_faulty.yaml" \
   --down desmos01 --free 'desmos[00-03]'

@@ -34,6 +34,13 @@ constexpr double kLegendWidth = 620;
 
 const char* const kFailedColour = "#d62728";
 const char* const kJobColour = "#1f5fbf";
+const char* const kJobFill = "#cfe0fa";
+constexpr std::size_t kOtherJobsPerRow = 3;
+constexpr double kOtherJobRow = 22, kOtherJobWidth = 200;
+// Fills of other jobs' routers: light, told apart from each other and from
+// the job's own fill, the failed routers' pink and white; repeated past ten.
+constexpr std::array<const char*, 10> kOtherJobFills = {"#ffe0b3", "#d4f0c4", "#e6d5f2", "#fff3b0", "#c8ece9",
+                                                        "#f2d9c9", "#e0e0e0", "#d9e7b8", "#f7cfe5", "#cde3f2"};
 
 struct Point {
   double x = 0, y = 0;
@@ -111,12 +118,16 @@ class Picture {
     width_ = 2 * kMargin + std::max(grid_width, kLegendWidth);
     grid_top_ = kHeaderHeight;
     legend_top_ = grid_top_ + grid_height + kSliceGap;
-    height_ = legend_top_ + kLegendHeight;
+    height_ = legend_top_ + kLegendHeight +
+              kOtherJobRow * static_cast<double>((options.other_jobs.size() + kOtherJobsPerRow - 1) / kOtherJobsPerRow);
 
     job_.assign(torus.node_count(), false);
     for (NodeId node : options.job_nodes) job_[node] = true;
     failed_router_.assign(torus.node_count(), false);
     for (NodeId node : options.failed_routers) failed_router_[node] = true;
+    other_job_.assign(torus.node_count(), -1);
+    for (std::size_t j = 0; j < options.other_jobs.size(); ++j)
+      for (NodeId node : options.other_jobs[j]) other_job_[node] = static_cast<int>(j);
     failed_cable_.assign(torus.channel_slots(), false);
     for (ChannelId c : options.failed_cables) {
       if (!torus.channel_cabled(c)) continue;  // nothing to fail, as Network::fail_link
@@ -161,6 +172,11 @@ class Picture {
                                       " is outside the " + torus_.to_string() + " torus");
     };
     check_nodes(options_.job_nodes, "job node");
+    for (const std::vector<NodeId>& job : options_.other_jobs) check_nodes(job, "node of another job");
+    if (!options_.other_job_names.empty() && options_.other_job_names.size() != options_.other_jobs.size())
+      throw std::invalid_argument("load picture: expected one name per other job (" +
+                                  std::to_string(options_.other_jobs.size()) + "), got " +
+                                  std::to_string(options_.other_job_names.size()));
     check_nodes(options_.failed_routers, "failed router");
     for (ChannelId c : options_.failed_cables)
       if (c >= torus_.channel_slots())
@@ -281,12 +297,16 @@ class Picture {
     std::string classes = "router";
     if (job_[node]) classes += " job-node";
     if (failed) classes += " failed-router";
-    std::string note = job_[node] ? ", in the job" : "";
+    const int other = other_job_[node];
+    if (other >= 0) classes += " other-job";
+    std::string note = job_[node] ? ", in the job" : other >= 0 ? ", in " + other_job_name(other) : "";
     if (failed) note += ", failed";
+    const std::string fill = failed ? "#f6d2d2" : job_[node] && !options_.other_jobs.empty() ? kJobFill
+                             : other >= 0 ? kOtherJobFills[static_cast<std::size_t>(other) % kOtherJobFills.size()]
+                                          : "#ffffff";
     out_ += "<g class=\"" + classes + "\"><title>" + xml_escape(node_text(node) + note) + "</title>";
     out_ += "<rect x=\"" + number(at.x - kRouterHalf) + "\" y=\"" + number(at.y - kRouterHalf) + "\" width=\"" +
-            number(2 * kRouterHalf) + "\" height=\"" + number(2 * kRouterHalf) + "\" fill=\"" +
-            (failed ? "#f6d2d2" : "#ffffff") + "\" stroke=\"" + (job_[node] ? kJobColour : "#7f7f7f") +
+            number(2 * kRouterHalf) + "\" height=\"" + number(2 * kRouterHalf) + "\" fill=\"" + fill + "\" stroke=\"" + (job_[node] ? kJobColour : "#7f7f7f") +
             "\" stroke-width=\"" + (job_[node] ? "3" : "1") + "\"/>";
     if (failed) cross(at);
     out_ += "</g>\n";
@@ -353,6 +373,15 @@ class Picture {
       out_ += "<text x=\"" + number(left) + "\" y=\"" + number(row + 42) +
               "\" font-size=\"11\">Slices: X right, Y down; Z, K channels at the corners: +Z up-right, -Z "
               "down-left, +K down-right, -K up-left.</text>\n";
+    // The other jobs, kOtherJobsPerRow a row below the key.
+    for (std::size_t j = 0; j < options_.other_jobs.size(); ++j) {
+      const double job_row = row + 66 + kOtherJobRow * static_cast<double>(j / kOtherJobsPerRow);
+      const double job_x = left + kOtherJobWidth * static_cast<double>(j % kOtherJobsPerRow);
+      out_ += "<rect class=\"other-job-swatch\" x=\"" + number(job_x + 4) + "\" y=\"" + number(job_row - 8) +
+              "\" width=\"16\" height=\"16\" fill=\"" + kOtherJobFills[j % kOtherJobFills.size()] +
+              "\" stroke=\"#7f7f7f\"/><text x=\"" + number(job_x + 30) + "\" y=\"" + number(job_row + 4) +
+              "\" font-size=\"11\">" + xml_escape(other_job_name(static_cast<int>(j))) + "</text>\n";
+    }
     out_ += "</g>\n";
   }
 
@@ -363,6 +392,12 @@ class Picture {
   bool sliced_ = false;
   double slice_width_ = 0, slice_height_ = 0, width_ = 0, height_ = 0, grid_top_ = 0, legend_top_ = 0;
   std::vector<bool> job_, failed_router_, failed_cable_;
+  std::vector<int> other_job_;  // per node: index into other_jobs, or -1
+
+  std::string other_job_name(int job) const {
+    return options_.other_job_names.empty() ? "job " + std::to_string(job + 1)
+                                            : options_.other_job_names[static_cast<std::size_t>(job)];
+  }
   std::size_t drawn_ = 0, used_ = 0;
   double max_ = 0, min_used_ = 0, top_ = 1;
   std::string out_;

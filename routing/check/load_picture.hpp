@@ -33,6 +33,11 @@ struct PictureOptions {
   std::optional<double> scale_max;
   // The job's nodes, outlined.
   std::vector<NodeId> job_nodes;
+  // Other jobs (the running ones beside the job), each filled with a
+  // colour of its own and named in the legend by other_job_names (same
+  // length, or empty: "job 1", "job 2", ...).
+  std::vector<std::vector<NodeId>> other_jobs;
+  std::vector<std::string> other_job_names;
   // Failures, marked: a failed router is crossed out; a failed cable's two
   // channels are outlined red and dashed (a cable named by either channel,
   // as Network::failed_links names it).  Channels of a failed router are

@@ -1,0 +1,113 @@
+// The machine-wide placement objective, by geometry alone: which free block
+// a job should get so that its routes stay on its own routers and the
+// machine stays packable for the jobs after it.  No route is computed, so
+// the choice fits inside a Slurm select plugin's job test (a few
+// milliseconds on a 4096-node machine) and a trace replay of thousands of
+// jobs; `angara-route select` starts from it and confirms it by routing.
+//
+// The order of the objective (docs: doc/placement.md):
+//   1. isolation: a block whose every minimal route between two of its
+//      nodes stays inside it (isolated_shape), so no other job's traffic
+//      crosses its routers and its traffic crosses no other job's;
+//   2. no failed cable inside (a detour around one may leave the block);
+//   3. the fewest channels of its routers already carrying running jobs'
+//      routes (when they are known);
+//   4. what it leaves for later jobs: the most taken or failed nodes right
+//      outside it (it fills a hole or leans on a wall instead of cutting
+//      the free space in two);
+//   5. its own max load: the shape's lower bound on the intact machine,
+//      then its mean distance;
+//   6. the lowest origin (deterministic).
+// When no free block has exactly the asked count, the smallest free isolated
+// box that holds it is offered instead (`exact` false): the job takes that
+// many of its nodes and its routes still stay inside the box.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "placement/blocks.hpp"
+
+namespace angara {
+
+// True when every minimal route between two nodes of a block of this shape
+// stays inside it: per dimension the block spans 1, the whole ring, or an
+// arc whose inside way between any two of its coordinates is strictly
+// shorter than the way round (2 * (extent - 1) < ring size).
+bool isolated_shape(const Torus& torus, const Shape& shape);
+
+struct FreeBlock {
+  Shape shape{};
+  Coord origin{};
+  std::vector<NodeId> nodes;  // sorted; the whole box (more than asked when not exact)
+  bool isolated = false;
+  std::size_t failed_links_inside = 0;  // failed channels between two of its nodes
+  std::int64_t busy_ports = 0;          // its routers' channels carrying running jobs' routes
+  std::size_t contact = 0;              // taken or failed nodes right outside it
+  std::uint64_t lower_bound = 0;        // of the shape on the intact machine
+  double average_distance = 0;
+};
+
+struct BlockChoiceRequest {
+  std::size_t node_count = 0;
+  // Per NodeId, nonzero when the node may be given to the job.  Empty:
+  // every live node.  Failed nodes are never chosen.
+  std::vector<unsigned char> free;
+  // Per NodeId, channels leaving it that running jobs' routes use.  Empty:
+  // unknown (counted as none).
+  std::vector<std::uint32_t> busy_ports;
+  // Best blocks kept, best first (fallbacks for a caller that routes them).
+  std::size_t keep = 1;
+  // The largest box tried when no block of exactly node_count is free, as
+  // a multiple of node_count.
+  double largest_box_factor = 2.0;
+};
+
+struct BlockChoice {
+  std::vector<FreeBlock> blocks;  // best first; empty: none
+  bool exact = true;              // the boxes have exactly node_count nodes
+  std::size_t considered = 0;     // free origins scored
+  std::string reason;             // when empty: why no block was found
+};
+
+// Every free block of a shape, with its busy ports and contact, by sliding
+// sums over the torus (BoxSums): O(dims * nodes) per shape.  Shared by the
+// choice below and the selector's candidates (placement.hpp).
+class BlockScanner {
+ public:
+  // `free` per NodeId (nonzero: may be given), `busy_ports` per NodeId or
+  // empty.
+  BlockScanner(const Network& network, const std::vector<unsigned char>& free,
+               const std::vector<std::uint32_t>& busy_ports);
+  // Calls visit(origin, busy_ports, contact) for every origin of a free
+  // block of `shape` (one origin per distinct block along whole rings).
+  void scan(const Shape& shape, const std::function<void(const Coord&, std::int64_t, std::size_t)>& visit);
+  std::size_t failed_links_inside(const Shape& shape, const Coord& origin) const;
+  std::size_t origins_scanned() const { return scanned_; }
+
+ private:
+  const Network& network_;
+  const Torus& torus_;
+  BoxSums taken_;
+  BoxSums busy_;
+  bool any_busy_ = false;
+  std::size_t scanned_ = 0;
+};
+
+// Throws PlacementError for a zero count or a mask of the wrong size.
+BlockChoice choose_free_block(const Network& network, const BlockChoiceRequest& request);
+
+// The largest free isolated block (what a pick leaves for later jobs),
+// or nullopt when no node is free.  Volumes are tried from the free count
+// down; memory stays that of one volume's shapes.
+std::optional<FreeBlock> largest_free_block(const Network& network, const std::vector<unsigned char>& free);
+
+// Strict-weak "better" of the objective above (true when a ranks first).
+bool better_block(const FreeBlock& a, const FreeBlock& b);
+
+}  // namespace angara
