@@ -5,7 +5,7 @@
 // milliseconds on a 4096-node machine) and a trace replay of thousands of
 // jobs; `angara-route select` starts from it and confirms it by routing.
 //
-// The order of the objective (docs: doc/placement.md):
+// The order of the objective (doc/placement.md):
 //   1. isolation: a block whose every minimal route between two of its
 //      nodes stays inside it (isolated_shape), so no other job's traffic
 //      crosses its routers and its traffic crosses no other job's;

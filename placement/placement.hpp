@@ -1,16 +1,19 @@
-// Node selection: which free nodes a job should get so that its routes are
-// short, its maximum channel load low and its channels its own (the "Node
-// Selection" of the ANSU paper's utility).  Candidates are compact sub-tori
-// (blocks) first, then, when no block of the size fits the free nodes, the
-// nearest free nodes around a seed; the best few are routed with the
-// configured generator and verified, and the winner is the routable one with
-// the lowest routed max gamma, then the fewest channels shared with the
-// running jobs' routes.  On machines of more than 512 nodes with balanced
-// (its option turns not set), every candidate is first scored by balanced in
-// direction order (turns: off) and only the best two are routed as
-// configured.  The blocks, their shapes and PlacementError are in
-// blocks.hpp; Slurm's own order and best fit, which the selector compares
-// its choice with, in slurm_order.hpp.
+// Node selection: which free nodes a job should get on a shared machine
+// (the "Node Selection" of the ANSU paper's utility), by the machine-wide
+// objective of doc/placement.md: a set whose routes stay on its own routers
+// first, then the fewest channels shared with the running jobs' routes, then
+// the most taken or failed routers next to it (what it leaves for later
+// jobs), then its own max gamma.  Candidates are compact sub-tori (blocks,
+// isolated shapes first) and, for counts without a block or fragmented
+// machines, the nearest free nodes around a seed, and Slurm's own best fit
+// along its orders; the best few are routed with the configured generator
+// and ranked on their routed tables, and the winner is verified.  On
+// machines of more than 512 nodes with balanced (its option turns not set),
+// every candidate is first scored by balanced in direction order (turns:
+// off) and only the best two are routed as configured.  The blocks, their
+// shapes and PlacementError are in blocks.hpp; the objective by geometry
+// alone (the select plugin's) in block_choice.hpp; Slurm's own order and
+// best fit in slurm_order.hpp.
 #pragma once
 
 #include <cstddef>
