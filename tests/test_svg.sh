@@ -64,6 +64,15 @@ contains "... in its object" "$work/out" "\"svg\":\"$work/again.svg\""
 cmp -s "$work/desmos.svg" "$work/again.svg" && ok "the same routes, the same picture" ||
   not_ok "two pictures of the same dump differ"
 
+# select --map: the machine with the chosen set and the running jobs, each
+# filled with its own colour, on the built-in Desmos with desmos05 down.
+expect "select --map" 0 "$tool" select -N 8 --down desmos05 --busy 'desmos[00-03,08-11]' --busy 'desmos[16-23]' \
+  --map "$work/map.svg"
+contains "select --map: the set beside the two jobs" "$work/out" "desmos[24-31]"
+expect "select --map: 8 nodes outlined, 16 of other jobs, desmos05 crossed out" 0 python3 "$tools/check_svg.py" \
+  "$work/map.svg" --channels 160 --failed-router desmos05 --job-nodes 8 --other-job-nodes 16
+contains "select --map: the legend names the running jobs" "$work/map.svg" "running desmos[16-23]</text>"
+
 # Bad paths: one line, exit status 5, nothing written; an old picture stays
 # whole when the analysis fails (a dump that cannot be read is status 5 too).
 expect "--svg into a missing directory" 5 "$tool" analyze --dump "$work/desmos.dump" --svg "$work/no/such/x.svg"
@@ -88,12 +97,12 @@ if [ -z "$browser" ]; then
     echo "ok - # SKIP chromium is not installed: the pictures are not rendered"
   fi
 else
-  for name in 4x4 3d desmos faulty; do
+  for name in 4x4 3d desmos faulty map; do
     rm -f "$work/$name.png"
     expect "$name: headless Chromium renders it" 0 env HOME="$work" "$browser" --headless --no-sandbox --disable-gpu \
       --user-data-dir="$work/chromium" --screenshot="$work/$name.png" --window-size=1200,900 "file://$work/$name.svg"
     colours=("$top_colour")
-    case $name in 4x4 | faulty) colours+=("$failure_colour") ;; esac
+    case $name in 4x4 | faulty) colours+=("$failure_colour") ;; map) colours+=("$failure_colour" '#ffe0b3') ;; esac
     if [ -s "$work/$name.png" ] && [ "$(stat -c %s "$work/$name.png")" -gt 10000 ]; then
       ok "$name: the PNG is over 10 kB"
     else

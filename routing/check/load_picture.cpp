@@ -118,8 +118,8 @@ class Picture {
     width_ = 2 * kMargin + std::max(grid_width, kLegendWidth);
     grid_top_ = kHeaderHeight;
     legend_top_ = grid_top_ + grid_height + kSliceGap;
-    height_ = legend_top_ + kLegendHeight +
-              kOtherJobRow * static_cast<double>((options.other_jobs.size() + kOtherJobsPerRow - 1) / kOtherJobsPerRow);
+    const std::size_t job_rows = (options.other_jobs.size() + kOtherJobsPerRow - 1) / kOtherJobsPerRow;
+    height_ = legend_top_ + kLegendHeight + (job_rows ? 26 + kOtherJobRow * static_cast<double>(job_rows) : 0);
 
     job_.assign(torus.node_count(), false);
     for (NodeId node : options.job_nodes) job_[node] = true;
@@ -375,7 +375,7 @@ class Picture {
               "down-left, +K down-right, -K up-left.</text>\n";
     // The other jobs, kOtherJobsPerRow a row below the key.
     for (std::size_t j = 0; j < options_.other_jobs.size(); ++j) {
-      const double job_row = row + 66 + kOtherJobRow * static_cast<double>(j / kOtherJobsPerRow);
+      const double job_row = row + 62 + kOtherJobRow * static_cast<double>(j / kOtherJobsPerRow);
       const double job_x = left + kOtherJobWidth * static_cast<double>(j % kOtherJobsPerRow);
       out_ += "<rect class=\"other-job-swatch\" x=\"" + number(job_x + 4) + "\" y=\"" + number(job_row - 8) +
               "\" width=\"16\" height=\"16\" fill=\"" + kOtherJobFills[j % kOtherJobFills.size()] +

@@ -4,7 +4,7 @@ writer: well-formed XML, an SVG 1.1 root in the SVG namespace, the number of
 channel elements (class "channel"), and the marked failed routers.
 
 usage: check_svg.py FILE --channels N [--dead N] [--failed-cables N]
-                    [--failed-router NAME]... [--job-nodes N]
+                    [--failed-router NAME]... [--job-nodes N] [--other-job-nodes N]
 Prints one summary line; exits 0 when every check passes, 1 otherwise.
 """
 import argparse
@@ -31,6 +31,7 @@ def main():
     parser.add_argument("--failed-cables", type=int)
     parser.add_argument("--failed-router", action="append", default=[])
     parser.add_argument("--job-nodes", type=int)
+    parser.add_argument("--other-job-nodes", type=int)
     args = parser.parse_args()
     problems = []
     try:
@@ -61,6 +62,9 @@ def main():
     job = sum(1 for e in routers if "job-node" in classes(e))
     if args.job_nodes is not None and job != args.job_nodes:
         problems.append(f"{job} job nodes outlined, wanted {args.job_nodes}")
+    other = sum(1 for e in routers if "other-job" in classes(e))
+    if args.other_job_nodes is not None and other != args.other_job_nodes:
+        problems.append(f"{other} routers of other jobs filled, wanted {args.other_job_nodes}")
     if problems:
         print(f"{args.file}: " + "; ".join(problems))
         return 1
