@@ -82,6 +82,13 @@ struct GeneratorInfo {
   std::string_view start_from = {};
   // Whether it is a member of the default fallback chain, in registry order.
   bool in_default_chain = false;
+  // Whether its routes are minimal on a fault-free torus (UpDown's are not).
+  bool minimal_routes = true;
+  // The rule set under which it routes every connected allocation on one
+  // virtual channel.  mroots: general (under the Angara rules few UpDown
+  // routes are encodable, and it refuses pairs, naming the virtual channels
+  // that would route them).
+  RuleSet complete_under = RuleSet::angara;
 };
 
 // All generators, in a fixed order (routing/registry.cpp).

@@ -12,6 +12,7 @@ std::unique_ptr<Generator> create_nue_generator();
 std::unique_ptr<Generator> create_dfsssp_generator();
 std::unique_ptr<Generator> create_lash_generator();
 std::unique_ptr<Generator> create_exact_generator();
+std::unique_ptr<Generator> create_mroots_generator();
 
 const std::vector<GeneratorInfo>& generators() {
   static const std::vector<GeneratorInfo> all = {
@@ -31,6 +32,9 @@ const std::vector<GeneratorInfo>& generators() {
        &create_lash_generator},
       {"exact", "one virtual channel decided by an SMT solver (Z3) over every encodable route; above 100 nodes it repairs balanced's partial table",
        &create_exact_generator, /*start_from=*/"balanced", /*in_default_chain=*/true},
+      {"mroots", "D-MROOTS: UpDown routing with one root per virtual channel, roots spread apart (layered routing, section 4)",
+       &create_mroots_generator, /*start_from=*/"", /*in_default_chain=*/false, /*minimal_routes=*/false,
+       /*complete_under=*/RuleSet::general},
   };
   return all;
 }

@@ -18,12 +18,30 @@ namespace {
 
 std::string generator_name(int index) { return std::string(generators().at(static_cast<std::size_t>(index)).name); }
 
+// The rule set under which the generator routes every connected
+// allocation (GeneratorInfo::complete_under: the Angara rules for all but
+// mroots), given to it and checked by the verifier.
+RuleSet rules_of(const std::string& name) { return find_generator(name)->complete_under; }
+GeneratorOptions options_of(const std::string& name) {
+  GeneratorOptions options;
+  options.rules = rules_of(name);
+  return options;
+}
+VerifyReport checked(const std::string& name, const Network& net, const RouteTable& table) {
+  VerifyOptions options;
+  options.rules = rules_of(name);
+  const VerifyReport report = verify(net, table, options);
+  ck_assert_msg(report.ok(), "%s: %s", name.c_str(), report.ok() ? "" : report.violations.front().message.c_str());
+  ck_assert_uint_eq(report.routes, table.size() * (table.size() - 1));
+  return report;
+}
+
 // Routes `nodes` twice and requires the same table both times, and a valid one.
 void check_deterministic(const std::string& name, const Network& net, const std::vector<NodeId>& nodes) {
-  const RouteTable first = generate(name, net, nodes);
-  const RouteTable second = generate(name, net, nodes);
+  const RouteTable first = generate(name, net, nodes, options_of(name));
+  const RouteTable second = generate(name, net, nodes, options_of(name));
   ck_assert_msg(same_routes(first, second), "%s: two runs gave different tables", name.c_str());
-  verified(net, first);
+  checked(name, net, first);
 }
 
 }  // namespace
@@ -49,16 +67,18 @@ END_TEST
 
 // Whole fault-free machines: every pair routed (the verifier walks each
 // route over live channels to its destination, checks it is
-// Angara-encodable and the CDG deadlock-free), every route minimal and none
-// needing a First or Last Step (no turn is admissible without faults).
+// Angara-encodable and the CDG deadlock-free), every route of a generator
+// of minimal routes minimal and none needing a First or Last Step (no turn
+// is admissible without faults).
 START_TEST(test_fault_free_machines) {
   const std::string name = generator_name(_i);
   for (const char* dims : {"5", "2x2", "3x3", "4x4", "2x2x2", "3x3x3", "4x4x4", "4x2x2x2", "3x4x2", "2x3x2x3",
                            "6x5", "3x3x3x3"}) {
     const Network net(Torus::parse(dims));
-    const RouteTable table = route_all(name, net);
+    const RouteTable table = route_all(name, net, options_of(name));
     ck_assert_uint_eq(table.size(), net.torus().node_count());
-    const VerifyReport report = verified(net, table);
+    const VerifyReport report = checked(name, net, table);
+    if (!find_generator(name)->minimal_routes) continue;  // UpDown (mroots) goes round its roots
     ck_assert_msg(report.non_minimal == 0, "%s on %s: %zu non-minimal routes", name.c_str(), dims,
                   report.non_minimal);
     ck_assert_msg(report.fs_ls_routes == 0, "%s on %s: %zu FS/LS routes", name.c_str(), dims,
@@ -74,20 +94,21 @@ END_TEST
 // hops first: "+Y -X".
 START_TEST(test_odd_rings_take_dor_routes) {
   const std::string name = generator_name(_i);
+  if (!find_generator(name)->minimal_routes) return;  // the claim is about minimal routes
   const Network net(Torus::parse("3x3"));
-  const RouteTable table = route_all(name, net);
+  const RouteTable table = route_all(name, net, options_of(name));
   expect_routes(net, table, {{"0,0", "2,2", "-X -Y"},
                              {"0,0", "1,2", "+X -Y"},
                              {"2,1", "0,0", "+X -Y"},
                              {"1,2", "0,0", "+Y -X"},
                              {"2,2", "1,1", "-X -Y"}});
-  ck_assert_uint_eq(verified(net, table).routes, 72);
+  ck_assert_uint_eq(checked(name, net, table).routes, 72);
   for (std::size_t s = 0; s < table.size(); ++s)
     for (std::size_t d = 0; d < table.size(); ++d)
       if (s != d) ck_assert(is_dor_route(table.route(s, d).hops));
   for (const char* dims : {"3x3", "5x3", "3x3x3", "3x5x3"}) {
     const Network odd(Torus::parse(dims));
-    ck_assert_msg(same_routes(route_all(name, odd), dor_table(odd.torus(), all_nodes(odd.torus()))),
+    ck_assert_msg(same_routes(route_all(name, odd, options_of(name)), dor_table(odd.torus(), all_nodes(odd.torus()))),
                   "%s on %s: not the DOR table", name.c_str(), dims);
   }
 }
@@ -104,7 +125,7 @@ START_TEST(test_single_cable_desmos) {
   const std::string name = generator_name(_i);
   const Torus torus = Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"));
   const auto walk_against_cabling = [&](const Network& net, const RouteTable& table, const char* what) {
-    verified(net, table);
+    checked(name, net, table);
     for (std::size_t s = 0; s < table.size(); ++s)
       for (std::size_t d = 0; d < table.size(); ++d) {
         if (s == d) continue;
@@ -124,15 +145,15 @@ START_TEST(test_single_cable_desmos) {
   const Network net(torus);
   for (const Coord& extent : {Coord{2, 1, 1, 1}, Coord{4, 1, 1, 1}, Coord{4, 2, 1, 1}, Coord{4, 2, 2, 1},
                               Coord{4, 2, 2, 2}, Coord{2, 2, 2, 2}, Coord{1, 2, 2, 2}})
-    walk_against_cabling(net, generate(name, net, block(torus, extent)), "a block");
+    walk_against_cabling(net, generate(name, net, block(torus, extent), options_of(name)), "a block");
   std::vector<NodeId> every_third;
   for (NodeId v = 1; v < torus.node_count(); v += 3) every_third.push_back(v);
-  walk_against_cabling(net, generate(name, net, every_third), "every third node");
+  walk_against_cabling(net, generate(name, net, every_third, options_of(name)), "every third node");
 
   Network faulty(torus);
   faulty.fail_node(torus.id({2, 1, 0, 1}));
   faulty.fail_link(torus.id({0, 0, 1, 0}), *Direction::parse("+K"));
-  walk_against_cabling(faulty, generate(name, faulty, live_nodes(faulty)), "the faulty machine");
+  walk_against_cabling(faulty, generate(name, faulty, live_nodes(faulty), options_of(name)), "the faulty machine");
 }
 END_TEST
 
@@ -149,11 +170,11 @@ START_TEST(test_faults_partial_allocation) {
   std::vector<NodeId> allocation;
   for (NodeId v = 0; v < t.node_count(); v += 2)
     if (net.node_alive(v)) allocation.push_back(v);
-  const RouteTable table = generate(name, net, allocation);
+  const RouteTable table = generate(name, net, allocation, options_of(name));
   ck_assert_uint_eq(table.size(), allocation.size());
-  verified(net, table);
+  checked(name, net, table);
   // One node: nothing to route.
-  ck_assert_uint_eq(generate(name, net, {3}).size(), 1);
+  ck_assert_uint_eq(generate(name, net, {3}, options_of(name)).size(), 1);
 }
 END_TEST
 
@@ -166,7 +187,7 @@ START_TEST(test_errors) {
   for (const char* dead : {"1,0", "3,0", "0,1", "0,3"}) net.fail_node(node_at(t, dead));
   const std::unique_ptr<Generator> generator = generator_named(name);
   const std::string unreachable =
-      error_message([&] { generator->generate(net, {node_at(t, "2,2"), node_at(t, "0,0")}, {}); });
+      error_message([&] { generator->generate(net, {node_at(t, "2,2"), node_at(t, "0,0")}, options_of(name)); });
   // The generators with the checked-turn stage give the oracle's refusal,
   // which names for each unroutable pair the failures whose repair alone
   // would reconnect it (routing/common/oracle.hpp).

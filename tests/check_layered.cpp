@@ -245,6 +245,70 @@ START_TEST(test_dfsssp_cuts_that_dissolve_later_cycles) {
 }
 END_TEST
 
+// MROOTS (Lysne et al., section 4.1), the UpDown structure of a ring of 4
+// rooted at 0: 1 and 3 are one hop from the root, 2 two; every link's up end
+// is the end nearer the root.  So 1 -> 0, 3 -> 0, 2 -> 1 and 2 -> 3 are up,
+// their reverses down, and the route 1 -> 3 must go up through the root
+// (1 -> 0 -> 3, -X -X): the other way 1 -> 2 -> 3 goes down, then up.
+// Section 4.2: the second layer's root is the node farthest from the first,
+// 2; with two layers, 1 -> 3 may take either way, both two hops.
+START_TEST(test_mroots_updown_on_a_ring) {
+  const Torus ring = Torus::parse("4");
+  const Network net(ring);
+  const NodeId n0 = node_at(ring, "0"), n1 = node_at(ring, "1"), n2 = node_at(ring, "2"), n3 = node_at(ring, "3");
+  const Direction plus(0), minus(4);
+  ck_assert(mroots_up_channel(net, n0, Torus::channel(n1, minus)));   // 1 -> 0
+  ck_assert(mroots_up_channel(net, n0, Torus::channel(n3, plus)));    // 3 -> 0 (round the ring)
+  ck_assert(mroots_up_channel(net, n0, Torus::channel(n2, minus)));   // 2 -> 1
+  ck_assert(mroots_up_channel(net, n0, Torus::channel(n2, plus)));    // 2 -> 3
+  ck_assert(!mroots_up_channel(net, n0, Torus::channel(n0, plus)));   // 0 -> 1
+  ck_assert(!mroots_up_channel(net, n0, Torus::channel(n1, plus)));   // 1 -> 2
+  ck_assert(mroots_roots(net, {n0, n1, n2, n3}, 2) == (std::vector<NodeId>{n0, n2}));
+  ck_assert(mroots_roots(net, {n0, n1, n2, n3}, 3) == (std::vector<NodeId>{n0, n2, n1}));
+
+  const RouteTable one = angara_test::route_all("mroots", net, general_options(1));
+  ck_assert_std_str_eq(one.route(1, 3).to_string(), "-X -X");
+  ck_assert_std_str_eq(one.route(3, 1).to_string(), "+X +X");  // 3 -> 0 -> 1: up, then down
+  ck_assert_std_str_eq(one.route(2, 0).to_string(), "+X +X");  // 2 -> 3 -> 0, both up (the lower id first)
+  const VerifyReport report = verify_general(net, one, FlowControl::none);
+  ck_assert(report.ok());  // acyclic even without bubble flow control
+  ck_assert_int_eq(report.virtual_channels, 1);
+}
+END_TEST
+
+// D-MROOTS end to end: every table verified under both rule sets, on a
+// faulty torus under the general rules, on Desmos under the Angara rules
+// with 4 layers; there one layer (plain UpDown) leaves pairs without an
+// encodable legal route, a refusal naming the 2 layers that route them.
+START_TEST(test_mroots_tables) {
+  Network faulty(Torus::parse("4x4x4"));
+  faulty.fail_node(node_at(faulty.torus(), "1,1,1"));
+  faulty.fail_link(node_at(faulty.torus(), "0,0,0"), Direction(0));
+  for (const Network* net : {&faulty}) {
+    for (int layers : {1, 2, 4}) {
+      const RouteTable table = angara_test::route_all("mroots", *net, general_options(layers));
+      const VerifyReport report = verify_general(*net, table, FlowControl::none);
+      ck_assert_msg(report.ok(), "%d layers: %s", layers, report.ok() ? "" : report.violations.front().message.c_str());
+      ck_assert_int_le(report.virtual_channels, layers);
+    }
+  }
+  const Network desmos(Torus::parse("4x2x2x2"));
+  GeneratorOptions angara_rules;
+  angara_rules.virtual_channels = 4;
+  const RouteTable table = angara_test::route_all("mroots", desmos, angara_rules);
+  VerifyOptions verify_options;
+  verify_options.max_virtual_channels = 4;
+  const VerifyReport report = verify(desmos, table, verify_options);
+  ck_assert(report.ok());
+  ck_assert_int_eq(report.virtual_channels, 4);
+  // One UpDown structure leaves pairs without an encodable legal route; the
+  // refusal names the layers that route them all.
+  angara_rules.virtual_channels = 1;
+  ck_assert_std_str_eq(error_message([&] { angara_test::route_all("mroots", desmos, angara_rules); }),
+                       "mroots: the routes need 2 virtual channels, only 1 allowed (routing.virtual_channels)");
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("layered");
   TCase* tc = tcase_create("core");
@@ -256,6 +320,8 @@ int main() {
   tcase_add_test(tc, test_faulty_tori);
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_dfsssp_cuts_that_dissolve_later_cycles);
+  tcase_add_test(tc, test_mroots_updown_on_a_ring);
+  tcase_add_test(tc, test_mroots_tables);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }

@@ -36,6 +36,11 @@ struct LayerAssignment {
 // (lash.cpp), both under the deadlock rule `rule`.
 LayerAssignment dfsssp_layers(const Torus& torus, const PathSet& paths, FlowControl rule);
 LayerAssignment lash_layers(const Torus& torus, const PathSet& paths, FlowControl rule);
+// MROOTS (mroots.cpp): the roots of `layers` UpDown layers among the
+// allocation (section 4.2, Step 1), and whether channel c is up in the
+// UpDown structure rooted at `root` (section 4.1).
+std::vector<NodeId> mroots_roots(const Network& network, const std::vector<NodeId>& allocation, int layers);
+bool mroots_up_channel(const Network& network, NodeId root, ChannelId c);
 
 // What both layered generators do: the balanced shortest paths of the
 // allocation (routing/common/shortest_paths.hpp, options "paths" and "passes"),
