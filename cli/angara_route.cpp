@@ -427,6 +427,7 @@ int cmd_analyze(int argc, char** argv) {
   verify_options.max_virtual_channels = config.virtual_channels;
   verify_options.rules = table.rules;
   verify_options.flow_control = table.flow_control;
+  verify_options.adaptive = config.adaptive;
   const VerifyReport report = verify(config.network(), table, verify_options);
   const std::string verdict = report.ok() ? "OK" : std::string("FAILED: ") + rule_name(report.violations.front().rule);
 

@@ -1,0 +1,42 @@
+// Duato's condition for the adaptive virtual channel with the installed
+// table as its escape (doc/model.md, "The adaptive channel"; ANSU paper,
+// Sec. 2; J. Duato, IEEE TPDS 1993 and 1995, as restated by HiRy, Sec. II,
+// and by Lysne et al., Sec. 7, Definitions 14-15 and Theorem 4).
+//
+// The escape routing must be connected (the verifier's other rules: every
+// pair routed over live channels) and its *extended* channel dependency
+// graph free of forbidden cycles under the deadlock rule: the direct
+// dependencies of the escape routes plus the indirect ones that a packet
+// creates when it leaves an escape channel for the adaptive channel, takes
+// one or more minimal hops and drops back into the escape channel at the
+// router it has reached, on that router's own route to the destination.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "angara/rules.hpp"
+
+namespace angara {
+
+class ChannelDependencyGraph;
+
+struct EscapeCheck {
+  // Strongly connected components of the extended graph that hold a
+  // forbidden dependency (bubble: a turn or an indirect dependency that
+  // leaves its ring; none: any dependency).  0: the table is a safe escape.
+  std::size_t cyclic_components = 0;
+  std::size_t indirect_dependencies = 0;  // distinct ones, between escape channels
+  std::string example;                    // the first forbidden dependency, with the routes that make it
+};
+
+// `direct` is the table's channel dependency graph per virtual channel (the
+// verifier's).  Expects a table that passed every other rule of the
+// verifier: routes are walked without liveness checks.
+EscapeCheck check_adaptive_escape(const Network& network, const RouteTable& table,
+                                  const std::vector<ChannelDependencyGraph>& direct, FlowControl flow);
+
+}  // namespace angara

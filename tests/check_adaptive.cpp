@@ -1,0 +1,160 @@
+// The table as the escape of the adaptive channel: Duato's condition
+// (routing/check/adaptive_escape.hpp, doc/model.md "The adaptive channel").
+#include "tests/test_support.hpp"
+
+#include "routing/check/adaptive_escape.hpp"
+
+using namespace angara;
+using angara_test::node_at;
+
+namespace {
+
+VerifyReport verify_adaptive(const Network& network, const RouteTable& table, bool adaptive) {
+  VerifyOptions options;
+  options.adaptive = adaptive;
+  return verify(network, table, options);
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+// Plain dimension order (+ on a tie) is a safe escape on every torus shape
+// here: an escape packet on a channel of direction D has finished every
+// direction ranked below D, so the adaptive channel's minimal hops and the
+// route it drops into only use directions ranked D or higher; every cycle
+// of the extended graph stays in one direction.  The indirect dependencies
+// exist (they are counted) but close no cycle with a turn.
+START_TEST(test_dimension_order_is_a_safe_escape) {
+  for (const char* shape : {"4x4", "5x3", "4x2x2x2", "4x4x4"}) {
+    const Torus torus = Torus::parse(shape);
+    const Network network(torus);
+    const RouteTable table = dimension_order_table(torus, angara_test::all_nodes(torus));
+    const VerifyReport report = verify_adaptive(network, table, true);
+    ck_assert_msg(report.ok(), "%s: %s", shape, report.ok() ? "" : report.violations.front().message.c_str());
+    ck_assert(report.adaptive_checked);
+    ck_assert_uint_gt(report.indirect_dependencies, 0);
+  }
+}
+END_TEST
+
+// 3x3 with the cable 0,0 -- 1,0 failed: the bfs table detours with First
+// and Last Steps (and non-minimal routes) and is a safe escape: the
+// indirect dependencies are there, but none closes a cycle with a turn.
+START_TEST(test_first_step_detour_is_a_safe_escape) {
+  const Torus torus = Torus::parse("3x3");
+  Network network(torus);
+  network.fail_link(node_at(torus, "0,0"), Direction::make(0, false));
+  const RouteTable table = angara_test::route_all("bfs", network);
+  const VerifyReport report = verify_adaptive(network, table, true);
+  ck_assert_msg(report.ok(), "%s", report.ok() ? "" : report.violations.front().message.c_str());
+  ck_assert(report.adaptive_checked);
+  ck_assert_uint_gt(report.fs_ls_routes, 0);
+  ck_assert_uint_gt(report.non_minimal, 0);
+  ck_assert_uint_gt(report.indirect_dependencies, 0);
+}
+END_TEST
+
+// Built by hand on a fault-free 4x3 torus: dimension order everywhere but
+// for 0,0 -> 1,0, which takes the detour +Y +X -Y (First Step +Y, Last Step
+// -Y) that a generator uses when the cable 0,0 -- 1,0 has failed.  The
+// table alone is deadlock-free: the detour's turn 0,0 +Y -> 0,1 +X is the
+// only dependency from a Y channel to an X channel, and no direct
+// dependency leads from row 1's +X ring back to 0,0 +Y (order routes turn
+// from +X only to +Y or -Y and never back to X).  The adaptive channel
+// closes the cycle
+//   2,0 +X ~> 0,0 +Y -> 0,1 +X -> 1,1 +X ~> 2,0 +X
+//   - 2,0 -> 0,1 is +X +X +Y (2 to 0 is a tie on the ring of 4, + wins); the
+//     packet leaves the escape at 3,0, hops +X to 0,0 on the adaptive
+//     channel and drops into 0,0's route to 0,1, +Y: the turn +X ~> +Y;
+//   - 0,0 +Y -> 0,1 +X is the detour's First Step turn;
+//   - 0,1 +X -> 1,1 +X is a ring step (e.g. 0,1 -> 2,1, +X +X);
+//   - 1,1 -> 3,0 is +X +X -Y; the packet leaves the escape at 2,1, hops -Y
+//     to 2,0 adaptively and drops into 2,0's route to 3,0, +X.
+// Two turns on one cycle: refused.  Without adaptive the table passes.
+START_TEST(test_detour_with_indirect_cycle_is_refused) {
+  const Torus torus = Torus::parse("4x3");
+  const Network network(torus);
+  RouteTable table = dimension_order_table(torus, angara_test::all_nodes(torus));
+  angara_test::set_route(table, torus, "0,0", "1,0", "+Y +X -Y");
+
+  const VerifyReport plain = verify_adaptive(network, table, false);
+  ck_assert_msg(plain.ok(), "%s", plain.ok() ? "" : plain.violations.front().message.c_str());
+  ck_assert(!plain.adaptive_checked);
+
+  const VerifyReport report = verify_adaptive(network, table, true);
+  ck_assert(!report.ok());
+  ck_assert(report.adaptive_checked);
+  ck_assert_uint_eq(report.violations.size(), 1);
+  const std::string rule = rule_name(report.violations[0].rule);
+  ck_assert_std_str_eq(rule, "unsafe-escape");
+  const std::string& message = report.violations[0].message;
+  ck_assert_msg(contains(message, "indirect dependency 2,0 +X (virtual channel 0) -> 0,0 +Y (virtual channel 0) "
+                                  "lies on a cycle of the extended channel dependency graph"),
+                "%s", message.c_str());
+  ck_assert_msg(contains(message, "a packet for 0,1 on route 2,0 -> 0,1 (+X +X +Y) may leave the escape channel "
+                                  "at 3,0, take minimal hops on the adaptive channel to 0,0 and drop into its "
+                                  "route 0,0 -> 0,1 (+Y)"),
+                "%s", message.c_str());
+  ck_assert_msg(contains(message, "cycle 2,0 +X ~> 0,0 +Y -> 0,1 +X -> 1,1 +X ~> 2,0 +X"), "%s", message.c_str());
+
+  // Under flow control none the table is refused already without the adaptive channel.
+  VerifyOptions none;
+  none.flow_control = FlowControl::none;
+  none.adaptive = true;
+  const VerifyReport strict = verify(network, table, none);
+  ck_assert(!strict.adaptive_checked);
+  const std::string strict_rule = rule_name(strict.violations.front().rule);
+  ck_assert_std_str_eq(strict_rule, "deadlock");
+}
+END_TEST
+
+// A generator's own table on a torus with a failure: 4x3 with the cable
+// 0,0 -- 1,0 failed.  bfs routes every pair deadlock-free, but its detours
+// around the cable (through row 1 with First and Last Steps in Y) sit
+// between the +X rings of rows 0 and 1, and the adaptive channel's Y hops
+// join those rings in both directions: no safe escape.
+START_TEST(test_generator_detours_refused_with_failure) {
+  const Torus torus = Torus::parse("4x3");
+  Network network(torus);
+  network.fail_link(node_at(torus, "0,0"), Direction::make(0, false));
+  const RouteTable table = angara_test::route_all("bfs", network);
+  ck_assert(verify_adaptive(network, table, false).ok());
+  const VerifyReport report = verify_adaptive(network, table, true);
+  ck_assert(!report.ok());
+  const std::string rule = rule_name(report.violations.front().rule);
+  ck_assert_std_str_eq(rule, "unsafe-escape");
+  ck_assert_uint_gt(report.violation_count, 0);
+  const std::string& message = report.violations.front().message;
+  ck_assert_msg(contains(message, "adaptive channel: indirect dependency"), "%s", message.c_str());
+  ck_assert_msg(contains(message, "; cycle "), "%s", message.c_str());
+}
+END_TEST
+
+// The check never runs when adaptive is off, nor on a table that fails
+// another rule (it would only repeat that failure).
+START_TEST(test_check_runs_only_when_asked_and_valid) {
+  const Torus torus = Torus::parse("4x4");
+  const Network network(torus);
+  RouteTable table = dimension_order_table(torus, angara_test::all_nodes(torus));
+  ck_assert(!verify_adaptive(network, table, false).adaptive_checked);
+  table.set_route(0, 1, Route{});  // a missing pair
+  const VerifyReport report = verify_adaptive(network, table, true);
+  ck_assert(!report.adaptive_checked);
+  const std::string rule = rule_name(report.violations.front().rule);
+  ck_assert_std_str_eq(rule, "missing-route");
+}
+END_TEST
+
+int main() {
+  Suite* s = suite_create("adaptive");
+  TCase* tc = tcase_create("core");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_dimension_order_is_a_safe_escape);
+  tcase_add_test(tc, test_first_step_detour_is_a_safe_escape);
+  tcase_add_test(tc, test_detour_with_indirect_cycle_is_refused);
+  tcase_add_test(tc, test_generator_detours_refused_with_failure);
+  tcase_add_test(tc, test_check_runs_only_when_asked_and_valid);
+  suite_add_tcase(s, tc);
+  return angara_test::run_suite(s);
+}
