@@ -450,7 +450,9 @@ int cmd_analyze(int argc, char** argv) {
               << ",\"rules\":" << json_quote(std::string(rule_set_name(table.rules)))
               << ",\"flow_control\":" << json_quote(std::string(flow_control_name(table.flow_control)))
               << ",\"virtual_channels\":" << report.virtual_channels << ",\"ok\":" << (report.ok() ? "true" : "false")
-              << ",\"verdict\":" << json_quote(verdict) << ",\"patterns\":[";
+              << ",\"verdict\":" << json_quote(verdict) << ",\"adaptive\":" << (config.adaptive ? "true" : "false")
+              << ",\"safe_escape\":" << (report.adaptive_checked && report.ok() ? "true" : "false")
+              << ",\"patterns\":[";
     for (std::size_t i = 0; i < results.size(); ++i)
       std::cout << (i ? "," : "") << "{\"name\":" << json_quote(results[i].pattern) << ",\"flows\":"
                 << results[i].flows << ",\"max_flows_per_channel\":" << results[i].max_flows_per_channel
