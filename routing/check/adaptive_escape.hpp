@@ -1,7 +1,8 @@
 // Duato's condition for the adaptive virtual channel with the installed
 // table as its escape (doc/model.md, "The adaptive channel"; ANSU paper,
-// Sec. 2; J. Duato, IEEE TPDS 1993 and 1995, as restated by HiRy, Sec. II,
-// and by Lysne et al., Sec. 7, Definitions 14-15 and Theorem 4).
+// Sec. 2; J. Duato, IEEE TPDS 1993 and 1995, as restated by Lysne et al.,
+// Sec. 7, Definitions 14-15 and Theorem 4; HiRy, Sec. V, evaluates it as
+// "Duato's protocol").
 //
 // The escape routing must be connected (the verifier's other rules: every
 // pair routed over live channels) and its *extended* channel dependency
