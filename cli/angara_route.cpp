@@ -463,7 +463,12 @@ int cmd_analyze(int argc, char** argv) {
   } else {
     std::cout << "congestion of " << source << " (" << table.size() << " nodes, " << torus.to_string() << ")\n";
     std::cout << "  rules " << rule_set_name(table.rules) << ", flow control " << flow_control_name(table.flow_control)
-              << ", virtual channels " << report.virtual_channels << "; verifier: " << verdict << "\n";
+              << ", virtual channels " << report.virtual_channels << "; verifier: " << verdict
+              << (report.ok() && report.adaptive_checked
+                      ? ", a safe escape for the adaptive channel (" + std::to_string(report.indirect_dependencies) +
+                            " indirect dependencies)"
+                      : std::string())
+              << "\n";
     std::cout << "  pattern     flows  max flows/channel  busiest channel\n";
     for (const Congestion& c : results) {
       char line[160];

@@ -206,6 +206,14 @@ contains "adaptive refusal names the rule" "$work/err" "unsafe-escape: adaptive 
 contains "adaptive refusal shows the cycle" "$work/err" "; cycle "
 expect "analyze with adaptive on" 0 "$tool" analyze --config "$work/adaptive43.yaml" --dump "$work/adaptive43.dump" --json
 contains "analyze adaptive verdict" "$work/out" '"verdict":"FAILED: unsafe-escape","adaptive":true,"safe_escape":false'
+# Plain dimension order (tools/dor_dump.py) is a safe escape on single-cabled Desmos.
+python3 "$TEST_DATA_DIR/../../tools/dor_dump.py" 4x2x2x2 YZK > "$work/dor.dump" && ok "dor dump written" ||
+  not_ok "dor dump written"
+expect "dor dump passes the independent checker" 0 python3 "$checker" "$work/dor.dump"
+printf 'machine:\n  torus: 4x2x2x2\n  single_cable: [Y, Z, K]\n  nodes: desmos[00-31]\nrouting:\n  adaptive: on\n' \
+  > "$work/desmos_adaptive.yaml"
+expect "analyze dor with adaptive on" 0 "$tool" analyze --config "$work/desmos_adaptive.yaml" --dump "$work/dor.dump"
+contains "dor is a safe escape" "$work/out" "verifier: OK, a safe escape for the adaptive channel (1248 indirect dependencies)"
 
 # Single cabling (machine.single_cable): every algorithm's routes stay on
 # cabled ports, the dump says so, tables carry it and are checked against
