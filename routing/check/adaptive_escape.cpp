@@ -13,7 +13,6 @@
 #include <functional>
 #include <optional>
 
-#include "routing/check/verifier.hpp"
 #include "routing/common/parallel.hpp"
 
 namespace angara {
@@ -320,9 +319,13 @@ std::string explain_indirect(const Network& network, const RouteTable& table, co
 
 }  // namespace
 
-EscapeCheck check_adaptive_escape(const Network& network, const RouteTable& table,
-                                  const std::vector<ChannelDependencyGraph>& direct, FlowControl flow) {
+EscapeCheck check_adaptive_escape(const Network& network, const RouteTable& table, const SuccessorMasks& direct,
+                                  FlowControl flow) {
   const Torus& torus = network.torus();
+  // The channel of direction rank `rank` leaving c's head node.
+  const auto target = [&](ChannelId c, int rank) {
+    return Torus::channel(torus.neighbor(Torus::channel_node(c), Torus::channel_direction(c)), Direction(rank));
+  };
   const std::vector<NodeId>& nodes = table.nodes();
   const std::size_t n = nodes.size();
   std::vector<unsigned char> usable(n, 0);
@@ -331,11 +334,11 @@ EscapeCheck check_adaptive_escape(const Network& network, const RouteTable& tabl
   // The escape vertices: every hop of every route, and the direct graphs'.
   Vertices vertices(torus.channel_slots());
   for (std::size_t layer = 0; layer < direct.size(); ++layer)
-    for (ChannelId c = 0; c < direct[layer].slots(); ++c)
-      for (int rank = 0; direct[layer].successors(c) && rank < kDirectionCount; ++rank)
-        if ((direct[layer].successors(c) >> rank) & 1u) {
+    for (ChannelId c = 0; c < direct[layer].size(); ++c)
+      for (int rank = 0; direct[layer][c] && rank < kDirectionCount; ++rank)
+        if ((direct[layer][c] >> rank) & 1u) {
           vertices.add(layer, c);
-          vertices.add(layer, direct[layer].target(c, rank));
+          vertices.add(layer, target(c, rank));
         }
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t d = 0; d < n; ++d)
@@ -377,10 +380,10 @@ EscapeCheck check_adaptive_escape(const Network& network, const RouteTable& tabl
     const auto v = static_cast<std::int32_t>(u);
     const std::size_t layer = vertices.layer(v);
     const ChannelId c = vertices.channel(v);
-    if (layer < direct.size())
+    if (layer < direct.size() && c < direct[layer].size())
       for (int rank = 0; rank < kDirectionCount; ++rank) {
-        if (!((direct[layer].successors(c) >> rank) & 1u)) continue;
-        const std::int32_t w = vertices.of(layer, direct[layer].target(c, rank));
+        if (!((direct[layer][c] >> rank) & 1u)) continue;
+        const std::int32_t w = vertices.of(layer, target(c, rank));
         if (w == kNone) continue;
         graph.target.push_back(w);
         graph.forbidden.push_back(forbidden(v, w));

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,10 @@
 
 namespace angara {
 
-class ChannelDependencyGraph;
+// The table's own channel dependency graph: per virtual channel, per channel
+// slot, the directions taken next (bit r: the channel of direction rank r
+// leaving the slot's head node), as ChannelDependencyGraph keeps them.
+using SuccessorMasks = std::vector<std::vector<std::uint8_t>>;
 
 struct EscapeCheck {
   // Strongly connected components of the extended graph that hold a
@@ -34,10 +38,10 @@ struct EscapeCheck {
   std::string example;                    // the first forbidden dependency, with the routes that make it
 };
 
-// `direct` is the table's channel dependency graph per virtual channel (the
-// verifier's).  Expects a table that passed every other rule of the
-// verifier: routes are walked without liveness checks.
-EscapeCheck check_adaptive_escape(const Network& network, const RouteTable& table,
-                                  const std::vector<ChannelDependencyGraph>& direct, FlowControl flow);
+// `direct` is the table's channel dependency graph (the verifier's).
+// Expects a table that passed every other rule of the verifier: routes are
+// walked without liveness checks.
+EscapeCheck check_adaptive_escape(const Network& network, const RouteTable& table, const SuccessorMasks& direct,
+                                  FlowControl flow);
 
 }  // namespace angara

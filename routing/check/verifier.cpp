@@ -572,7 +572,11 @@ VerifyReport verify(const Network& network, const RouteTable& table, const Verif
   // Duato's condition only for a table that is a valid escape otherwise:
   // connected (every pair routed over live channels) and deadlock-free.
   if (options.adaptive && log.count() == 0) {
-    EscapeCheck escape = check_adaptive_escape(network, table, walk.graphs, options.flow_control);
+    SuccessorMasks direct(walk.graphs.size());
+    for (std::size_t layer = 0; layer < direct.size(); ++layer)
+      for (ChannelId c = 0; c < walk.graphs[layer].slots(); ++c)
+        direct[layer].push_back(walk.graphs[layer].successors(c));
+    EscapeCheck escape = check_adaptive_escape(network, table, direct, options.flow_control);
     report.adaptive_checked = true;
     report.indirect_dependencies = escape.indirect_dependencies;
     if (escape.cyclic_components)
