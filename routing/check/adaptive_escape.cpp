@@ -173,8 +173,9 @@ class Destination {
   std::vector<Word> reach_;
 };
 
-// The indirect dependencies of the destinations given to collect(): one bit
-// row per escape vertex, a bit per escape vertex it leads to.
+// Adds the indirect dependencies toward `dst` to `rows`: one bit row per
+// escape vertex, a bit per escape vertex it leads to.  `seen` marks the
+// escape vertices done for this destination (a channel has one head).
 void collect_indirect(Destination& context, std::size_t dst, std::vector<std::uint32_t>& seen,
                       std::vector<Word>& rows) {
   const std::size_t words = context.words();
