@@ -135,6 +135,7 @@ MemoryEstimate check_job_memory(const Config& config, const JobRequest& request,
   work.route_dump = request.route_dump || !request.cache_dir.empty();
   work.lp_bound = request.lp_bound;
   work.threads = worker_count();
+  work.adaptive_escape = config.adaptive;
   MemoryEstimate estimate = estimate_job_memory(
       prepared.network, prepared.allocation.size(),
       generator.empty() ? prepared.chain.first() : generator, prepared.options, work);
@@ -284,6 +285,7 @@ void check_table_read_memory(const Config& config, const TableFilesSize& size) {
   MemoryWork work;
   work.lp_bound = config.lp_bound_time > 0;
   work.threads = worker_count();
+  work.adaptive_escape = config.adaptive;
   check_memory_limit(estimate_table_read_memory(config.network(), size.files, size.bytes, work), config.memory_limit,
                      config.source);
 }

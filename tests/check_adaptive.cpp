@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "routing/check/adaptive_escape.hpp"
+#include "routing/memory.hpp"
 
 using namespace angara;
 using angara_test::node_at;
@@ -277,6 +278,30 @@ START_TEST(test_check_runs_only_when_asked_and_valid) {
 }
 END_TEST
 
+// The memory estimate counts the check when it runs: on the whole 32x32x32
+// torus, one thread, its bit rows (196,608 live channels and 32,768 routers,
+// rows of 3,072 words: 5.64 GB) and the extended graph at 15% of the pairs
+// of channels, 6 bytes each (34.8 GB), beside the verifier's 21 MB: far
+// beyond a node, so the computation is refused before it starts.
+START_TEST(test_memory_estimate_counts_the_check) {
+  const Network network(Torus::parse("32x32x32"));
+  MemoryWork work;
+  work.threads = 1;
+  const auto part = [&](bool adaptive) {
+    work.adaptive_escape = adaptive;
+    const MemoryEstimate estimate = estimate_job_memory(network, 32768, "balanced", GeneratorOptions{}, work);
+    for (const MemoryPart& p : estimate.parts)
+      if (p.what == (adaptive ? "verifier and escape check" : "verifier")) return p.bytes;
+    return std::uint64_t{0};
+  };
+  const double rows = (196608.0 + 32768.0) * 3072 * 8, graph = 6 * 0.15 * 196608.0 * 196608.0;
+  const double verifier = 262144.0 * (16 + 64);
+  ck_assert_msg(std::llabs(static_cast<long long>(part(true)) - static_cast<long long>(rows + graph + verifier)) <= 1,
+                "%llu", static_cast<unsigned long long>(part(true)));
+  ck_assert_uint_eq(part(false), 0);  // without the check the generator's peak is the larger phase
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("adaptive");
   TCase* tc = tcase_create("core");
@@ -287,6 +312,7 @@ int main() {
   tcase_add_test(tc, test_generator_detours_refused_with_failure);
   tcase_add_test(tc, test_check_runs_only_when_asked_and_valid);
   tcase_add_test(tc, test_matches_naive_reading);
+  tcase_add_test(tc, test_memory_estimate_counts_the_check);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }
