@@ -51,14 +51,13 @@ double verifier_bytes(const Torus& torus, double layers, int threads) {
 // The adaptive channel's escape check (routing/check/adaptive_escape.hpp),
 // after the verifier's walk: per thread a bit row per escape channel (the
 // used (virtual channel, channel) pairs, at most the live channels of each
-// layer) and a row per allocated router; then the extended graph, 6 bytes
-// a dependency.  Measured: a dependency for 7% of the pairs of escape
-// channels on whole 8x8x8 and 12x12x12 tori (doc/model.md, "The adaptive
-// channel"); counted here at 15%.
+// layer) and a row per allocated router; the rows are then the extended
+// graph's indirect part, read in place, beside its direct part and Tarjan's
+// arrays (40 bytes an escape channel).
 double escape_check_bytes(const Network& network, double nodes, double layers, int threads) {
   const double vertices = static_cast<double>(network.live_channel_count()) * layers;
   const double row = 8 * std::ceil(vertices / 64);
-  return std::max(1, threads) * (vertices + nodes) * row + 6 * 0.15 * vertices * vertices;
+  return std::max(1, threads) * (vertices + nodes) * row + 40 * vertices;
 }
 
 double lp_bound_bytes(const Network& network, std::size_t allocation_size) {

@@ -280,9 +280,8 @@ END_TEST
 
 // The memory estimate counts the check when it runs: on the whole 32x32x32
 // torus, one thread, its bit rows (196,608 live channels and 32,768 routers,
-// rows of 3,072 words: 5.64 GB) and the extended graph at 15% of the pairs
-// of channels, 6 bytes each (34.8 GB), beside the verifier's 21 MB: far
-// beyond a node, so the computation is refused before it starts.
+// rows of 3,072 words: 5.64 GB) and 40 bytes a channel for the rest of the
+// graph, beside the verifier's 21 MB.
 START_TEST(test_memory_estimate_counts_the_check) {
   const Network network(Torus::parse("32x32x32"));
   MemoryWork work;
@@ -294,7 +293,7 @@ START_TEST(test_memory_estimate_counts_the_check) {
       if (p.what == (adaptive ? "verifier and escape check" : "verifier")) return p.bytes;
     return std::uint64_t{0};
   };
-  const double rows = (196608.0 + 32768.0) * 3072 * 8, graph = 6 * 0.15 * 196608.0 * 196608.0;
+  const double rows = (196608.0 + 32768.0) * 3072 * 8, graph = 40 * 196608.0;
   const double verifier = 262144.0 * (16 + 64);
   ck_assert_msg(std::llabs(static_cast<long long>(part(true)) - static_cast<long long>(rows + graph + verifier)) <= 1,
                 "%llu", static_cast<unsigned long long>(part(true)));

@@ -188,36 +188,72 @@ void collect_indirect(Destination& context, std::size_t dst, std::vector<std::ui
   });
 }
 
-// The extended graph in compressed rows, with a flag per edge: forbidden
-// on a cycle (a turn under bubble, anything under none), indirect or direct.
-struct ExtendedGraph {
-  std::vector<std::uint32_t> begin;  // vertex -> first edge; size vertices + 1
-  std::vector<std::int32_t> target;
-  std::vector<unsigned char> forbidden, indirect;
+// The extended graph: the direct dependencies in compressed rows (at most
+// eight a channel), the indirect ones read from their bit rows in place, so
+// that the largest part is never copied.
+class ExtendedGraph {
+ public:
+  ExtendedGraph(std::vector<std::uint32_t> direct_begin, std::vector<std::int32_t> direct_target,
+                const std::vector<Word>& rows, std::size_t words)
+      : direct_begin_(std::move(direct_begin)), direct_target_(std::move(direct_target)), rows_(rows), words_(words) {}
+
+  std::size_t vertices() const { return direct_begin_.size() - 1; }
+
+  // Where the walk over one vertex's dependencies stands.
+  struct Cursor {
+    std::int32_t vertex;
+    std::uint32_t direct;
+    std::size_t word;  // the next row word to load
+    Word bits;         // what is left of the word loaded last
+  };
+  Cursor cursor(std::int32_t v) const { return {v, direct_begin_[static_cast<std::size_t>(v)], 0, 0}; }
+  // The next dependency of the cursor's vertex: false when there is none.
+  bool next(Cursor& c, std::int32_t& to, bool& indirect) const {
+    if (c.direct < direct_begin_[static_cast<std::size_t>(c.vertex) + 1]) {
+      to = direct_target_[c.direct++];
+      indirect = false;
+      return true;
+    }
+    while (!c.bits) {
+      if (c.word >= words_) return false;
+      c.bits = rows_[static_cast<std::size_t>(c.vertex) * words_ + c.word++];
+    }
+    to = static_cast<std::int32_t>((c.word - 1) * 64 + static_cast<std::size_t>(__builtin_ctzll(c.bits)));
+    c.bits &= c.bits - 1;
+    indirect = true;
+    return true;
+  }
+
+ private:
+  std::vector<std::uint32_t> direct_begin_;  // vertex -> first direct dependency; size vertices + 1
+  std::vector<std::int32_t> direct_target_;
+  const std::vector<Word>& rows_;
+  std::size_t words_;
 };
 
 // Tarjan's strongly connected components, iterative.
 std::vector<std::int32_t> components_of(const ExtendedGraph& graph) {
-  const std::size_t n = graph.begin.size() - 1;
+  const std::size_t n = graph.vertices();
   std::vector<std::int32_t> index(n, -1), low(n, 0), component(n, -1);
   std::vector<unsigned char> on_stack(n, 0);
   std::vector<std::int32_t> stack;
-  std::vector<std::pair<std::int32_t, std::uint32_t>> calls;  // vertex, next edge
+  std::vector<ExtendedGraph::Cursor> calls;
   std::int32_t counter = 0, count = 0;
+  const auto open = [&](std::int32_t v) {
+    index[v] = low[v] = counter++;
+    stack.push_back(v);
+    on_stack[v] = 1;
+    calls.push_back(graph.cursor(v));
+  };
   for (std::size_t root = 0; root < n; ++root) {
     if (index[root] >= 0) continue;
-    const auto open = [&](std::int32_t v) {
-      index[v] = low[v] = counter++;
-      stack.push_back(v);
-      on_stack[v] = 1;
-      calls.emplace_back(v, graph.begin[v]);
-    };
     open(static_cast<std::int32_t>(root));
     while (!calls.empty()) {
-      const std::int32_t v = calls.back().first;
+      const std::int32_t v = calls.back().vertex;
       bool descended = false;
-      while (calls.back().second < graph.begin[v + 1]) {
-        const std::int32_t w = graph.target[calls.back().second++];
+      std::int32_t w = 0;
+      bool indirect = false;
+      while (graph.next(calls.back(), w, indirect)) {
         if (index[w] < 0) {
           open(w);
           descended = true;
@@ -227,61 +263,65 @@ std::vector<std::int32_t> components_of(const ExtendedGraph& graph) {
       }
       if (descended) continue;
       if (low[v] == index[v]) {
-        std::int32_t w;
+        std::int32_t u;
         do {
-          w = stack.back();
+          u = stack.back();
           stack.pop_back();
-          on_stack[w] = 0;
-          component[w] = count;
-        } while (w != v);
+          on_stack[u] = 0;
+          component[u] = count;
+        } while (u != v);
         ++count;
       }
       calls.pop_back();
-      if (!calls.empty()) low[calls.back().first] = std::min(low[calls.back().first], low[v]);
+      if (!calls.empty()) low[calls.back().vertex] = std::min(low[calls.back().vertex], low[v]);
     }
   }
   return component;
 }
 
-// The shortest cycle through the edge `first` (from -> graph.target[first]),
-// inside one component, written "A -> B ~> C -> A" ("~>" an indirect
-// dependency); long cycles are cut in the middle.
-std::string cycle_text(const ExtendedGraph& graph, const std::vector<std::int32_t>& component, std::int32_t from,
-                       std::uint32_t first, const std::function<std::string(std::int32_t)>& name) {
-  const std::size_t n = graph.begin.size() - 1;
-  std::vector<std::int64_t> parent_edge(n, -1);
-  std::vector<std::int32_t> queue{graph.target[first]};
+// One dependency of the extended graph.
+struct Dependency {
+  std::int32_t from = 0, to = 0;
+  bool indirect = false;
+};
+
+// The shortest cycle through `first`, inside its component, written
+// "A -> B ~> C -> A" ("~>" an indirect dependency); long cycles are cut in
+// the middle.
+std::string cycle_text(const ExtendedGraph& graph, const std::vector<std::int32_t>& component, const Dependency& first,
+                       const std::function<std::string(std::int32_t)>& name) {
+  const std::size_t n = graph.vertices();
+  std::vector<Dependency> parent(n);  // how the search reached each vertex
   std::vector<unsigned char> visited(n, 0);
-  visited[static_cast<std::size_t>(graph.target[first])] = 1;
-  for (std::size_t head = 0; head < queue.size() && !visited[static_cast<std::size_t>(from)]; ++head) {
+  std::vector<std::int32_t> queue{first.to};
+  visited[static_cast<std::size_t>(first.to)] = 1;
+  for (std::size_t head = 0; head < queue.size() && !visited[static_cast<std::size_t>(first.from)]; ++head) {
     const std::int32_t v = queue[head];
-    for (std::uint32_t e = graph.begin[v]; e < graph.begin[v + 1]; ++e) {
-      const std::int32_t w = graph.target[e];
-      if (visited[w] || component[w] != component[from]) continue;
-      visited[w] = 1;
-      parent_edge[w] = e;
+    ExtendedGraph::Cursor cursor = graph.cursor(v);
+    std::int32_t w = 0;
+    bool indirect = false;
+    while (graph.next(cursor, w, indirect)) {
+      if (visited[static_cast<std::size_t>(w)] || component[w] != component[first.from]) continue;
+      visited[static_cast<std::size_t>(w)] = 1;
+      parent[static_cast<std::size_t>(w)] = {v, w, indirect};
       queue.push_back(w);
     }
   }
-  // Edges of the path back, then the first edge: a closed walk from `from`.
-  std::vector<std::uint32_t> edges;
-  for (std::int32_t v = from; v != graph.target[first] && parent_edge[v] >= 0;) {
-    const auto e = static_cast<std::uint32_t>(parent_edge[v]);
-    edges.push_back(e);
-    // The edge's source: the vertex whose range holds it.
-    const auto source = static_cast<std::int32_t>(
-        std::upper_bound(graph.begin.begin(), graph.begin.end(), e) - graph.begin.begin() - 1);
-    v = source;
+  // The path back to `first.to`, then `first` itself: a closed walk.
+  std::vector<Dependency> steps;
+  for (std::int32_t v = first.from; v != first.to && visited[static_cast<std::size_t>(v)];) {
+    steps.push_back(parent[static_cast<std::size_t>(v)]);
+    v = parent[static_cast<std::size_t>(v)].from;
   }
-  edges.push_back(first);
-  std::reverse(edges.begin(), edges.end());
-  std::string text = name(from);
-  for (std::size_t k = 0; k < edges.size(); ++k) {
-    if (edges.size() > 12 && k == 6) {
-      text += " ... (" + std::to_string(edges.size() - 10) + " more)";
-      k = edges.size() - 4;
+  steps.push_back(first);
+  std::reverse(steps.begin(), steps.end());
+  std::string text = name(first.from);
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    if (steps.size() > 12 && k == 6) {
+      text += " ... (" + std::to_string(steps.size() - 10) + " more)";
+      k = steps.size() - 4;
     }
-    text += std::string(graph.indirect[edges[k]] ? " ~> " : " -> ") + name(graph.target[edges[k]]);
+    text += std::string(steps[k].indirect ? " ~> " : " -> ") + name(steps[k].to);
   }
   return text;
 }
@@ -372,52 +412,46 @@ EscapeCheck check_adaptive_escape(const Network& network, const RouteTable& tabl
            Torus::channel_direction(vertices.channel(from)) != Torus::channel_direction(vertices.channel(to));
   };
 
-  // Direct and indirect dependencies in one graph.
+  // Direct and indirect dependencies in one graph; the other threads' rows
+  // are merged and freed.
+  parts.resize(1);
   EscapeCheck result;
-  ExtendedGraph graph;
-  graph.begin.reserve(count + 1);
+  for (const Word word : rows) result.indirect_dependencies += static_cast<std::size_t>(__builtin_popcountll(word));
+  std::vector<std::uint32_t> direct_begin;
+  std::vector<std::int32_t> direct_target;
+  direct_begin.reserve(count + 1);
   for (std::size_t u = 0; u < count; ++u) {
-    graph.begin.push_back(static_cast<std::uint32_t>(graph.target.size()));
+    direct_begin.push_back(static_cast<std::uint32_t>(direct_target.size()));
     const auto v = static_cast<std::int32_t>(u);
     const std::size_t layer = vertices.layer(v);
     const ChannelId c = vertices.channel(v);
     if (layer < direct.size() && c < direct[layer].size())
-      for (int rank = 0; rank < kDirectionCount; ++rank) {
-        if (!((direct[layer][c] >> rank) & 1u)) continue;
-        const std::int32_t w = vertices.of(layer, target(c, rank));
-        if (w == kNone) continue;
-        graph.target.push_back(w);
-        graph.forbidden.push_back(forbidden(v, w));
-        graph.indirect.push_back(0);
-      }
-    for (std::size_t i = 0; i < words; ++i) {
-      Word bits = rows[u * words + i];
-      while (bits) {
-        const auto w = static_cast<std::int32_t>(i * 64 + static_cast<std::size_t>(__builtin_ctzll(bits)));
-        bits &= bits - 1;
-        graph.target.push_back(w);
-        graph.forbidden.push_back(forbidden(v, w));
-        graph.indirect.push_back(1);
-        ++result.indirect_dependencies;
-      }
-    }
+      for (int rank = 0; rank < kDirectionCount; ++rank)
+        if ((direct[layer][c] >> rank) & 1u)
+          if (const std::int32_t w = vertices.of(layer, target(c, rank)); w != kNone) direct_target.push_back(w);
   }
-  graph.begin.push_back(static_cast<std::uint32_t>(graph.target.size()));
+  direct_begin.push_back(static_cast<std::uint32_t>(direct_target.size()));
+  const ExtendedGraph graph(std::move(direct_begin), std::move(direct_target), rows, words);
 
   const std::vector<std::int32_t> component = components_of(graph);
   std::vector<unsigned char> flagged(count, 0);
-  std::optional<std::pair<std::int32_t, std::uint32_t>> example_direct, example_indirect;
-  for (std::size_t u = 0; u < count; ++u)
-    for (std::uint32_t e = graph.begin[u]; e < graph.begin[u + 1]; ++e) {
-      if (!graph.forbidden[e] || component[graph.target[e]] != component[u]) continue;
-      const auto id = static_cast<std::size_t>(component[u]);
+  std::optional<Dependency> example_direct, example_indirect;
+  for (std::size_t u = 0; u < count; ++u) {
+    const auto v = static_cast<std::int32_t>(u);
+    ExtendedGraph::Cursor cursor = graph.cursor(v);
+    std::int32_t w = 0;
+    bool indirect = false;
+    while (graph.next(cursor, w, indirect)) {
+      if (!forbidden(v, w) || component[w] != component[v]) continue;
+      const auto id = static_cast<std::size_t>(component[v]);
       if (!flagged[id]) {
         flagged[id] = 1;
         ++result.cyclic_components;
       }
-      auto& example = graph.indirect[e] ? example_indirect : example_direct;
-      if (!example) example = std::make_pair(static_cast<std::int32_t>(u), e);
+      std::optional<Dependency>& example = indirect ? example_indirect : example_direct;
+      if (!example) example = Dependency{v, w, indirect};
     }
+  }
   if (!result.cyclic_components) return result;
 
   const auto name = [&](std::int32_t v) {
@@ -429,18 +463,17 @@ EscapeCheck check_adaptive_escape(const Network& network, const RouteTable& tabl
            (direct.size() > 1 ? "/" + std::to_string(vertices.layer(v)) : std::string());
   };
   if (example_indirect) {
-    const auto [from, e] = *example_indirect;
-    const std::int32_t to = graph.target[e];
-    result.example = "indirect dependency " + name(from) + " -> " + name(to) +
+    const Dependency& dependency = *example_indirect;
+    result.example = "indirect dependency " + name(dependency.from) + " -> " + name(dependency.to) +
                      " lies on a cycle of the extended channel dependency graph";
-    const std::string why = explain_indirect(network, table, vertices, usable, from, to);
+    const std::string why = explain_indirect(network, table, vertices, usable, dependency.from, dependency.to);
     if (!why.empty()) result.example += ": " + why;
-    result.example += "; cycle " + cycle_text(graph, component, from, e, short_name);
+    result.example += "; cycle " + cycle_text(graph, component, dependency, short_name);
   } else {
-    const auto [from, e] = *example_direct;
-    result.example = "dependency " + name(from) + " -> " + name(graph.target[e]) +
+    const Dependency& dependency = *example_direct;
+    result.example = "dependency " + name(dependency.from) + " -> " + name(dependency.to) +
                      " lies on a cycle that indirect dependencies through the adaptive channel close; cycle " +
-                     cycle_text(graph, component, from, e, short_name);
+                     cycle_text(graph, component, dependency, short_name);
   }
   return result;
 }
