@@ -81,6 +81,10 @@ struct Config {
   int virtual_channels = 1;
   RuleSet rules = RuleSet::angara;                 // routing.rules
   FlowControl flow_control = FlowControl::bubble;  // routing.flow_control
+  // routing.adaptive: the adaptive virtual channel is in use, so the
+  // verifier also checks every table as its escape (doc/model.md, "The
+  // adaptive channel").
+  bool adaptive = false;
   std::map<std::string, std::string> algorithm_options;  // "routing: options:"
   // routing.lp_bound_time: seconds the admin tool's reports may spend on the
   // LP lower bound (routing/check/lp_bound.hpp); 0 leaves it out.

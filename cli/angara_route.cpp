@@ -427,6 +427,7 @@ int cmd_analyze(int argc, char** argv) {
   verify_options.max_virtual_channels = config.virtual_channels;
   verify_options.rules = table.rules;
   verify_options.flow_control = table.flow_control;
+  verify_options.adaptive = config.adaptive;
   const VerifyReport report = verify(config.network(), table, verify_options);
   const std::string verdict = report.ok() ? "OK" : std::string("FAILED: ") + rule_name(report.violations.front().rule);
 
@@ -449,7 +450,9 @@ int cmd_analyze(int argc, char** argv) {
               << ",\"rules\":" << json_quote(std::string(rule_set_name(table.rules)))
               << ",\"flow_control\":" << json_quote(std::string(flow_control_name(table.flow_control)))
               << ",\"virtual_channels\":" << report.virtual_channels << ",\"ok\":" << (report.ok() ? "true" : "false")
-              << ",\"verdict\":" << json_quote(verdict) << ",\"patterns\":[";
+              << ",\"verdict\":" << json_quote(verdict) << ",\"adaptive\":" << (config.adaptive ? "true" : "false")
+              << ",\"safe_escape\":" << (report.adaptive_checked && report.ok() ? "true" : "false")
+              << ",\"patterns\":[";
     for (std::size_t i = 0; i < results.size(); ++i)
       std::cout << (i ? "," : "") << "{\"name\":" << json_quote(results[i].pattern) << ",\"flows\":"
                 << results[i].flows << ",\"max_flows_per_channel\":" << results[i].max_flows_per_channel
@@ -460,7 +463,12 @@ int cmd_analyze(int argc, char** argv) {
   } else {
     std::cout << "congestion of " << source << " (" << table.size() << " nodes, " << torus.to_string() << ")\n";
     std::cout << "  rules " << rule_set_name(table.rules) << ", flow control " << flow_control_name(table.flow_control)
-              << ", virtual channels " << report.virtual_channels << "; verifier: " << verdict << "\n";
+              << ", virtual channels " << report.virtual_channels << "; verifier: " << verdict
+              << (report.ok() && report.adaptive_checked
+                      ? ", a safe escape for the adaptive channel (" + std::to_string(report.indirect_dependencies) +
+                            " indirect dependencies)"
+                      : std::string())
+              << "\n";
     std::cout << "  pattern     flows  max flows/channel  busiest channel\n";
     for (const Congestion& c : results) {
       char line[160];

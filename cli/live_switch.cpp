@@ -77,6 +77,7 @@ SwitchOutcome switch_job_tables(const Config& config, const JobResult& result, c
   verify_options.max_virtual_channels = config.virtual_channels;
   verify_options.rules = result.table.rules;
   verify_options.flow_control = result.table.flow_control;
+  verify_options.adaptive = config.adaptive;
   std::vector<JobResult> stages;
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     JobResult stage = result;

@@ -120,6 +120,17 @@ void print_json(const std::string& source, const RouteTable& table, const Simula
     print_json_result(std::cout, report.baseline[i]);
   }
   std::cout << "]";
+  if (request.adaptive) {
+    std::cout << ",\"adaptive\":[";
+    for (std::size_t i = 0; i < report.adaptive.size(); ++i) {
+      const simulation::AdaptiveResult& a = report.adaptive[i];
+      char numbers[160];
+      std::snprintf(numbers, sizeof numbers, "\"seconds\":%.9g,\"throughput\":%.9g,\"max_load\":%.9g", a.seconds,
+                    a.throughput, a.max_load);
+      std::cout << (i ? "," : "") << "{\"pattern\":" << json_quote(a.pattern) << "," << numbers << "}";
+    }
+    std::cout << "]";
+  }
   if (!report.baseline_note.empty()) std::cout << ",\"baseline_note\":" << json_quote(report.baseline_note);
   if (const PatternResult* bisection = find_result(report.table, "bisection")) {
     char ebb[64];
@@ -162,6 +173,20 @@ void print_text(const std::string& source, const RouteTable& table, const Simula
     std::cout << "\n";
   }
   if (!report.baseline_note.empty()) std::cout << "  no DOR baseline: " << report.baseline_note << "\n";
+  if (request.adaptive) {
+    // routing.adaptive on: the flow-level estimate of the adaptive channel.
+    std::cout << "  adaptive channel (estimate: flows split evenly over minimal hops, the table as escape)\n"
+                 "  pattern                  time  throughput  busiest channel   vs table\n";
+    for (const simulation::AdaptiveResult& a : report.adaptive) {
+      const PatternResult* deterministic = find_result(report.table, a.pattern);
+      char versus[16] = "-";
+      if (deterministic && a.seconds > 0) std::snprintf(versus, sizeof versus, "%.2fx", deterministic->seconds / a.seconds);
+      char line[200];
+      std::snprintf(line, sizeof line, "  %-18s %10s %11s  %9.2f flows  %9s\n", a.pattern.c_str(),
+                    format_seconds(a.seconds).c_str(), format_rate(a.throughput).c_str(), a.max_load, versus);
+      std::cout << line;
+    }
+  }
   std::cout << "  vs dor: plain DOR's time over this table's (above 1: this table is faster); vs limit: time over "
                "the physical limit\n";
 }
@@ -261,6 +286,7 @@ int simulate_command(int argc, char** argv) {
         throw TableFileError("cannot write " + *path + ": " + problem);
   const Config config = load_config_announced(config_path);
   request.model = simulation::link_model_of(config);
+  request.adaptive = config.adaptive;
   RouteTable table;
   Network network = config.network();
   std::string source;

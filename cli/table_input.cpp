@@ -24,6 +24,7 @@ TableInput read_table_input(const Config& config, const std::string& tables, con
   // several times its line of text.
   MemoryWork work;
   work.threads = worker_count();
+  work.adaptive_escape = config.adaptive;
   check_memory_limit(estimate_dump_read_memory(config.network(), contents.text.size(),
                                                std::count(contents.text.begin(), contents.text.end(), '\n') + 1, work),
                      config.memory_limit, config.source);

@@ -48,6 +48,18 @@ double verifier_bytes(const Torus& torus, double layers, int threads) {
   return static_cast<double>(torus.channel_slots()) * layers * (16.0 * std::max(1, threads) + 64);
 }
 
+// The adaptive channel's escape check (routing/check/adaptive_escape.hpp),
+// after the verifier's walk: per thread a bit row per escape channel (the
+// used (virtual channel, channel) pairs, at most the live channels of each
+// layer) and a row per allocated router; the rows are then the extended
+// graph's indirect part, read in place, beside its direct part and Tarjan's
+// arrays (40 bytes an escape channel).
+double escape_check_bytes(const Network& network, double nodes, double layers, int threads) {
+  const double vertices = static_cast<double>(network.live_channel_count()) * layers;
+  const double row = 8 * std::ceil(vertices / 64);
+  return std::max(1, threads) * (vertices + nodes) * row + 40 * vertices;
+}
+
 double lp_bound_bytes(const Network& network, std::size_t allocation_size) {
   const Torus& torus = network.torus();
   const bool by_symmetry = allocation_size == static_cast<std::size_t>(torus.node_count()) &&
@@ -114,7 +126,9 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
     context.start_peak_bytes = make_generator(info->start_from)->peak_bytes(context, options);
   phase("generator " + generator,
         engine ? engine->peak_bytes(context, options) : Generator::default_peak_bytes(context));
-  phase("verifier", verifier_bytes(torus, layers, work.threads));
+  phase(work.adaptive_escape ? "verifier and escape check" : "verifier",
+        verifier_bytes(torus, layers, work.threads) +
+            (work.adaptive_escape ? escape_check_bytes(network, nodes, layers, work.threads) : 0));
   // Text lines of "X,Y,Z X,Y,Z LAYER +X +Y ...", built in a string stream
   // (its growth and the copy taken of it: three times the text).
   if (work.route_dump) phase("route dump", 3 * pairs * (2 * 3 * torus.present_dims() + 3 + 3 * hops));
@@ -138,12 +152,13 @@ MemoryEstimate estimate_table_read_memory(const Network& network, std::size_t fi
   add_part(estimate, "parsed tables", 72 * routes);
   add_part(estimate, "route table", route_table_bytes(nodes));
   // The verifier (one layer), then the report's LP bound, one after the other.
-  const double verifier = verifier_bytes(torus, 1, work.threads);
+  const double verifier = verifier_bytes(torus, 1, work.threads) +
+                          (work.adaptive_escape ? escape_check_bytes(network, nodes, 1, work.threads) : 0);
   const double lp = work.lp_bound ? lp_bound_bytes(network, files) : 0;
   if (lp > verifier)
     add_part(estimate, "LP bound", lp);
   else
-    add_part(estimate, "verifier", verifier);
+    add_part(estimate, work.adaptive_escape ? "verifier and escape check" : "verifier", verifier);
   return estimate;
 }
 
@@ -162,7 +177,9 @@ MemoryEstimate estimate_dump_read_memory(const Network& network, std::uint64_t t
   // "Memory estimate").
   add_part(estimate, "parsed routes", 128 * routes);
   add_part(estimate, "route table", route_table_bytes(nodes));
-  add_part(estimate, "verifier", verifier_bytes(torus, 1, work.threads));
+  add_part(estimate, work.adaptive_escape ? "verifier and escape check" : "verifier",
+           verifier_bytes(torus, 1, work.threads) +
+               (work.adaptive_escape ? escape_check_bytes(network, nodes, 1, work.threads) : 0));
   return estimate;
 }
 

@@ -3,8 +3,9 @@
 // angara.yaml(5), --memory-limit in angara-route(8)).  The estimate is a
 // model calibrated against measured peak RSS (doc/benchmarks.md, "Memory
 // estimate"): the route table (4 bytes an ordered pair, angara/route.hpp),
-// the per-pair state of the generator, the verifier,
-// the LP bound and a route dump, whichever of them is alive at the peak.
+// the per-pair state of the generator, the verifier (and the adaptive
+// channel's escape check), the LP bound and a route dump, whichever of them
+// is alive at the peak.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,7 @@ struct MemoryWork {
   bool route_dump = false;    // a route dump (--dump-routes or a cache entry) is written or read
   bool lp_bound = false;      // the report computes the LP lower bound
   int threads = 1;            // worker threads of the verifier
+  bool adaptive_escape = false;  // the verifier checks the table as the adaptive channel's escape
 };
 
 // The estimate for routing `allocation_size` nodes of `network` with one

@@ -65,6 +65,7 @@ VerifyOptions verify_options_of(const Config& config) {
   options.max_virtual_channels = config.virtual_channels;
   options.rules = config.rules;
   options.flow_control = config.flow_control;
+  options.adaptive = config.adaptive;
   return options;
 }
 
@@ -119,6 +120,9 @@ PreparedJob prepare_job(const Config& config, const JobRequest& request) {
     key << "budget=" << WorkBudget::for_seconds(seconds).limit() << '|';
   for (const auto& [name, value] : options.extra) key << name << '=' << value << ';';
   key << '|';
+  // The escape check can send the chain on to a later member (only when on,
+  // so that fingerprints made without it stay valid).
+  if (config.adaptive) key << "adaptive|";
   for (NodeId node : allocation) key << node << ',';
 
   const std::string fingerprint = fnv1a_hex(key.str());
@@ -131,6 +135,7 @@ MemoryEstimate check_job_memory(const Config& config, const JobRequest& request,
   work.route_dump = request.route_dump || !request.cache_dir.empty();
   work.lp_bound = request.lp_bound;
   work.threads = worker_count();
+  work.adaptive_escape = config.adaptive;
   MemoryEstimate estimate = estimate_job_memory(
       prepared.network, prepared.allocation.size(),
       generator.empty() ? prepared.chain.first() : generator, prepared.options, work);
@@ -280,6 +285,7 @@ void check_table_read_memory(const Config& config, const TableFilesSize& size) {
   MemoryWork work;
   work.lp_bound = config.lp_bound_time > 0;
   work.threads = worker_count();
+  work.adaptive_escape = config.adaptive;
   check_memory_limit(estimate_table_read_memory(config.network(), size.files, size.bytes, work), config.memory_limit,
                      config.source);
 }
@@ -332,6 +338,7 @@ JobResult verify_node_tables(const Config& config, const std::vector<NodeTable>&
   VerifyOptions options;
   options.max_virtual_channels = config.virtual_channels;
   options.flow_control = config.flow_control;
+  options.adaptive = config.adaptive;
   result.report = verify(result.network, table, options);
   return result;
 }

@@ -43,7 +43,10 @@ std::string verdict_text(const VerifyReport& report) {
   if (!report.ok()) return "FAILED: " + std::string(rule_name(report.violations.front().rule));
   return std::string("OK: complete, walkable, ") +
          (report.rules == RuleSet::angara ? "Angara-encodable, " : "") + "deadlock-free" +
-         (report.flow_control == FlowControl::none ? " without bubble flow control" : "");
+         (report.flow_control == FlowControl::none ? " without bubble flow control" : "") +
+         (report.adaptive_checked ? ", a safe escape for the adaptive channel (" +
+                                        std::to_string(report.indirect_dependencies) + " indirect dependencies)"
+                                  : "");
 }
 
 std::string rules_text(const Config& config, const VerifyReport& report) {
@@ -201,7 +204,10 @@ std::string format_report_json(const Config& config, const JobResult& result, co
       << ",\"rules\":" << json_quote(std::string(rule_set_name(result.report.rules)))
       << ",\"flow_control\":" << json_quote(std::string(flow_control_name(result.report.flow_control)))
       << ",\"virtual_channels\":" << result.report.virtual_channels
-      << ",\"virtual_channels_allowed\":" << config.virtual_channels << ",\"gamma_max\":" << m.max_gamma
+      << ",\"virtual_channels_allowed\":" << config.virtual_channels
+      << ",\"adaptive\":" << (config.adaptive ? "true" : "false")
+      << ",\"safe_escape\":" << (result.report.adaptive_checked && result.report.ok() ? "true" : "false")
+      << ",\"indirect_dependencies\":" << result.report.indirect_dependencies << ",\"gamma_max\":" << m.max_gamma
       << ",\"gamma_min\":" << m.min_gamma << ",\"gamma_avg\":" << fixed(m.avg_gamma, 4)
       << ",\"channels\":" << m.channels << ",\"sigma4\":" << fixed(m.sigma4, 4) << ",\"max_hops\":" << m.max_hops
       << ",\"avg_hops\":" << fixed(m.avg_hops, 4) << ",\"lower_bound\":" << m.lower_bound

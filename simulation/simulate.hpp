@@ -28,6 +28,18 @@ struct SimulationRequest {
   // their count) of each; the report is the job's, with their traffic on the
   // channels it shares with them.
   std::vector<const RouteTable*> beside;
+  // Also estimate each pattern on the adaptive channel (routing.adaptive
+  // on): the flow-level approximation of simulation/adaptive_flow.hpp, with
+  // the table as the escape; the other jobs of a mix load their own routes.
+  bool adaptive = false;
+};
+
+// One pattern on the adaptive channel: an estimate, not a simulation.
+struct AdaptiveResult {
+  std::string pattern;
+  double seconds = 0;     // per phase the busiest channel's bytes / bandwidth + latency, summed
+  double throughput = 0;  // bytes of all flows / seconds
+  double max_load = 0;    // most flows (in fractions) on one channel in one phase
 };
 
 // One pattern on one table.
@@ -57,6 +69,7 @@ struct PatternResult {
 struct SimulationReport {
   std::vector<PatternResult> table;     // per pattern, the job's table
   std::vector<PatternResult> baseline;  // the same patterns on plain DOR (empty: not run)
+  std::vector<AdaptiveResult> adaptive; // the same patterns on the adaptive channel (empty: not asked)
   // Why the baseline did not run ("" when it did or was not asked for).
   std::string baseline_note;
 };

@@ -1,4 +1,5 @@
 #include "spank/checks.hpp"
+#include "routing/pipeline.hpp"
 #include "routing/generator.hpp"
 #include "angara/trusted_path.hpp"
 
@@ -183,6 +184,31 @@ void add_trust_findings(const PluginSettings& settings, PluginCheck& check) {
 
 }  // namespace
 
+namespace {
+
+// routing.adaptive on: whether the whole machine's table is a safe escape
+// for the adaptive channel (doc/model.md, "The adaptive channel"); a table
+// that is not is refused, so every job would be.
+Finding adaptive_escape_finding(const Config& config) {
+  const std::string prefix = "routing.adaptive on: ";
+  try {
+    JobRequest request;
+    request.write_cache = false;
+    const JobResult result = compute_job_routes(config, request);
+    if (result.report.ok() && result.report.adaptive_checked)
+      return {Severity::Ok, "adaptive",
+              prefix + "the whole machine's table (" + result.algorithm + ") is a safe escape for the adaptive "
+                       "channel (" + std::to_string(result.report.indirect_dependencies) + " indirect dependencies)"};
+    return {Severity::Error, "adaptive",
+            prefix + "the whole machine's table is refused: " +
+                (result.report.ok() ? std::string("not checked") : result.report.violations.front().message)};
+  } catch (const std::exception& e) {
+    return {Severity::Error, "adaptive", prefix + "the whole machine gets no table: " + e.what()};
+  }
+}
+
+}  // namespace
+
 PluginCheck check_plugin_setup(const std::vector<std::string>& arguments, const std::string& config_override) {
   PluginCheck check;
   PluginSettings settings;
@@ -226,6 +252,7 @@ PluginCheck check_plugin_setup(const std::vector<std::string>& arguments, const 
   } catch (const std::exception& e) {
     check.findings.push_back({Severity::Error, "config", e.what()});
   }
+  if (check.config && check.config->adaptive) check.findings.push_back(adaptive_escape_finding(*check.config));
   if (check.config) {
     const std::string tables = settings.table_dir.empty() ? check.config->table_dir : settings.table_dir;
     if (settings.dry_run)

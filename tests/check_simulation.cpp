@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "simulation/adaptive_flow.hpp"
 #include "simulation/flow_simulator.hpp"
 #include "simulation/platform_export.hpp"
 #include "simulation/simulate.hpp"
@@ -222,6 +223,56 @@ START_TEST(test_report_against_dor) {
 }
 END_TEST
 
+// The adaptive channel's estimate (simulation/adaptive_flow.hpp).  On the
+// ring of 4 the flows of distance 2 split over both ways: every channel
+// carries its neighbour flow and two halves, 2 flows, 2 ms where the DOR
+// table takes 3.  On the whole 8x8 the even split loads every channel of a
+// dimension alike (the torus looks the same from every node and both ways),
+// so the all-to-all reaches the physical limit, 64 flows = 64 ms, where
+// DOR's busiest channel has 80.
+START_TEST(test_adaptive_estimate) {
+  for (const char* shape : {"4", "8x8"}) {
+    const Torus torus = Torus::parse(shape);
+    const Network network(torus);
+    const RouteTable table = dimension_order_table(torus, all_nodes(torus));
+    SimulationRequest request;
+    request.patterns = {"alltoall"};
+    request.bytes = 1e6;
+    request.model = plain_model();
+    request.baseline = false;
+    request.adaptive = true;
+    const SimulationReport report = run_simulation(network, table, request);
+    ck_assert_int_eq(report.adaptive.size(), 1);
+    const bool ring = std::string(shape) == "4";
+    const AdaptiveResult& a = report.adaptive[0];
+    ck_assert_msg(near(a.max_load, ring ? 2 : 64), "%s: busiest channel %g flows", shape, a.max_load);
+    ck_assert_msg(near(a.seconds, ring ? 2e-3 : 0.064), "%s: %g s", shape, a.seconds);
+    ck_assert(near(report.table[0].seconds, ring ? 3e-3 : 0.080));
+    ck_assert(near(a.seconds, report.table[0].limit_seconds));
+  }
+}
+END_TEST
+
+// Where no minimal hop is left the flow takes the escape: on a ring of 5
+// with the cable 0 -- 1 failed, 0 -> 1 has no minimal hop and goes the long
+// way round on its table route, all of it on each of those 4 channels.
+START_TEST(test_adaptive_falls_back_to_the_escape) {
+  const Torus ring = Torus::parse("5");
+  Network network(ring);
+  network.fail_link(0, Direction::make(0, false));
+  const RouteTable table = angara_test::route_all("bfs", network);
+  const std::string route = angara_test::route_text(network, table, "0", "1");
+  ck_assert_std_str_eq(route, "-X -X -X -X");
+  const AdaptiveLoads loads = adaptive_channel_loads(network, table, {{0, 1}});
+  for (NodeId node = 0; node < 5; ++node) {
+    const double minus = loads.load[Torus::channel(node, Direction::make(0, true))];
+    ck_assert_msg(near(minus, node == 1 ? 0.0 : 1.0), "channel %u -X: %g", node, minus);
+    ck_assert(near(loads.load[Torus::channel(node, Direction::make(0, false))], 0.0));
+  }
+  ck_assert_uint_eq(loads.max_hops, 4);
+}
+END_TEST
+
 START_TEST(test_pattern_shapes) {
   const Torus torus = Torus::parse("4x4x2");
   const std::vector<NodeId> nodes = all_nodes(torus);
@@ -302,6 +353,8 @@ int main() {
   tcase_add_test(tc, test_bad_routes_are_refused_before_simulating);
   tcase_add_test(tc, test_missing_route_is_refused);
   tcase_add_test(tc, test_report_against_dor);
+  tcase_add_test(tc, test_adaptive_estimate);
+  tcase_add_test(tc, test_adaptive_falls_back_to_the_escape);
   tcase_add_test(tc, test_pattern_shapes);
   tcase_add_test(tc, test_platform_routes);
   suite_add_tcase(s, tc);

@@ -855,6 +855,32 @@ START_TEST(test_node_name_check) {
 }
 END_TEST
 
+// routing.adaptive on: check says whether the whole machine's table is a
+// safe escape for the adaptive channel (doc/model.md, "The adaptive channel").
+START_TEST(test_plugin_setup_adaptive) {
+  TempDir dir;
+  const auto adaptive_finding = [&](const std::string& machine) {
+    std::ofstream(dir.file("angara.yaml")) << machine << "routing:\n  algorithm: bfs\n  adaptive: on\n"
+                                           << "tables:\n  directory: " << dir.file("tables") << "\n";
+    const PluginCheck check = check_plugin_setup({"config=" + dir.file("angara.yaml")});
+    for (const Finding& finding : check.findings)
+      if (finding.subject == "adaptive") return finding;
+    ck_abort_msg("no adaptive finding");
+    return Finding{};
+  };
+  const Finding safe = adaptive_finding("machine:\n  torus: 3x3\n  nodes: n[0-8]\nfailures:\n  links: [n0 +X]\n");
+  ck_assert_int_eq(static_cast<int>(safe.severity), static_cast<int>(Severity::Ok));
+  ck_assert_msg(safe.text.find("routing.adaptive on: the whole machine's table (bfs) is a safe escape for the "
+                               "adaptive channel (") == 0,
+                "%s", safe.text.c_str());
+  const Finding unsafe =
+      adaptive_finding("machine:\n  torus: 4x3\n  nodes: n[00-11]\nfailures:\n  links: [n00 +X]\n");
+  ck_assert_int_eq(static_cast<int>(unsafe.severity), static_cast<int>(Severity::Error));
+  ck_assert_msg(unsafe.text.find("unsafe-escape: adaptive channel: indirect dependency") != std::string::npos, "%s",
+                unsafe.text.c_str());
+}
+END_TEST
+
 START_TEST(test_plugin_setup_checks) {
   TempDir dir;
   std::ofstream(dir.file("angara.yaml")) << "machine:\n  torus: 4x2x2x2\n  nodes: desmos[00-31]\n"
@@ -955,6 +981,7 @@ int main() {
   tcase_add_test(plugin, test_rebuild_keeps_algorithm_and_drops_failed);
   tcase_add_test(plugin, test_rebuild_runs_the_chain_again);
   tcase_add_test(plugin, test_plugin_setup_checks);
+  tcase_add_test(plugin, test_plugin_setup_adaptive);
   suite_add_tcase(s, plugin);
   return angara_test::run_suite(s);
 }

@@ -197,6 +197,37 @@ printf 'machine:\n  torus: 4x4\n  nodes: n[00-15]\nrouting:\n  flow_control: cre
 expect "bad flow_control in the config" 3 "$tool" generate --config "$work/badflow.yaml" --dry-run
 contains "bad flow_control position" "$work/err" "badflow.yaml:5:17: routing.flow_control: expected 'bubble' or 'none', got 'credit'"
 
+# routing.adaptive: the table is also checked as the adaptive channel's
+# escape (doc/model.md, "The adaptive channel").  On 3x3 with a failed cable
+# bfs's First/Last Step detours are a safe escape; on 4x3 they are not, and
+# analyze reports the same table refused once adaptive is on.
+printf 'machine:\n  torus: 4x4\n  nodes: n[00-15]\nrouting:\n  adaptive: yes\n' > "$work/badadaptive.yaml"
+expect "bad adaptive in the config" 3 "$tool" generate --config "$work/badadaptive.yaml" --dry-run
+contains "bad adaptive position" "$work/err" "badadaptive.yaml:5:13: routing.adaptive: expected 'on' or 'off', got 'yes'"
+printf 'machine:\n  torus: 3x3\n  nodes: n[0-8]\nfailures:\n  links: [n0 +X]\nrouting:\n  algorithm: bfs\n  adaptive: on\n' \
+  > "$work/adaptive33.yaml"
+expect "adaptive on: 3x3 detours are a safe escape" 0 "$tool" generate --config "$work/adaptive33.yaml" --dry-run
+contains "adaptive verdict" "$work/out" "deadlock-free, a safe escape for the adaptive channel ("
+expect "adaptive on: json" 0 "$tool" generate --config "$work/adaptive33.yaml" --dry-run --json
+contains "adaptive json" "$work/out" '"adaptive":true,"safe_escape":true,"indirect_dependencies":'
+printf 'machine:\n  torus: 4x3\n  nodes: n[00-11]\nfailures:\n  links: [n00 +X]\nrouting:\n  algorithm: bfs\n' > "$work/adaptive43.yaml"
+expect "adaptive off: 4x3 detours pass" 0 "$tool" generate --config "$work/adaptive43.yaml" --dry-run \
+  --dump-routes "$work/adaptive43.dump"
+printf '  adaptive: on\n' >> "$work/adaptive43.yaml"
+expect "adaptive on: 4x3 detours refused" 1 "$tool" generate --config "$work/adaptive43.yaml" --dry-run
+contains "adaptive refusal names the rule" "$work/err" "unsafe-escape: adaptive channel: indirect dependency"
+contains "adaptive refusal shows the cycle" "$work/err" "; cycle "
+expect "analyze with adaptive on" 0 "$tool" analyze --config "$work/adaptive43.yaml" --dump "$work/adaptive43.dump" --json
+contains "analyze adaptive verdict" "$work/out" '"verdict":"FAILED: unsafe-escape","adaptive":true,"safe_escape":false'
+# Plain dimension order (tools/dor_dump.py) is a safe escape on single-cabled Desmos.
+python3 "$TEST_DATA_DIR/../../tools/dor_dump.py" 4x2x2x2 YZK > "$work/dor.dump" && ok "dor dump written" ||
+  not_ok "dor dump written"
+expect "dor dump passes the independent checker" 0 python3 "$checker" "$work/dor.dump"
+printf 'machine:\n  torus: 4x2x2x2\n  single_cable: [Y, Z, K]\n  nodes: desmos[00-31]\nrouting:\n  adaptive: on\n' \
+  > "$work/desmos_adaptive.yaml"
+expect "analyze dor with adaptive on" 0 "$tool" analyze --config "$work/desmos_adaptive.yaml" --dump "$work/dor.dump"
+contains "dor is a safe escape" "$work/out" "verifier: OK, a safe escape for the adaptive channel (1248 indirect dependencies)"
+
 # Single cabling (machine.single_cable): every algorithm's routes stay on
 # cabled ports, the dump says so, tables carry it and are checked against
 # the configuration.  The built-in Desmos is single-cabled like

@@ -25,6 +25,19 @@ contains "desmos: the eBB is the bisection's mean flow bandwidth" <(json_field "
 contains "desmos: the all-to-all time is its max load's" <(json_field "$work/desmos.json" \
   "abs(r['results'][0]['seconds'] / (r['results'][0]['max_load'] * 1048576 / 9.375e9) - 1) < 0.01") "True"
 
+# routing.adaptive on: the adaptive channel's estimate beside the table.  On
+# the whole 8x8 the plain DOR dump's all-to-all has 80 flows on its busiest
+# channel, the even split over minimal hops 64, the physical limit.
+printf 'machine:\n  torus: 8x8\n  nodes: n[00-63]\nrouting:\n  adaptive: on\n' > "$work/adaptive88.yaml"
+python3 "$TEST_DATA_DIR/../../tools/dor_dump.py" 8x8 > "$work/dor88.dump"
+expect "adaptive: simulate --json" 0 "$tool" simulate --config "$work/adaptive88.yaml" --dump "$work/dor88.dump" \
+  --pattern alltoall --no-baseline --json
+contains "adaptive: the all-to-all's busiest channels" <(json_field "$work/out" \
+  "r['results'][0]['max_load'], r['adaptive'][0]['max_load']") "80 64"
+expect "adaptive: simulate text" 0 "$tool" simulate --config "$work/adaptive88.yaml" --dump "$work/dor88.dump" \
+  --pattern alltoall --no-baseline
+contains "adaptive: text report" "$work/out" "adaptive channel (estimate: flows split evenly over minimal hops, the table as escape)"
+
 # Random halves: balanced's all-to-all is faster than bfs's by the ratio of
 # their max loads (the flow model's bottleneck), within 5%.
 for machine in 8x8 4x4x4; do

@@ -9,8 +9,8 @@
 #   --build DIR   the configured and built tree (default: the current directory)
 #   --output FILE default: doc/benchmarks.md of the source tree
 #   --only LIST   these sections only (comma-separated: quality, nue, faults,
-#                 scale, time_budget, transition, placement, memory, simulation,
-#                 smpi_paper, sweep)
+#                 adaptive, scale, time_budget, transition, placement, memory,
+#                 simulation, smpi_paper, sweep)
 # 'make bench-doc' runs it from the build tree (about 30 minutes on 2 shared cores).
 set -euo pipefail
 
@@ -201,7 +201,9 @@ section_faults() {
        'pair has an encodable route at all; then the default chain (`balanced,nue,exact`) and' \
        'each generator on its own route it, and every table goes through the verifier on one' \
        'virtual channel.  *routed*: a table verified; *missed*: the oracle joins every pair but' \
-       'no table came out; *dlock*: tables with a deadlock (must be 0); *stretch*: hops over' \
+       'no table came out; *dlock*: tables with a deadlock (must be 0); *safe esc*: routed tables' \
+       'that are also a safe escape for the adaptive channel (`routing.adaptive: on`, doc/model.md' \
+       '"The adaptive channel"; a summary line per chain at the end); *stretch*: hops over' \
        'the shortest encodable route; *detour*: hops over the fault-free torus distance;' \
        '*gamma/ff*: max gamma over that of the fault-free balanced table of the same allocation;' \
        'CPU seconds per table (a chain: its members up to the one that succeeded).  The list' \
@@ -220,6 +222,50 @@ section_faults() {
        'exists; whole 16x32 machines with scattered failures take the longest.'
   show faults512 ANGARA_THREADS=1 nice -n 19 bench/angara-faults --seed 1 --from 27 \
     --scenarios "$(size 36 135)" --max-nodes 512 --singles-max-nodes 1
+}
+
+section_adaptive() {
+  emit '' '## The adaptive channel'"'"'s check' ''
+  emit 'With `routing.adaptive: on` the verifier also checks a table as the escape of the' \
+       'adaptive channel (doc/model.md, "The adaptive channel"); with `off` it does not run.' \
+       '`analyze --dump` verifies a dump once: the same table without and with the check, on' \
+       'Desmos (single-cabled) and the whole 8x8x8 torus, for the balanced table (refused: the' \
+       'time includes finding the example cycle) and for plain dimension order' \
+       '(`tools/dor_dump.py`, a safe escape: every indirect dependency is built).' \
+       '`M-generate` is `generate --dry-run` of the machine without the key (the check does' \
+       'not run), for comparison.'
+  local machine config dump
+  for machine in desmos 8x8x8; do
+    if [ "$machine" = desmos ]; then
+      printf 'machine:\n  torus: 4x2x2x2\n  single_cable: [Y, Z, K]\n  nodes: desmos[00-31]\n' > "$work/$machine.yaml"
+      python3 "$src/tools/dor_dump.py" 4x2x2x2 YZK > "$work/$machine-dor.dump"
+    else
+      printf 'machine:\n  torus: 8x8x8\n  nodes: n[000-511]\n' > "$work/$machine.yaml"
+      python3 "$src/tools/dor_dump.py" 8x8x8 > "$work/$machine-dor.dump"
+    fi
+    { cat "$work/$machine.yaml"; printf 'routing:\n  adaptive: on\n'; } > "$work/$machine-on.yaml"
+    run "$machine-generate" ANGARA_THREADS=1 nice -n 19 cli/angara-route generate --config "$work/$machine.yaml" \
+      --dry-run --dump-routes "$work/$machine-balanced.dump"
+    for dump in balanced dor; do
+      run "$machine-$dump-off" ANGARA_THREADS=1 nice -n 19 cli/angara-route analyze --config "$work/$machine.yaml" \
+        --dump "$work/$machine-$dump.dump"
+      run "$machine-$dump-on" ANGARA_THREADS=1 nice -n 19 cli/angara-route analyze \
+        --config "$work/$machine-on.yaml" --dump "$work/$machine-$dump.dump"
+    done
+  done
+  emit '' '```text'
+  local name w u s verdict
+  for name in desmos-generate desmos-balanced-off desmos-balanced-on desmos-dor-off desmos-dor-on \
+              8x8x8-generate 8x8x8-balanced-off 8x8x8-balanced-on 8x8x8-dor-off 8x8x8-dor-on; do
+    read -r w u s _ < "$work/$name.time"
+    verdict=$(sed -n 's/.*verifier: //p' "$work/$name.out" | cut -c1-90)
+    printf '%-22s %6.2f s wall %6.2f s CPU  %s\n' "$name" "$w" "$(awk -v a="$u" -v b="$s" 'BEGIN { print a + b }')" \
+      "${verdict:-$(sed -n 's/^ *verdict *//p' "$work/$name.out" | cut -c1-90)}" >> "$body"
+  done
+  emit '```' '' 'The commands, for each machine (`M.yaml` the machine, `M-on.yaml` the same with' \
+       '`routing: {adaptive: on}`):' '' '```sh' 'python3 tools/dor_dump.py 8x8x8 > 8x8x8-dor.dump'
+  sed 's|'"$work"'/||g' "$work/8x8x8-generate.cmd" "$work/8x8x8-dor-off.cmd" "$work/8x8x8-dor-on.cmd" >> "$body"
+  emit '```'
 }
 
 section_scale() {
@@ -638,6 +684,7 @@ write_document() {
 wanted quality && section_quality && write_document
 wanted nue && section_nue && write_document
 wanted faults && section_faults && write_document
+wanted adaptive && section_adaptive && write_document
 wanted scale && section_scale && write_document
 wanted time_budget && section_time_budget && write_document
 wanted transition && section_transition && write_document

@@ -4,6 +4,8 @@
 // "Deadlock rule").
 #include "routing/check/verifier.hpp"
 
+#include "routing/check/adaptive_escape.hpp"
+
 #include "routing/common/parallel.hpp"
 
 #include <algorithm>
@@ -23,13 +25,14 @@ const char* rule_name(Rule rule) {
     case Rule::NotEncodable: return "not-encodable";
     case Rule::Deadlock: return "deadlock";
     case Rule::BadLayer: return "bad-layer";
+    case Rule::UnsafeEscape: return "unsafe-escape";
   }
   return "unknown";
 }
 
 namespace {
 
-constexpr int kRuleCount = static_cast<int>(Rule::BadLayer) + 1;
+constexpr int kRuleCount = static_cast<int>(Rule::UnsafeEscape) + 1;
 
 std::string describe_route(const Torus& torus, NodeId src, NodeId dst, const Route& route) {
   return "route " + torus.format_coord(src) + " -> " + torus.format_coord(dst) + " (" + route.to_string() + ")";
@@ -56,6 +59,7 @@ class ViolationLog {
     for (int r = 0; r < kRuleCount; ++r)
       if (!examples_[r]) examples_[r] = std::move(later.examples_[r]);
   }
+  std::size_t count() const { return count_; }
   void fill(VerifyReport& report) const {
     report.violation_count = count_;
     for (int r = 0; r < kRuleCount; ++r)
@@ -564,6 +568,20 @@ VerifyReport verify(const Network& network, const RouteTable& table, const Verif
     LayerDeadlocks deadlocks = find_layer_deadlocks(network, table, layer, walk.graphs[layer], options.flow_control);
     if (deadlocks.cyclic_components)
       log.add(Rule::Deadlock, [&] { return std::move(deadlocks.example); }, deadlocks.cyclic_components);
+  }
+  // Duato's condition only for a table that is a valid escape otherwise:
+  // connected (every pair routed over live channels) and deadlock-free.
+  if (options.adaptive && log.count() == 0) {
+    SuccessorMasks direct(walk.graphs.size());
+    for (std::size_t layer = 0; layer < direct.size(); ++layer)
+      for (ChannelId c = 0; c < walk.graphs[layer].slots(); ++c)
+        direct[layer].push_back(walk.graphs[layer].successors(c));
+    EscapeCheck escape = check_adaptive_escape(network, table, direct, options.flow_control);
+    report.adaptive_checked = true;
+    report.indirect_dependencies = escape.indirect_dependencies;
+    if (escape.cyclic_components)
+      log.add(Rule::UnsafeEscape, [&] { return "adaptive channel: " + std::move(escape.example); },
+              escape.cyclic_components);
   }
 
   log.fill(report);

@@ -22,6 +22,8 @@ enum class Rule {
   Deadlock,         // a turn (under flow control none: any dependency) inside
                     // a cycle of one virtual channel's CDG
   BadLayer,         // layer beyond the allowed virtual channels
+  UnsafeEscape,     // routing.adaptive on: the table is no safe escape for the
+                    // adaptive channel (a forbidden cycle of the extended CDG)
 };
 const char* rule_name(Rule rule);
 
@@ -44,6 +46,11 @@ struct VerifyReport {
   int virtual_channels = 1;           // used by the table: 1 + highest layer
   RuleSet rules = RuleSet::angara;    // the rules it was checked under
   FlowControl flow_control = FlowControl::bubble;
+  // routing.adaptive: the table was checked as the adaptive channel's escape
+  // (only when it passed every other rule), with this many distinct indirect
+  // dependencies between escape channels.
+  bool adaptive_checked = false;
+  std::size_t indirect_dependencies = 0;
   Metrics metrics;
 };
 
@@ -51,6 +58,9 @@ struct VerifyOptions {
   int max_virtual_channels = 1;
   RuleSet rules = RuleSet::angara;                // general: encodability is not required
   FlowControl flow_control = FlowControl::bubble; // none: every CDG cycle is a deadlock
+  // routing.adaptive: also check Duato's condition for the table as the
+  // escape of the adaptive channel (routing/check/adaptive_escape.hpp).
+  bool adaptive = false;
 };
 
 // Checks, without any generator or the routing graph: every ordered pair of
@@ -61,7 +71,10 @@ struct VerifyOptions {
 // options.max_virtual_channels; each layer's CDG is deadlock-free under
 // options.flow_control (bubble: no turn on a cycle; none: no cycle at all).  Routes
 // from or to a failed allocated node are not walked (the node is reported).
-// Also counts non-minimal and FS/LS routes and computes the metrics.
+// With options.adaptive, a table that passes all of these is also checked
+// as the adaptive channel's escape (Rule::UnsafeEscape; doc/model.md, "The
+// adaptive channel").  Also counts non-minimal and FS/LS routes and computes
+// the metrics.
 VerifyReport verify(const Network& network, const RouteTable& table, const VerifyOptions& options = {});
 
 // A channel dependency graph.  A dependency c1 -> c2 always leads to a
