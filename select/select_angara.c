@@ -276,14 +276,20 @@ static const char *_mode_name(uint16_t mode)
 }
 
 /* The node count the block is for, or 0 (and why) when the request does
- * not fix one: a range without a preferred count. */
-static uint32_t _node_count(uint32_t min_nodes, uint32_t max_nodes,
-			    uint32_t req_nodes, char *why, size_t why_size)
+ * not give one.  A job without -N has a count Slurm derived (requested);
+ * when the wrapped plugin cannot place the job in that block, it gets the
+ * nodes Slurm passed (select_p_job_test). */
+static uint32_t _node_count(job_record_t *job_ptr, uint32_t min_nodes,
+			    uint32_t max_nodes, uint32_t req_nodes, char *why,
+			    size_t why_size)
 {
+	if (job_ptr->details && job_ptr->details->req_node_bitmap) {
+		snprintf(why, why_size, "the job names its nodes (--nodelist)");
+		return 0;
+	}
 	if (min_nodes && (min_nodes == max_nodes))
 		return min_nodes;
-	if (req_nodes && (req_nodes >= min_nodes) && (req_nodes <= max_nodes) &&
-	    (max_nodes < node_record_count))
+	if (req_nodes && (req_nodes >= min_nodes) && (req_nodes <= max_nodes))
 		return req_nodes;
 	snprintf(why, why_size,
 		 "node count not determinable (min %u, max %u, requested %u nodes)",
@@ -306,10 +312,6 @@ static bitstr_t *_narrow(job_record_t *job_ptr, bitstr_t *bitmap,
 	bool run_now = !SELECT_IS_MODE_TEST_ONLY(mode) &&
 		       !SELECT_IS_MODE_WILL_RUN(mode);
 
-	if (job_ptr->details && job_ptr->details->req_node_bitmap) {
-		snprintf(why, why_size, "the job names its nodes (--nodelist)");
-		return NULL;
-	}
 	slurm_mutex_lock(&filter_lock);
 	if (!filter) {
 		snprintf(why, why_size, "%s", filter_problem);
@@ -366,8 +368,8 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 		       !SELECT_IS_MODE_WILL_RUN(mode);
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	node_count = _node_count(min_nodes, max_nodes, req_nodes, why,
-				 sizeof(why));
+	node_count = _node_count(job_ptr, min_nodes, max_nodes, req_nodes,
+				 why, sizeof(why));
 	if (node_count)
 		narrowed = _narrow(job_ptr, bitmap, node_count, mode, why,
 				   sizeof(why));
