@@ -1,6 +1,7 @@
 // select/angara's choice of a free block (block_filter.h): the machine and
 // Slurm's node table are mapped once (at slurmctld start and on
-// reconfigure), so a job test costs one choose_free_block over the torus.
+// reconfigure), so a job test costs one choose_free_block over the torus,
+// or none when the same free nodes were asked for the same count lately.
 #include "select/block_filter.h"
 
 #include <algorithm>
@@ -53,6 +54,20 @@ struct angara_block_filter {
   // Shape-class bounds on the intact machine, kept for the plugin's life
   // (choose_free_block recomputes them on every call otherwise).
   std::map<angara::ShapeClassKey, angara::IntactBound> bound_cache;
+  // The last choices, by their whole input: a scheduling pass tests many
+  // pending jobs of one size against the same free nodes, and each test
+  // after the first is then a comparison of masks.
+  struct Remembered {
+    std::uint32_t node_count = 0;
+    std::vector<unsigned char> free;
+    std::vector<unsigned char> failed;
+    int result = ANGARA_BLOCK_NONE;
+    std::string message;
+    std::vector<NodeId> nodes;
+  };
+  static constexpr std::size_t kRemembered = 16;
+  std::vector<Remembered> remembered;  // at most kRemembered, oldest replaced first
+  std::size_t next_replaced = 0;
 };
 
 namespace {
@@ -82,7 +97,8 @@ std::string describe(const angara::Config& config, const angara::FreeBlock& bloc
 }  // namespace
 
 extern "C" angara_block_filter_t* angara_block_filter_create(const char* config_path, const char* const* slurm_names,
-                                                             size_t slurm_count, char* message, size_t message_size) {
+                                                             size_t slurm_count, const angara_block_filter_t* previous,
+                                                             char* message, size_t message_size) {
   try {
     if (config_path == nullptr || *config_path == '\0') {
       write_message(message, message_size, "no machine configuration file given");
@@ -112,6 +128,9 @@ extern "C" angara_block_filter_t* angara_block_filter_create(const char* config_
                         " Slurm node(s) not in the machine's `nodes`: " + some_names(unknown));
       return nullptr;
     }
+    // The bounds depend on the torus (sizes and cabling) alone.
+    if (previous != nullptr && previous->config.torus == filter->config.torus)
+      filter->bound_cache = previous->bound_cache;
     write_message(message, message_size,
                   filter->config.source + ": " + filter->config.torus.to_string() + " torus, " +
                       std::to_string(mapped) + " of its " + std::to_string(machine_nodes) + " nodes in Slurm, " +
@@ -158,19 +177,40 @@ extern "C" int angara_block_filter_choose(angara_block_filter_t* filter, const u
       if (failed != nullptr && failed[index]) slurm_failed[node] = 1;
       else if (usable[index]) request.free[node] = 1;
     }
-    const angara::BlockChoice choice = angara::choose_free_block(network_for(*filter, slurm_failed), request);
     std::fill(chosen, chosen + slurm_count, 0);
+    const auto answer = [&](const angara_block_filter::Remembered& choice) {
+      for (NodeId node : choice.nodes) {
+        const std::size_t index = filter->index_of_node[node];
+        if (index < slurm_count) chosen[index] = 1;
+      }
+      write_message(message, message_size, choice.message);
+      return choice.result;
+    };
+    for (const angara_block_filter::Remembered& known : filter->remembered)
+      if (known.node_count == node_count && known.free == request.free && known.failed == slurm_failed)
+        return answer(known);
+
+    const angara::BlockChoice choice = angara::choose_free_block(network_for(*filter, slurm_failed), request);
+    angara_block_filter::Remembered made;
+    made.node_count = node_count;
+    made.free = request.free;
+    made.failed = slurm_failed;
     if (choice.blocks.empty()) {
-      write_message(message, message_size, choice.reason);
-      return ANGARA_BLOCK_NONE;
+      made.message = choice.reason;
+    } else {
+      made.result = ANGARA_BLOCK_FOUND;
+      made.nodes = choice.blocks.front().nodes;
+      made.message = describe(filter->config, choice.blocks.front(), choice.exact, node_count);
     }
-    const angara::FreeBlock& block = choice.blocks.front();
-    for (NodeId node : block.nodes) {
-      const std::size_t index = filter->index_of_node[node];
-      if (index < slurm_count) chosen[index] = 1;
+    if (filter->remembered.size() < angara_block_filter::kRemembered) {
+      filter->remembered.push_back(std::move(made));
+      return answer(filter->remembered.back());
     }
-    write_message(message, message_size, describe(filter->config, block, choice.exact, node_count));
-    return ANGARA_BLOCK_FOUND;
+    std::size_t& slot = filter->next_replaced;
+    filter->remembered[slot] = std::move(made);
+    const int result = answer(filter->remembered[slot]);
+    slot = (slot + 1) % angara_block_filter::kRemembered;
+    return result;
   } catch (const std::exception& error) {
     write_message(message, message_size, error.what());
   } catch (...) {

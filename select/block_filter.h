@@ -23,10 +23,13 @@ typedef struct angara_block_filter angara_block_filter_t;
  * node index i (NULL for a hole in the table).  Returns NULL when the file
  * cannot be read or parsed, or when a Slurm node is not in the machine; the
  * message then says why (file, line and what was expected, or the names).
- * On success the message summarises the machine.
+ * On success the message summarises the machine.  `previous` (NULL: none)
+ * is the filter this one replaces (scontrol reconfigure): what it learnt
+ * about block shapes is kept when the torus is the same.
  */
 angara_block_filter_t *angara_block_filter_create(const char *config_path, const char *const *slurm_names,
-                                                  size_t slurm_count, char *message, size_t message_size);
+                                                  size_t slurm_count, const angara_block_filter_t *previous,
+                                                  char *message, size_t message_size);
 void angara_block_filter_destroy(angara_block_filter_t *filter);
 
 enum angara_block_result {

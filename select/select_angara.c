@@ -205,12 +205,11 @@ static void _load_machine(void)
 			sizeof(char *));
 	for (i = 0; (node_ptr = next_node(&i)); i++)
 		names[i] = node_ptr->name;
+	slurm_mutex_lock(&filter_lock);
 	loaded = angara_block_filter_create(machine_config, names,
-					    node_record_count, message,
+					    node_record_count, filter, message,
 					    sizeof(message));
 	xfree(names);
-
-	slurm_mutex_lock(&filter_lock);
 	angara_block_filter_destroy(filter);
 	filter = loaded;
 	if (loaded) {

@@ -37,10 +37,12 @@ struct Filter {
   std::vector<std::string> names = slurm_table();
   std::string message;
   angara_block_filter_t* handle = nullptr;
-  explicit Filter(const std::string& path, std::vector<std::string> table = slurm_table()) : names(std::move(table)) {
+  explicit Filter(const std::string& path, std::vector<std::string> table = slurm_table(),
+                  const angara_block_filter_t* previous = nullptr)
+      : names(std::move(table)) {
     char text[1024] = "";
     const std::vector<const char*> table_pointers = pointers(names);
-    handle = angara_block_filter_create(path.c_str(), table_pointers.data(), names.size(), text, sizeof text);
+    handle = angara_block_filter_create(path.c_str(), table_pointers.data(), names.size(), previous, text, sizeof text);
     message = text;
   }
   ~Filter() { angara_block_filter_destroy(handle); }
@@ -112,6 +114,51 @@ END_TEST
 
 // A node Slurm has DOWN or DRAINED is a failed router: never in the block,
 // even when the caller's usable mask says otherwise.
+// A filter that replaces another (scontrol reconfigure) chooses alike,
+// on the same torus and on another one.
+START_TEST(replacing_filter_chooses_alike) {
+  Filter first(kDesmos);
+  std::vector<std::string> before, after;
+  ck_assert_int_eq(first.choose(16, {}, {"desmos05"}, before), ANGARA_BLOCK_FOUND);
+  Filter second(kDesmos, slurm_table(), first.handle);
+  ck_assert_ptr_nonnull(second.handle);
+  ck_assert_int_eq(second.choose(16, {}, {"desmos05"}, after), ANGARA_BLOCK_FOUND);
+  ck_assert(before == after);
+  Filter other(angara_test::data_path("desmos_double_cable.yaml"), slurm_table(), first.handle);
+  ck_assert_ptr_nonnull(other.handle);
+  const Config config = load_config(angara_test::data_path("desmos_double_cable.yaml"));
+  ck_assert_int_eq(other.choose(8, {}, {}, after), ANGARA_BLOCK_FOUND);
+  ck_assert(after == expected_block(config, config.network(), 8, std::vector<unsigned char>(32, 1)));
+}
+END_TEST
+
+// The filter remembers its last choices by their whole input: another
+// state never gets a remembered answer.
+START_TEST(remembered_choices_follow_the_state) {
+  Filter filter(kDesmos);
+  std::vector<std::string> first, second, again, failed_around;
+  ck_assert_int_eq(filter.choose(8, {}, {}, first), ANGARA_BLOCK_FOUND);
+  std::vector<std::string> rest;
+  for (const std::string& name : filter.names)
+    if (!name.empty() && std::find(first.begin(), first.end(), name) == first.end()) rest.push_back(name);
+  ck_assert_int_eq(filter.choose(8, rest, {}, second), ANGARA_BLOCK_FOUND);
+  ck_assert(first != second);
+  for (const std::string& name : second) ck_assert(std::find(rest.begin(), rest.end(), name) != rest.end());
+  ck_assert_int_eq(filter.choose(8, {}, {}, again), ANGARA_BLOCK_FOUND);
+  ck_assert(again == first);
+  // The same free nodes with one of the first block failed.
+  ck_assert_int_eq(filter.choose(8, {}, {first.front()}, failed_around), ANGARA_BLOCK_FOUND);
+  ck_assert(std::find(failed_around.begin(), failed_around.end(), first.front()) == failed_around.end());
+  // More states than it remembers, then the first again.
+  for (std::uint32_t count = 1; count <= 20; ++count) {
+    std::vector<std::string> ignored;
+    filter.choose(count, {}, {}, ignored);
+  }
+  ck_assert_int_eq(filter.choose(8, {}, {}, again), ANGARA_BLOCK_FOUND);
+  ck_assert(again == first);
+}
+END_TEST
+
 START_TEST(failed_nodes_are_never_chosen) {
   const Config config = load_config(kDesmos);
   Filter filter(kDesmos);
@@ -200,6 +247,8 @@ int main() {
   tcase_add_test(tc, maps_slurm_order_and_summarises);
   tcase_add_test(tc, chooses_what_block_choice_chooses);
   tcase_add_test(tc, failed_nodes_are_never_chosen);
+  tcase_add_test(tc, replacing_filter_chooses_alike);
+  tcase_add_test(tc, remembered_choices_follow_the_state);
   tcase_add_test(tc, no_free_block_says_why);
   tcase_add_test(tc, unknown_slurm_node_is_a_configuration_error);
   tcase_add_test(tc, bad_files_are_named);
