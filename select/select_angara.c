@@ -190,9 +190,14 @@ static int _load_wrapped(void)
 }
 
 /* (Re)maps the machine onto slurmctld's node table.  A configuration error
- * leaves `filter` NULL: every job test then passes through, said once here. */
-static void _load_machine(void)
+ * leaves `filter` NULL: every job test then passes through, said here.
+ * slurmctld calls node_init when it reads slurm.conf (start, scontrol
+ * reconfigure) and reconfigure then and after node and partition updates:
+ * the latter log only an outcome that changed. */
+static void _load_machine(bool log_unchanged)
 {
+	static char last_outcome[sizeof(filter_problem)] = "";
+	bool changed;
 	node_record_t *node_ptr;
 	const char **names;
 	char message[sizeof(filter_problem) - 64];
@@ -212,14 +217,20 @@ static void _load_machine(void)
 	xfree(names);
 	angara_block_filter_destroy(filter);
 	filter = loaded;
+	changed = xstrcmp(last_outcome, message) != 0;
+	strlcpy(last_outcome, message, sizeof(last_outcome));
 	if (loaded) {
 		filter_problem[0] = '\0';
-		info(PREFIX "machine %s", message);
+		if (changed || log_unchanged)
+			info(PREFIX "machine %s", message);
+		else
+			debug(PREFIX "machine %s", message);
 	} else {
 		snprintf(filter_problem, sizeof(filter_problem),
 			 "configuration error: %s", message);
-		error(PREFIX "configuration error: %s (MachineConfig %s); every job is placed by %s unchanged until this is fixed and slurmctld reconfigured",
-		      message, machine_config, wrapped_type);
+		if (changed || log_unchanged)
+			error(PREFIX "configuration error: %s (MachineConfig %s); every job is placed by %s unchanged until this is fixed and slurmctld reconfigured",
+			      message, machine_config, wrapped_type);
 	}
 	slurm_mutex_unlock(&filter_lock);
 }
@@ -437,7 +448,7 @@ extern int select_p_job_init(List job_list)
 extern int select_p_node_init(void)
 {
 	int rc = (*(wrapped.node_init))();
-	_load_machine();
+	_load_machine(true);
 	return rc;
 }
 
@@ -627,7 +638,7 @@ extern int select_p_reconfigure(void)
 	} else {
 		xfree(loaded_type);
 	}
-	_load_machine();
+	_load_machine(false);
 	return rc;
 }
 

@@ -11,7 +11,8 @@
 #   2. With the right configuration (reconfigure): a burst of six 8-node
 #      jobs on the 32 nodes, four at once and two that wait, each ends on an
 #      isolated block (tests/tools/check_blocks.py), no two running jobs
-#      share a node, and squeue answers throughout.
+#      share a node, squeue answers throughout, and backfill's will-run
+#      tests of the waiting jobs see blocks (SlurmctldDebug=debug).
 #   3. A job test the plugin cannot narrow (no free block of 4 nodes beside
 #      a job that named its nodes) runs where Slurm puts it, and the log
 #      says why.
@@ -67,7 +68,9 @@ cat >"$hook" <<EOF2
 #!/bin/bash
 set -e
 etc=\$1
-sed -i -e "s|^SelectType=.*|SelectType=select/angara|" -e "s|^SchedulerType=.*|SchedulerType=sched/backfill|" "\$etc/slurm.conf"
+sed -i -e "s|^SelectType=.*|SelectType=select/angara|" -e "s|^SchedulerType=.*|SchedulerType=sched/backfill|" \
+  -e "s|^SlurmctldDebug=.*|SlurmctldDebug=debug|" "\$etc/slurm.conf"
+echo "SchedulerParameters=bf_interval=1" >>"\$etc/slurm.conf"
 echo "PluginDir=$slurm_plugindir:$(dirname "$select_plugin")" >>"\$etc/slurm.conf"
 echo "MachineConfig=$machine" >"\$etc/select_angara.conf"
 EOF2
@@ -194,6 +197,18 @@ if [ $narrowed = 6 ]; then
   ok "slurmctld.log names the block of each of the six jobs"
 else
   not_ok "slurmctld.log names the block of each job ($narrowed of 6)" "$(grep 'select/angara: JobId' "$log" | tail -8)"
+fi
+
+# Backfill (every second here) asked when the two waiting jobs could run:
+# its will-run tests were narrowed to blocks too.
+will_run=0
+for job in "${jobs[@]:4}"; do
+  grep -q "select/angara: JobId=$job will-run: isolated .* block at " "$log" && will_run=$((will_run + 1))
+done
+if [ $will_run = 2 ]; then
+  ok "backfill's will-run tests of the two waiting jobs were narrowed to blocks"
+else
+  not_ok "backfill's will-run tests are narrowed ($will_run of 2 jobs)" "$(grep 'select/angara: JobId' "$log" | grep -v ': 8 nodes on' | tail -6)"
 fi
 
 # --- 3. a job test the plugin cannot narrow ---------------------------------
