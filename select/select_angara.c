@@ -268,12 +268,17 @@ extern int fini(void)
 
 static bool _logged_before(uint32_t job_id)
 {
-	for (size_t i = 0; i < LOGGED_JOBS; i++)
-		if (logged_jobs[i] == job_id)
-			return true;
-	logged_jobs[logged_next] = job_id;
-	logged_next = (logged_next + 1) % LOGGED_JOBS;
-	return false;
+	bool found = false;
+
+	slurm_mutex_lock(&filter_lock);
+	for (size_t i = 0; (i < LOGGED_JOBS) && !found; i++)
+		found = (logged_jobs[i] == job_id);
+	if (!found) {
+		logged_jobs[logged_next] = job_id;
+		logged_next = (logged_next + 1) % LOGGED_JOBS;
+	}
+	slurm_mutex_unlock(&filter_lock);
+	return found;
 }
 
 static const char *_mode_name(uint16_t mode)

@@ -20,6 +20,8 @@
 # Needs root and the plugin (configure --with-slurm-source, as
 # tools/setup.sh does); skips (exit 77) without them, except under CI=true
 # where a missing plugin is an error.  ANGARA_CLUSTER_TEST=skip skips.
+# ANGARA_SELECT_WRAPPED=select/linear (or select/cons_res) runs it with
+# that plugin wrapped instead.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,6 +41,8 @@ if [ ! -f "$slurm_plugindir/select_cons_tres.so" ]; then
   echo "ERROR: Slurm's select_cons_tres.so not found" >&2
   exit 99
 fi
+
+wrapped=${ANGARA_SELECT_WRAPPED:-select/cons_tres}
 
 take_cluster_lock
 
@@ -72,7 +76,7 @@ sed -i -e "s|^SelectType=.*|SelectType=select/angara|" -e "s|^SchedulerType=.*|S
   -e "s|^SlurmctldDebug=.*|SlurmctldDebug=debug|" "\$etc/slurm.conf"
 echo "SchedulerParameters=bf_interval=1" >>"\$etc/slurm.conf"
 echo "PluginDir=$slurm_plugindir:$(dirname "$select_plugin")" >>"\$etc/slurm.conf"
-echo "MachineConfig=$machine" >"\$etc/select_angara.conf"
+printf 'MachineConfig=%s\nWrappedSelectType=%s\n' "$machine" "$wrapped" >"\$etc/select_angara.conf"
 EOF2
 chmod +x "$hook"
 ANGARA_CLUSTER_HOOK=$hook "$here/cluster.sh" start "$state" || exit 99
@@ -101,7 +105,7 @@ queue_empty() {
 blocks() { python3 "$top_srcdir/tests/tools/check_blocks.py" --torus 4x2x2x2 --prefix desmos --digits 2 "$@"; }
 
 # --- 1. a bad configuration: logged, the controller runs, Slurm places ------
-if grep -qF "select/angara: angara-route " "$log" && grep -qF "wrapping select/cons_tres, machine configuration $machine" "$log"; then
+if grep -qF "select/angara: angara-route " "$log" && grep -qF "wrapping $wrapped, machine configuration $machine" "$log"; then
   ok "slurmctld loaded select/angara: $(grep -m1 -o 'select/angara: angara-route.*' "$log")"
 else
   not_ok "slurmctld logs the plugin's version line" "$(grep 'select/angara' "$log")"
@@ -114,7 +118,7 @@ else
 fi
 job=$(sbatch --parsable -N2 -o /dev/null --wrap 'sleep 1')
 if wait_state "$job" COMPLETED && wait_for_log "select/angara: JobId=$job: no block (configuration error: "; then
-  ok "with the bad configuration a job runs where select/cons_tres puts it ($(job_field "$job" NodeList)), logged"
+  ok "with the bad configuration a job runs where $wrapped puts it ($(job_field "$job" NodeList)), logged"
 else
   not_ok "a job runs unnarrowed under a bad configuration" "state $(job_field "$job" JobState)" "$(grep 'select/angara' "$log")"
 fi
@@ -219,9 +223,9 @@ hold=$(sbatch --parsable -w "desmos[01-04,06-09,11-14,16-31]" -o /dev/null --wra
 wait_state "$hold" RUNNING
 job=$(sbatch --parsable -N4 -o /dev/null --wrap 'sleep 30')
 if wait_state "$job" RUNNING && [ "$(job_field "$job" NodeList)" = "desmos[00,05,10,15]" ] &&
-  wait_for_log "select/angara: JobId=$job: no block (no free block of 4 nodes): placed by select/cons_tres on desmos[00,05,10,15]" &&
-  grep -qF "select/angara: JobId=$hold: no block (the job names its nodes (--nodelist)): placed by select/cons_tres" "$log"; then
-  ok "no free block: the job runs where select/cons_tres puts it ($(job_field "$job" NodeList)), and the log says why"
+  wait_for_log "select/angara: JobId=$job: no block (no free block of 4 nodes): placed by $wrapped on desmos[00,05,10,15]" &&
+  grep -qF "select/angara: JobId=$hold: no block (the job names its nodes (--nodelist)): placed by $wrapped" "$log"; then
+  ok "no free block: the job runs where $wrapped puts it ($(job_field "$job" NodeList)), and the log says why"
 else
   not_ok "no free block: Slurm's placement, logged" "job $job $(job_field "$job" JobState) on $(job_field "$job" NodeList)" \
     "$(grep 'select/angara: JobId' "$log" | tail -4)"
