@@ -12,7 +12,8 @@
 #      jobs on the 32 nodes, four at once and two that wait, each ends on an
 #      isolated block (tests/tools/check_blocks.py), no two running jobs
 #      share a node, squeue answers throughout, and backfill's will-run
-#      tests of the waiting jobs see blocks (SlurmctldDebug=debug).
+#      tests of the waiting jobs see blocks (SlurmctldDebug=debug).  With
+#      a node drained (a failed router), jobs get blocks without it.
 #   3. A job test the plugin cannot narrow (no free block of 4 nodes beside
 #      a job that named its nodes) runs where Slurm puts it, and the log
 #      says why.
@@ -214,6 +215,30 @@ if [ $will_run = 2 ]; then
 else
   not_ok "backfill's will-run tests are narrowed ($will_run of 2 jobs)" "$(grep 'select/angara: JobId' "$log" | grep -v ': 8 nodes on' | tail -6)"
 fi
+
+# A drained node is a failed router: never in a block.  With desmos05
+# drained, 8- and 16-node jobs get blocks without it.
+queue_empty 30
+scontrol update NodeName=desmos05 State=DRAIN Reason=angara-test
+drained_lists=()
+drained_jobs=()
+for count in 16 8; do
+  drained_jobs+=("$(sbatch --parsable -N$count -o /dev/null --wrap 'sleep 30')")
+done
+for job in "${drained_jobs[@]}"; do
+  wait_state "$job" RUNNING
+  drained_lists+=("$(job_field "$job" NodeList)")
+done
+if verdicts=$(blocks "${drained_lists[@]}") &&
+  python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from check_blocks import expand; sys.exit(any("desmos05" in expand(h) for h in sys.argv[2:]))' \
+    "$top_srcdir/tests/tools" "${drained_lists[@]}"; then
+  ok "with desmos05 drained, 16- and 8-node jobs get isolated blocks without it: ${drained_lists[*]}"
+else
+  not_ok "with desmos05 drained, jobs get blocks without it" "${drained_lists[*]}" "$verdicts"
+fi
+scancel "${drained_jobs[@]}"
+scontrol update NodeName=desmos05 State=RESUME
+queue_empty 30
 
 # --- 3. a job test the plugin cannot narrow ---------------------------------
 # A job that names its nodes holds all but desmos[00,05,10,15] (no two of
