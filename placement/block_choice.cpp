@@ -140,7 +140,8 @@ BlockChoice choose_free_block(const Network& network, const BlockChoiceRequest& 
   }
   BlockScanner scanner(network, free, request.busy_ports);
   const std::array<std::size_t, kMaxDims> channels = channels_per_dimension(Network(torus));
-  std::map<ShapeClassKey, IntactBound> bounds;
+  std::map<ShapeClassKey, IntactBound> own_bounds;
+  std::map<ShapeClassKey, IntactBound>& bounds = request.bound_cache ? *request.bound_cache : own_bounds;
   const std::size_t keep = std::max<std::size_t>(1, request.keep);
 
   // The best `keep` blocks among `shapes` (isolated ones only when asked).

@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +67,13 @@ struct BlockChoiceRequest {
   // The largest box tried when no block of exactly node_count is free, as
   // a multiple of node_count.
   double largest_box_factor = 2.0;
+  // The intact-machine bounds of the shape classes met so far, kept across
+  // calls by a caller that chooses often on one machine (select/angara's
+  // job test): they depend on the torus and the shape alone, and computing
+  // them is most of a choice's time on large blocks (about 200 ms for 512
+  // nodes of 8x8x8x8).  Null: computed for this call only.  Only for one
+  // torus; not shared between threads.
+  std::map<ShapeClassKey, IntactBound>* bound_cache = nullptr;
 };
 
 struct BlockChoice {

@@ -11,6 +11,9 @@ The layers and what each may include (besides the C++ and system headers):
   routing/check/        angara/, routing/common/, routing/check/
   routing/ (manager)    angara/, routing/
   placement/            angara/, routing/, placement/
+  select/               angara/, routing/, placement/, select/ (its C file,
+                        select_angara.c, includes Slurm's source headers and
+                        select/block_filter.h only; not checked here)
   slurm/                angara/, slurm/
   spank/                angara/, routing/, slurm/, spank/
   simulation/           angara/, routing/, simulation/
@@ -37,6 +40,7 @@ ALLOWED = [
     ("routing/check/", ["angara/", "routing/common/", "routing/check/"]),
     ("routing/", ["angara/", "routing/"]),
     ("placement/", ["angara/", "routing/", "placement/"]),
+    ("select/", ["angara/", "routing/", "placement/", "select/"]),
     ("slurm/", ["angara/", "slurm/"]),
     ("spank/", ["angara/", "routing/", "slurm/", "spank/"]),
     ("simulation/", ["angara/", "routing/", "simulation/"]),
@@ -54,7 +58,7 @@ def engine_of(path):
 
 
 def source_files(top):
-    for layer in ("angara", "routing", "placement", "slurm", "spank", "cli"):
+    for layer in ("angara", "routing", "placement", "select", "slurm", "spank", "cli"):
         for root, _, files in os.walk(os.path.join(top, layer)):
             for name in sorted(files):
                 if name.endswith((".cpp", ".hpp")):

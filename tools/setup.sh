@@ -15,7 +15,7 @@ build="${BUILD_DIR:-$top/build}"
 packages=(
   build-essential autoconf automake libtool pkg-config
   libyaml-dev check libhwloc-dev libmetis-dev libglpk-dev libz3-dev libsodium-dev libsimgrid-dev
-  libslurm-dev slurmctld slurmd slurm-client munge
+  libslurm-dev slurmctld slurmd slurm-client munge dpkg-dev
   man-db groff-base
   clang
 )
@@ -41,11 +41,58 @@ install_packages() {
   fi
 }
 
+# The source of the installed Slurm, for select/angara (select-angara(8)):
+# the plugin is compiled with the headers of slurmctld's own source tree.
+# Debian's source package of the installed version (a deb-src entry for the
+# suites the binary packages come from), unpacked outside the git tree and
+# configured with the fewest options (about 30 s) for its config.h.
+slurm_source="${ANGARA_SLURM_SOURCE_DIR:-/usr/local/src/angara-slurm}"
+slurm_tree=""
+prepare_slurm_source() {
+  local version tree
+  version=$(dpkg-query -W -f='${Version}' slurmctld)
+  tree="$slurm_source/slurm-wlm-${version%%-*}"
+  slurm_tree=$tree
+  if [ -f "$tree/config.h" ] && [ "$(cat "$slurm_source/.version" 2>/dev/null)" = "$version" ]; then
+    return 0
+  fi
+  if [ ! -f /etc/apt/sources.list.d/angara-deb-src.sources ]; then
+    echo "setup: adding a deb-src entry for Slurm's source (/etc/apt/sources.list.d/angara-deb-src.sources)"
+    # The suites and archives of /etc/apt/sources.list.d/debian.sources
+    # (Debian 12's deb822 file), as deb-src.
+    as_root tee /etc/apt/sources.list.d/angara-deb-src.sources >/dev/null <<'SOURCES'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SOURCES
+    as_root apt-get update -q >/dev/null
+  fi
+  echo "setup: fetching and configuring the source of slurm-wlm $version in $slurm_source"
+  as_root rm -rf "$slurm_source"
+  as_root mkdir -p "$slurm_source"
+  (cd "$slurm_source" && as_root apt-get source -q "slurm-wlm=$version" >/dev/null 2>&1) ||
+    { echo "setup: apt-get source slurm-wlm=$version failed" >&2; exit 1; }
+  (cd "$tree" && as_root ./configure -q --prefix=/usr --sysconfdir=/etc/slurm --without-munge --without-hdf5 \
+    --without-rrdtool --without-pmix --without-ucx --without-hwloc --without-lua --without-nvml \
+    --without-rsmi --without-yaml --without-jwt --without-http-parser --without-json \
+    --without-freeipmi --disable-x11 >/dev/null 2>&1) ||
+    { echo "setup: Slurm's ./configure failed in $tree (see $tree/config.log)" >&2; exit 1; }
+  echo "$version" | as_root tee "$slurm_source/.version" >/dev/null
+}
+
 build_tree() {
   (cd "$top" && autoreconf -fi >/dev/null)
   mkdir -p "$build"
   cd "$build"
-  [ -f Makefile ] || "$top/configure" -q
+  [ -f Makefile ] || "$top/configure" -q --with-slurm-source="$slurm_tree"
   make -j"$(nproc)" >/dev/null
 }
 
@@ -71,6 +118,7 @@ sanitizer_unit_tests() {
 }
 
 install_packages
+prepare_slurm_source
 build_tree
 
 case "$mode" in

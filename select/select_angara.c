@@ -1,0 +1,657 @@
+/*
+ * select/angara: a Slurm 22.05 node selection plugin that keeps each job on
+ * a block of the Angara torus of its own (select-angara(8)).
+ *
+ * It wraps another select plugin (select/cons_tres unless
+ * select_angara.conf names one) the way select/cray_aries wraps one through
+ * select/other: every call is forwarded.  Only select_p_job_test does more:
+ * before the wrapped plugin chooses, the job's candidate nodes are narrowed
+ * to the best free block (placement/block_choice.hpp, through
+ * block_filter.h), in every mode, so a pending job is placed when it starts
+ * and backfill's will-run tests see blocks too.  When no block can be
+ * chosen the wrapped plugin gets the nodes Slurm passed, and the log says
+ * why.  Nothing here starts a process or throws: the C++ core is behind
+ * block_filter.h, which returns errors as values.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/slurm_xlator.h" /* Must be first among src/ (Slurm's rule) */
+#include "src/common/bitstring.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/parse_config.h"
+#include "src/common/plugin.h"
+#include "src/common/read_config.h"
+#include "src/common/run_in_daemon.h"
+#include "src/common/select.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "select/block_filter.h"
+
+#ifndef SYSCONFDIR
+#define SYSCONFDIR "/etc"
+#endif
+
+/* Outside Slurm's own list of select plugin ids (slurm.h, 101..110). */
+#define SELECT_PLUGIN_ANGARA 170
+#define PREFIX "select/angara: "
+#define CONF_NAME "select_angara.conf"
+#define DEFAULT_WRAPPED "select/cons_tres"
+
+const char plugin_name[] = "Angara torus blocks (wraps another select plugin)";
+const char plugin_type[] = "select/angara";
+const uint32_t plugin_id = SELECT_PLUGIN_ANGARA;
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* The symbols of the wrapped plugin, in the order of slurm_select_ops_t
+ * (src/common/select.h), as select/other lists them. */
+static const char *wrapped_syms[] = {
+	"plugin_id",
+	"select_p_state_save",
+	"select_p_state_restore",
+	"select_p_job_init",
+	"select_p_node_init",
+	"select_p_job_test",
+	"select_p_job_begin",
+	"select_p_job_ready",
+	"select_p_job_expand",
+	"select_p_job_resized",
+	"select_p_job_signal",
+	"select_p_job_fini",
+	"select_p_job_suspend",
+	"select_p_job_resume",
+	"select_p_step_pick_nodes",
+	"select_p_step_start",
+	"select_p_step_finish",
+	"select_p_select_nodeinfo_pack",
+	"select_p_select_nodeinfo_unpack",
+	"select_p_select_nodeinfo_alloc",
+	"select_p_select_nodeinfo_free",
+	"select_p_select_nodeinfo_set_all",
+	"select_p_select_nodeinfo_set",
+	"select_p_select_nodeinfo_get",
+	"select_p_select_jobinfo_alloc",
+	"select_p_select_jobinfo_free",
+	"select_p_select_jobinfo_set",
+	"select_p_select_jobinfo_get",
+	"select_p_select_jobinfo_copy",
+	"select_p_select_jobinfo_pack",
+	"select_p_select_jobinfo_unpack",
+	"select_p_select_jobinfo_sprint",
+	"select_p_select_jobinfo_xstrdup",
+	"select_p_get_info_from_plugin",
+	"select_p_update_node_config",
+	"select_p_reconfigure",
+	"select_p_resv_test",
+};
+
+static slurm_select_ops_t wrapped;
+static plugin_context_t *wrapped_context = NULL;
+static char *wrapped_type = NULL;
+static char *machine_config = NULL;
+
+/* The machine, mapped onto slurmctld's node table; NULL: pass through. */
+static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
+static angara_block_filter_t *filter = NULL;
+static char filter_problem[1024] = "not loaded yet";
+
+/* Jobs whose fallback was logged at info (once per job). */
+#define LOGGED_JOBS 1024
+static uint32_t logged_jobs[LOGGED_JOBS];
+static size_t logged_next = 0;
+
+/* Errors are for slurmctld's log; the commands that load every select
+ * plugin of PluginDir (squeue, sinfo, ...) stay quiet. */
+#define complain(...)                              \
+	do {                                       \
+		if (running_in_slurmctld())        \
+			error(__VA_ARGS__);        \
+		else                               \
+			debug(__VA_ARGS__);        \
+	} while (0)
+
+/* select_angara.conf next to slurm.conf (like cray.conf): MachineConfig and
+ * WrappedSelectType; both optional, unknown keys are errors. */
+static void _read_conf(void)
+{
+	static s_p_options_t options[] = {
+		{"MachineConfig", S_P_STRING},
+		{"WrappedSelectType", S_P_STRING},
+		{NULL}
+	};
+	char *path = get_extra_conf_path(CONF_NAME);
+	char *value = NULL;
+	s_p_hashtbl_t *table = NULL;
+	struct stat st;
+
+	xfree(wrapped_type);
+	xfree(machine_config);
+	if (path && (stat(path, &st) == 0)) {
+		table = s_p_hashtbl_create(options);
+		if (s_p_parse_file(table, NULL, path, false, NULL) ==
+		    SLURM_ERROR) {
+			complain(PREFIX "%s: cannot be parsed (keys: MachineConfig, WrappedSelectType); using the defaults",
+				 path);
+		} else {
+			if (s_p_get_string(&value, "WrappedSelectType", table))
+				wrapped_type = value;
+			value = NULL;
+			if (s_p_get_string(&value, "MachineConfig", table))
+				machine_config = value;
+		}
+		s_p_hashtbl_destroy(table);
+	}
+	if (wrapped_type && !xstrcmp(wrapped_type, plugin_type)) {
+		complain(PREFIX "%s: WrappedSelectType cannot be %s itself; using %s",
+			 path, plugin_type, DEFAULT_WRAPPED);
+		xfree(wrapped_type);
+	}
+	if (!wrapped_type)
+		wrapped_type = xstrdup(DEFAULT_WRAPPED);
+	if (!machine_config)
+		machine_config = xstrdup(SYSCONFDIR "/angara/angara.yaml");
+	xfree(path);
+}
+
+static int _load_wrapped(void)
+{
+	if (wrapped_context)
+		return SLURM_SUCCESS;
+	if (sizeof(wrapped_syms) != sizeof(wrapped))
+		fatal(PREFIX "built for a slurm_select_ops_t of another size: rebuild against this Slurm's source");
+	wrapped_context = plugin_context_create("select", wrapped_type,
+						(void **) &wrapped,
+						wrapped_syms,
+						sizeof(wrapped_syms));
+	if (!wrapped_context && xstrcmp(wrapped_type, DEFAULT_WRAPPED)) {
+		complain(PREFIX "cannot load the wrapped plugin %s; using %s",
+			 wrapped_type, DEFAULT_WRAPPED);
+		xfree(wrapped_type);
+		wrapped_type = xstrdup(DEFAULT_WRAPPED);
+		wrapped_context = plugin_context_create(
+			"select", wrapped_type, (void **) &wrapped,
+			wrapped_syms, sizeof(wrapped_syms));
+	}
+	if (!wrapped_context) {
+		error(PREFIX "cannot load the wrapped plugin %s", wrapped_type);
+		return SLURM_ERROR;
+	}
+	return SLURM_SUCCESS;
+}
+
+/* (Re)maps the machine onto slurmctld's node table.  A configuration error
+ * leaves `filter` NULL: every job test then passes through, said here.
+ * slurmctld calls node_init when it reads slurm.conf (start, scontrol
+ * reconfigure) and reconfigure then and after node and partition updates:
+ * the latter log only an outcome that changed. */
+static void _load_machine(bool log_unchanged)
+{
+	static char last_outcome[sizeof(filter_problem)] = "";
+	bool changed;
+	node_record_t *node_ptr;
+	const char **names;
+	char message[sizeof(filter_problem) - 64];
+	angara_block_filter_t *loaded;
+	int i;
+
+	if (!running_in_slurmctld())
+		return;
+	names = xcalloc(node_record_count ? node_record_count : 1,
+			sizeof(char *));
+	for (i = 0; (node_ptr = next_node(&i)); i++)
+		names[i] = node_ptr->name;
+	slurm_mutex_lock(&filter_lock);
+	loaded = angara_block_filter_create(machine_config, names,
+					    node_record_count, filter, message,
+					    sizeof(message));
+	xfree(names);
+	angara_block_filter_destroy(filter);
+	filter = loaded;
+	changed = xstrcmp(last_outcome, message) != 0;
+	strlcpy(last_outcome, message, sizeof(last_outcome));
+	if (loaded) {
+		filter_problem[0] = '\0';
+		if (changed || log_unchanged)
+			info(PREFIX "machine %s", message);
+		else
+			debug(PREFIX "machine %s", message);
+	} else {
+		snprintf(filter_problem, sizeof(filter_problem),
+			 "configuration error: %s", message);
+		if (changed || log_unchanged)
+			error(PREFIX "configuration error: %s (MachineConfig %s); every job is placed by %s unchanged until this is fixed and slurmctld reconfigured",
+			      message, machine_config, wrapped_type);
+	}
+	slurm_mutex_unlock(&filter_lock);
+}
+
+extern int init(void)
+{
+	_read_conf();
+	if (_load_wrapped() != SLURM_SUCCESS)
+		return SLURM_ERROR;
+	if (running_in_slurmctld())
+		info(PREFIX "%s %s for Slurm %s, wrapping %s, machine configuration %s",
+		     ANGARA_PACKAGE, ANGARA_VERSION,
+		     SLURM_VERSION_STRING, wrapped_type, machine_config);
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	int rc = SLURM_SUCCESS;
+
+	slurm_mutex_lock(&filter_lock);
+	angara_block_filter_destroy(filter);
+	filter = NULL;
+	slurm_mutex_unlock(&filter_lock);
+	if (wrapped_context) {
+		rc = plugin_context_destroy(wrapped_context);
+		wrapped_context = NULL;
+	}
+	xfree(wrapped_type);
+	xfree(machine_config);
+	return rc;
+}
+
+/* --- the job test ------------------------------------------------------- */
+
+static bool _logged_before(uint32_t job_id)
+{
+	bool found = false;
+
+	slurm_mutex_lock(&filter_lock);
+	for (size_t i = 0; (i < LOGGED_JOBS) && !found; i++)
+		found = (logged_jobs[i] == job_id);
+	if (!found) {
+		logged_jobs[logged_next] = job_id;
+		logged_next = (logged_next + 1) % LOGGED_JOBS;
+	}
+	slurm_mutex_unlock(&filter_lock);
+	return found;
+}
+
+static const char *_mode_name(uint16_t mode)
+{
+	if (SELECT_IS_MODE_TEST_ONLY(mode))
+		return "test-only";
+	if (SELECT_IS_MODE_WILL_RUN(mode))
+		return "will-run";
+	return "run-now";
+}
+
+/* The node count the block is for, or 0 (and why) when the request does
+ * not give one.  A job without -N has a count Slurm derived (requested);
+ * when the wrapped plugin cannot place the job in that block, it gets the
+ * nodes Slurm passed (select_p_job_test). */
+static uint32_t _node_count(job_record_t *job_ptr, uint32_t min_nodes,
+			    uint32_t max_nodes, uint32_t req_nodes, char *why,
+			    size_t why_size)
+{
+	if (job_ptr->details && job_ptr->details->req_node_bitmap) {
+		snprintf(why, why_size, "the job names its nodes (--nodelist)");
+		return 0;
+	}
+	if (min_nodes && (min_nodes == max_nodes))
+		return min_nodes;
+	if (req_nodes && (req_nodes >= min_nodes) && (req_nodes <= max_nodes))
+		return req_nodes;
+	snprintf(why, why_size,
+		 "node count not determinable (min %u, max %u, requested %u nodes)",
+		 min_nodes, max_nodes, req_nodes);
+	return 0;
+}
+
+/* The candidate nodes narrowed to the best free block, or NULL with `why`.
+ * In run-now mode a node already running a job is not free (a block of
+ * idle nodes first); in test-only and will-run modes Slurm's bitmap already
+ * says which nodes the job could have. */
+static bitstr_t *_narrow(job_record_t *job_ptr, bitstr_t *bitmap,
+			 uint32_t node_count, uint16_t mode, char *why,
+			 size_t why_size)
+{
+	unsigned char *usable, *failed, *chosen;
+	node_record_t *node_ptr;
+	bitstr_t *narrowed = NULL;
+	int i, result;
+	bool run_now = !SELECT_IS_MODE_TEST_ONLY(mode) &&
+		       !SELECT_IS_MODE_WILL_RUN(mode);
+
+	slurm_mutex_lock(&filter_lock);
+	if (!filter) {
+		snprintf(why, why_size, "%s", filter_problem);
+		slurm_mutex_unlock(&filter_lock);
+		return NULL;
+	}
+	usable = xcalloc(node_record_count + 1, 1);
+	failed = xcalloc(node_record_count + 1, 1);
+	chosen = xcalloc(node_record_count + 1, 1);
+	for (i = 0; (node_ptr = next_node(&i)); i++) {
+		failed[i] = IS_NODE_DOWN(node_ptr) || IS_NODE_DRAIN(node_ptr) ||
+			    IS_NODE_FAIL(node_ptr);
+		usable[i] = bit_test(bitmap, i) &&
+			    !(run_now && node_ptr->run_job_cnt);
+	}
+	result = angara_block_filter_choose(filter, usable, failed,
+					    node_record_count, node_count,
+					    chosen, why, why_size);
+	slurm_mutex_unlock(&filter_lock);
+	if (result == ANGARA_BLOCK_FOUND) {
+		narrowed = bit_alloc(bit_size(bitmap));
+		for (i = 0; i < node_record_count; i++)
+			if (chosen[i])
+				bit_set(narrowed, i);
+	}
+	xfree(usable);
+	xfree(failed);
+	xfree(chosen);
+	return narrowed;
+}
+
+static long _microseconds_since(const struct timespec *start)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1000000L +
+	       (now.tv_nsec - start->tv_nsec) / 1000;
+}
+
+extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
+			     uint32_t min_nodes, uint32_t max_nodes,
+			     uint32_t req_nodes, uint16_t mode,
+			     List preemptee_candidates,
+			     List *preemptee_job_list,
+			     bitstr_t *exc_core_bitmap)
+{
+	char why[1024] = "";
+	bitstr_t *narrowed = NULL;
+	uint32_t node_count;
+	struct timespec start;
+	long spent;
+	int rc;
+	bool run_now = !SELECT_IS_MODE_TEST_ONLY(mode) &&
+		       !SELECT_IS_MODE_WILL_RUN(mode);
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	node_count = _node_count(job_ptr, min_nodes, max_nodes, req_nodes,
+				 why, sizeof(why));
+	if (node_count)
+		narrowed = _narrow(job_ptr, bitmap, node_count, mode, why,
+				   sizeof(why));
+	spent = _microseconds_since(&start);
+
+	if (narrowed) {
+		rc = (*(wrapped.job_test))(job_ptr, narrowed, min_nodes,
+					   max_nodes, req_nodes, mode,
+					   preemptee_candidates,
+					   preemptee_job_list,
+					   exc_core_bitmap);
+		if (rc == SLURM_SUCCESS) {
+			if (run_now) {
+				char *nodes = bitmap2node_name(narrowed);
+				info(PREFIX "%pJ: %u nodes on %s (%s; %ld us)",
+				     job_ptr, node_count, nodes, why, spent);
+				xfree(nodes);
+			} else {
+				debug(PREFIX "%pJ %s: %s (%ld us)", job_ptr,
+				      _mode_name(mode), why, spent);
+			}
+			bit_copybits(bitmap, narrowed);
+			FREE_NULL_BITMAP(narrowed);
+			return rc;
+		}
+		FREE_NULL_BITMAP(narrowed);
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "; %s does not place the job there", wrapped_type);
+	}
+
+	rc = (*(wrapped.job_test))(job_ptr, bitmap, min_nodes, max_nodes,
+				   req_nodes, mode, preemptee_candidates,
+				   preemptee_job_list, exc_core_bitmap);
+	if (run_now && (rc == SLURM_SUCCESS)) {
+		char *nodes = bitmap2node_name(bitmap);
+		info(PREFIX "%pJ: no block (%s): placed by %s on %s",
+		     job_ptr, why, wrapped_type, nodes);
+		xfree(nodes);
+	} else if (!_logged_before(job_ptr->job_id)) {
+		info(PREFIX "%pJ %s: no block (%s); %s decides", job_ptr,
+		     _mode_name(mode), why, wrapped_type);
+	} else {
+		debug(PREFIX "%pJ %s: no block (%s)", job_ptr,
+		      _mode_name(mode), why);
+	}
+	return rc;
+}
+
+/* --- everything else is the wrapped plugin's ---------------------------- */
+
+extern int select_p_state_save(char *dir_name)
+{
+	return (*(wrapped.state_save))(dir_name);
+}
+
+extern int select_p_state_restore(char *dir_name)
+{
+	return (*(wrapped.state_restore))(dir_name);
+}
+
+extern int select_p_job_init(List job_list)
+{
+	return (*(wrapped.job_init))(job_list);
+}
+
+extern int select_p_node_init(void)
+{
+	int rc = (*(wrapped.node_init))();
+	_load_machine(true);
+	return rc;
+}
+
+extern int select_p_job_begin(job_record_t *job_ptr)
+{
+	return (*(wrapped.job_begin))(job_ptr);
+}
+
+extern int select_p_job_ready(job_record_t *job_ptr)
+{
+	return (*(wrapped.job_ready))(job_ptr);
+}
+
+extern int select_p_job_expand(job_record_t *from_job_ptr,
+			       job_record_t *to_job_ptr)
+{
+	return (*(wrapped.job_expand))(from_job_ptr, to_job_ptr);
+}
+
+extern int select_p_job_resized(job_record_t *job_ptr,
+				node_record_t *node_ptr)
+{
+	return (*(wrapped.job_resized))(job_ptr, node_ptr);
+}
+
+extern int select_p_job_signal(job_record_t *job_ptr, int signal)
+{
+	return (*(wrapped.job_signal))(job_ptr, signal);
+}
+
+extern int select_p_job_fini(job_record_t *job_ptr)
+{
+	return (*(wrapped.job_fini))(job_ptr);
+}
+
+extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
+{
+	return (*(wrapped.job_suspend))(job_ptr, indf_susp);
+}
+
+extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
+{
+	return (*(wrapped.job_resume))(job_ptr, indf_susp);
+}
+
+extern bitstr_t *select_p_step_pick_nodes(job_record_t *job_ptr,
+					  select_jobinfo_t *jobinfo,
+					  uint32_t node_count,
+					  bitstr_t **avail_nodes)
+{
+	return (*(wrapped.step_pick_nodes))(job_ptr, jobinfo, node_count,
+					    avail_nodes);
+}
+
+extern int select_p_step_start(step_record_t *step_ptr)
+{
+	return (*(wrapped.step_start))(step_ptr);
+}
+
+extern int select_p_step_finish(step_record_t *step_ptr, bool killing_step)
+{
+	return (*(wrapped.step_finish))(step_ptr, killing_step);
+}
+
+extern int select_p_select_nodeinfo_pack(select_nodeinfo_t *nodeinfo,
+					 buf_t *buffer,
+					 uint16_t protocol_version)
+{
+	return (*(wrapped.nodeinfo_pack))(nodeinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_nodeinfo_unpack(select_nodeinfo_t **nodeinfo,
+					   buf_t *buffer,
+					   uint16_t protocol_version)
+{
+	return (*(wrapped.nodeinfo_unpack))(nodeinfo, buffer,
+					    protocol_version);
+}
+
+extern select_nodeinfo_t *select_p_select_nodeinfo_alloc(void)
+{
+	return (*(wrapped.nodeinfo_alloc))();
+}
+
+extern int select_p_select_nodeinfo_free(select_nodeinfo_t *nodeinfo)
+{
+	return (*(wrapped.nodeinfo_free))(nodeinfo);
+}
+
+extern int select_p_select_nodeinfo_set_all(void)
+{
+	return (*(wrapped.nodeinfo_set_all))();
+}
+
+extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
+{
+	return (*(wrapped.nodeinfo_set))(job_ptr);
+}
+
+extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,
+					enum select_nodedata_type dinfo,
+					enum node_states state, void *data)
+{
+	return (*(wrapped.nodeinfo_get))(nodeinfo, dinfo, state, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_alloc(void)
+{
+	return (*(wrapped.jobinfo_alloc))();
+}
+
+extern int select_p_select_jobinfo_free(select_jobinfo_t *jobinfo)
+{
+	return (*(wrapped.jobinfo_free))(jobinfo);
+}
+
+extern int select_p_select_jobinfo_set(select_jobinfo_t *jobinfo,
+				       enum select_jobdata_type data_type,
+				       void *data)
+{
+	return (*(wrapped.jobinfo_set))(jobinfo, data_type, data);
+}
+
+extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo,
+				       enum select_jobdata_type data_type,
+				       void *data)
+{
+	return (*(wrapped.jobinfo_get))(jobinfo, data_type, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_copy(
+	select_jobinfo_t *jobinfo)
+{
+	return (*(wrapped.jobinfo_copy))(jobinfo);
+}
+
+extern int select_p_select_jobinfo_pack(select_jobinfo_t *jobinfo,
+					buf_t *buffer,
+					uint16_t protocol_version)
+{
+	return (*(wrapped.jobinfo_pack))(jobinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo,
+					  buf_t *buffer,
+					  uint16_t protocol_version)
+{
+	return (*(wrapped.jobinfo_unpack))(jobinfo, buffer, protocol_version);
+}
+
+extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo,
+					    char *buf, size_t size, int mode)
+{
+	return (*(wrapped.jobinfo_sprint))(jobinfo, buf, size, mode);
+}
+
+extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
+					     int mode)
+{
+	return (*(wrapped.jobinfo_xstrdup))(jobinfo, mode);
+}
+
+extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
+					 job_record_t *job_ptr, void *data)
+{
+	return (*(wrapped.get_info_from_plugin))(dinfo, job_ptr, data);
+}
+
+extern int select_p_update_node_config(int index)
+{
+	return (*(wrapped.update_node_config))(index);
+}
+
+/* scontrol reconfigure: select_angara.conf and the machine are read again
+ * (the wrapped plugin stays the one loaded at start). */
+extern int select_p_reconfigure(void)
+{
+	int rc = (*(wrapped.reconfigure))();
+	char *loaded_type = xstrdup(wrapped_type);
+
+	_read_conf();
+	if (xstrcmp(loaded_type, wrapped_type)) {
+		error(PREFIX "WrappedSelectType changed to %s: takes effect when slurmctld restarts; %s stays",
+		      wrapped_type, loaded_type);
+		xfree(wrapped_type);
+		wrapped_type = loaded_type;
+	} else {
+		xfree(loaded_type);
+	}
+	_load_machine(false);
+	return rc;
+}
+
+extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
+				    uint32_t node_cnt,
+				    bitstr_t *avail_bitmap,
+				    bitstr_t **core_bitmap)
+{
+	return (*(wrapped.resv_test))(resv_desc_ptr, node_cnt, avail_bitmap,
+				      core_bitmap);
+}

@@ -1,0 +1,266 @@
+#!/bin/bash
+# select/angara (select-angara(8)) on a real Slurm cluster: 32 slurmd -N on
+# this host (cluster.sh), SelectType=select/angara wrapping
+# select/cons_tres, the plugin loaded from this build (PluginDir lists
+# Slurm's directory and the build's).
+#
+#   1. slurmctld starts with a machine configuration that lacks a Slurm
+#      node: the log says so, the controller runs, jobs run where
+#      select/cons_tres puts them.  A configuration that does not parse is
+#      named with its file and line after `scontrol reconfigure`.
+#   2. With the right configuration (reconfigure): a burst of six 8-node
+#      jobs on the 32 nodes, four at once and two that wait, each ends on an
+#      isolated block (tests/tools/check_blocks.py), no two running jobs
+#      share a node, squeue answers throughout, and backfill's will-run
+#      tests of the waiting jobs see blocks (SlurmctldDebug=debug).  With
+#      a node drained (a failed router), jobs get blocks without it.
+#   3. A job test the plugin cannot narrow (no free block of 4 nodes beside
+#      a job that named its nodes) runs where Slurm puts it, and the log
+#      says why.
+#
+# Needs root and the plugin (configure --with-slurm-source, as
+# tools/setup.sh does); skips (exit 77) without them, except under CI=true
+# where a missing plugin is an error.  ANGARA_CLUSTER_TEST=skip skips.
+# ANGARA_SELECT_WRAPPED=select/linear (or select/cons_res) runs it with
+# that plugin wrapped instead.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+
+select_plugin=$top_builddir/select/.libs/select_angara.so
+if [ ! -f "$select_plugin" ]; then
+  if [ "${CI:-}" = true ]; then
+    echo "ERROR: $select_plugin is missing: CI builds it (tools/setup.sh configures --with-slurm-source)" >&2
+    exit 99
+  fi
+  echo "SKIP: select/angara was not built (configure --with-slurm-source=DIR; tools/setup.sh does it)"
+  exit 77
+fi
+slurm_plugindir=$(dirname "$(ls /usr/lib/*/slurm-wlm/select_cons_tres.so /usr/lib/slurm/select_cons_tres.so 2>/dev/null | head -1)")
+if [ ! -f "$slurm_plugindir/select_cons_tres.so" ]; then
+  echo "ERROR: Slurm's select_cons_tres.so not found" >&2
+  exit 99
+fi
+
+wrapped=${ANGARA_SELECT_WRAPPED:-select/cons_tres}
+
+take_cluster_lock
+
+state=$(mktemp -d "${TMPDIR:-/tmp}/angara-select.XXXXXX") || exit 99
+export SLURM_CONF=$state/etc/slurm.conf
+log=$state/log/slurmctld.log
+machine=$state/etc/angara.yaml
+
+cleanup() { "$here/cluster.sh" stop "$state" >/dev/null; }
+trap cleanup EXIT
+
+# The machine as it is (Desmos: 4x2x2x2, single cables in Y, Z and K) and
+# two broken versions of it.
+good_machine() {
+  cat <<EOF2
+machine:
+  torus: 4x2x2x2
+  nodes: desmos[00-31]
+  single_cable: [Y, Z, K]
+EOF2
+}
+mkdir -p "$state/etc"
+printf 'machine:\n  torus: 4x2x2x2\n  nodes:\n    - desmos[00-30]\n    - ghost31\n  single_cable: [Y, Z, K]\n' >"$machine"
+
+hook=$state/hook.sh
+cat >"$hook" <<EOF2
+#!/bin/bash
+set -e
+etc=\$1
+sed -i -e "s|^SelectType=.*|SelectType=select/angara|" -e "s|^SchedulerType=.*|SchedulerType=sched/backfill|" \
+  -e "s|^SlurmctldDebug=.*|SlurmctldDebug=debug|" "\$etc/slurm.conf"
+echo "SchedulerParameters=bf_interval=1" >>"\$etc/slurm.conf"
+echo "PluginDir=$slurm_plugindir:$(dirname "$select_plugin")" >>"\$etc/slurm.conf"
+printf 'MachineConfig=%s\nWrappedSelectType=%s\n' "$machine" "$wrapped" >"\$etc/select_angara.conf"
+EOF2
+chmod +x "$hook"
+ANGARA_CLUSTER_HOOK=$hook "$here/cluster.sh" start "$state" || exit 99
+
+wait_for_log() {  # PATTERN [SECONDS]: a line of slurmctld.log matching it
+  local deadline=$((SECONDS + ${2:-30}))
+  while [ $SECONDS -lt $deadline ]; do
+    grep -qF -- "$1" "$log" && return 0
+    sleep 0.5
+  done
+  return 1
+}
+wait_state() {  # JOB STATE [SECONDS]
+  local deadline=$((SECONDS + ${3:-60}))
+  while [ $SECONDS -lt $deadline ]; do
+    [ "$(job_field "$1" JobState)" = "$2" ] && return 0
+    sleep 0.5
+  done
+  return 1
+}
+queue_empty() {
+  local deadline=$((SECONDS + ${1:-60}))
+  while [ -n "$(squeue -h -o %i)" ] && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
+  [ -z "$(squeue -h -o %i)" ]
+}
+blocks() { python3 "$top_srcdir/tests/tools/check_blocks.py" --torus 4x2x2x2 --prefix desmos --digits 2 "$@"; }
+
+# --- 1. a bad configuration: logged, the controller runs, Slurm places ------
+if grep -qF "select/angara: angara-route " "$log" && grep -qF "wrapping $wrapped, machine configuration $machine" "$log"; then
+  ok "slurmctld loaded select/angara: $(grep -m1 -o 'select/angara: angara-route.*' "$log")"
+else
+  not_ok "slurmctld logs the plugin's version line" "$(grep 'select/angara' "$log")"
+fi
+if grep -qF "select/angara: configuration error: $machine: 1 Slurm node(s) not in the machine's \`nodes\`: desmos31" "$log" &&
+  scontrol ping | grep -q 'is UP'; then
+  ok "a Slurm node missing from angara.yaml is a configuration error in slurmctld.log; slurmctld runs"
+else
+  not_ok "a Slurm node missing from angara.yaml is logged at start" "$(grep 'select/angara' "$log")"
+fi
+job=$(sbatch --parsable -N2 -o /dev/null --wrap 'sleep 1')
+if wait_state "$job" COMPLETED && wait_for_log "select/angara: JobId=$job: no block (configuration error: "; then
+  ok "with the bad configuration a job runs where $wrapped puts it ($(job_field "$job" NodeList)), logged"
+else
+  not_ok "a job runs unnarrowed under a bad configuration" "state $(job_field "$job" JobState)" "$(grep 'select/angara' "$log")"
+fi
+# A file that does not parse: its name, line and column, on reconfigure.
+printf 'machine:\n  torus: 4x2x2x2\n  nodes: desmos[00-31]\n  single_cable: [Y, Z, K]\n  colour: blue\n' >"$machine"
+scontrol reconfigure
+if wait_for_log "select/angara: configuration error: $machine:5:" && scontrol ping | grep -q 'is UP'; then
+  ok "an unparsable angara.yaml is named with its line on reconfigure: $(grep -o "configuration error: $machine:5:[^;(]*" "$log" | head -1)"
+else
+  not_ok "an unparsable angara.yaml is logged with its line" "$(grep 'select/angara' "$log")"
+fi
+
+# --- 2. the burst -------------------------------------------------------------
+good_machine >"$machine"
+scontrol reconfigure
+if wait_for_log "select/angara: machine $machine: 4x2x2x2 torus, 32 of its 32 nodes in Slurm"; then
+  ok "reconfigure loads the fixed machine"
+else
+  not_ok "reconfigure loads the fixed machine" "$(grep 'select/angara' "$log")"
+fi
+queue_empty 30
+jobs=()
+for i in 1 2 3 4 5 6; do
+  jobs+=("$(sbatch --parsable -N8 -o /dev/null --wrap 'sleep 6')")
+done
+# squeue during the burst: every call answers, none takes more than 5 s.
+slowest=0
+unanswered=0
+deadline=$((SECONDS + 120))
+while [ $SECONDS -lt $deadline ]; do
+  started=$(date +%s%N)
+  out=$(timeout 10 squeue -h -o '%i %T' 2>&1) || unanswered=$((unanswered + 1))
+  took=$((($(date +%s%N) - started) / 1000000))
+  [ $took -gt $slowest ] && slowest=$took
+  [ -z "$out" ] && break
+  sleep 0.5
+done
+if [ $unanswered = 0 ] && [ $slowest -lt 5000 ] && [ -z "$out" ]; then
+  ok "squeue answered throughout the burst (slowest ${slowest} ms)"
+else
+  not_ok "squeue answers during the burst" "unanswered $unanswered, slowest ${slowest} ms, left: $out"
+fi
+lists=()
+waited=0
+summary=""
+for job in "${jobs[@]}"; do
+  nodes=$(job_field "$job" NodeList)
+  lists+=("$nodes")
+  summary="$summary $job:$nodes"
+  [ "$(job_field "$job" StartTime)" != "$(job_field "${jobs[0]}" StartTime)" ] && waited=$((waited + 1))
+done
+if verdicts=$(blocks "${lists[@]}") && [ $waited -ge 2 ]; then
+  ok "six 8-node jobs, $waited of them waited, each on an isolated block:$summary"
+else
+  not_ok "six 8-node jobs each on an isolated block ($waited waited)" "$verdicts"
+fi
+# No two jobs that ran at the same time share a node.
+overlaps=$(for job in "${jobs[@]}"; do
+  echo "$job $(date -d "$(job_field "$job" StartTime)" +%s) $(date -d "$(job_field "$job" EndTime)" +%s) $(job_field "$job" NodeList)"
+done | python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+from check_blocks import expand
+jobs = [line.split() for line in sys.stdin if line.strip()]
+for i, a in enumerate(jobs):
+    for b in jobs[i + 1:]:
+        if int(a[1]) < int(b[2]) and int(b[1]) < int(a[2]) and set(expand(a[3])) & set(expand(b[3])):
+            print("jobs", a[0], "and", b[0], "share nodes while both run")
+' "$top_srcdir/tests/tools")
+if [ -z "$overlaps" ]; then
+  ok "no two running jobs shared a node"
+else
+  not_ok "no two running jobs share a node" "$overlaps"
+fi
+narrowed=0
+for job in "${jobs[@]}"; do
+  grep -q "select/angara: JobId=$job: 8 nodes on desmos.*isolated .* block at " "$log" && narrowed=$((narrowed + 1))
+done
+if [ $narrowed = 6 ]; then
+  ok "slurmctld.log names the block of each of the six jobs"
+else
+  not_ok "slurmctld.log names the block of each job ($narrowed of 6)" "$(grep 'select/angara: JobId' "$log" | tail -8)"
+fi
+
+# Backfill (every second here) asked when the two waiting jobs could run:
+# its will-run tests were narrowed to blocks too.
+will_run=0
+for job in "${jobs[@]:4}"; do
+  grep -q "select/angara: JobId=$job will-run: isolated .* block at " "$log" && will_run=$((will_run + 1))
+done
+if [ $will_run = 2 ]; then
+  ok "backfill's will-run tests of the two waiting jobs were narrowed to blocks"
+else
+  not_ok "backfill's will-run tests are narrowed ($will_run of 2 jobs)" "$(grep 'select/angara: JobId' "$log" | grep -v ': 8 nodes on' | tail -6)"
+fi
+
+# A drained node is a failed router: never in a block.  With desmos05
+# drained, 8- and 16-node jobs get blocks without it.
+queue_empty 30
+scontrol update NodeName=desmos05 State=DRAIN Reason=angara-test
+drained_lists=()
+drained_jobs=()
+for count in 16 8; do
+  drained_jobs+=("$(sbatch --parsable -N$count -o /dev/null --wrap 'sleep 30')")
+done
+for job in "${drained_jobs[@]}"; do
+  wait_state "$job" RUNNING
+  drained_lists+=("$(job_field "$job" NodeList)")
+done
+if verdicts=$(blocks "${drained_lists[@]}") &&
+  python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from check_blocks import expand; sys.exit(any("desmos05" in expand(h) for h in sys.argv[2:]))' \
+    "$top_srcdir/tests/tools" "${drained_lists[@]}"; then
+  ok "with desmos05 drained, 16- and 8-node jobs get isolated blocks without it: ${drained_lists[*]}"
+else
+  not_ok "with desmos05 drained, jobs get blocks without it" "${drained_lists[*]}" "$verdicts"
+fi
+scancel "${drained_jobs[@]}"
+scontrol update NodeName=desmos05 State=RESUME
+queue_empty 30
+
+# --- 3. a job test the plugin cannot narrow ---------------------------------
+# A job that names its nodes holds all but desmos[00,05,10,15] (no two of
+# them neighbours in a block): a 4-node job finds no free block and runs on
+# those four, where select/cons_tres puts it.
+hold=$(sbatch --parsable -w "desmos[01-04,06-09,11-14,16-31]" -o /dev/null --wrap 'sleep 60')
+wait_state "$hold" RUNNING
+job=$(sbatch --parsable -N4 -o /dev/null --wrap 'sleep 30')
+if wait_state "$job" RUNNING && [ "$(job_field "$job" NodeList)" = "desmos[00,05,10,15]" ] &&
+  wait_for_log "select/angara: JobId=$job: no block (no free block of 4 nodes): placed by $wrapped on desmos[00,05,10,15]" &&
+  grep -qF "select/angara: JobId=$hold: no block (the job names its nodes (--nodelist)): placed by $wrapped" "$log"; then
+  ok "no free block: the job runs where $wrapped puts it ($(job_field "$job" NodeList)), and the log says why"
+else
+  not_ok "no free block: Slurm's placement, logged" "job $job $(job_field "$job" JobState) on $(job_field "$job" NodeList)" \
+    "$(grep 'select/angara: JobId' "$log" | tail -4)"
+fi
+scancel "$hold" "$job"
+if scontrol ping | grep -q 'is UP' && kill -0 "$(cat "$state/pids/slurmctld")" 2>/dev/null; then
+  ok "slurmctld still runs"
+else
+  not_ok "slurmctld still runs" "$(tail -20 "$log")"
+fi
+
+echo "select plugin cluster test: $passed passed, $failed failed"
+[ $failed = 0 ]
