@@ -151,7 +151,7 @@ BlockChoice choose_free_block(const Network& network, const BlockChoiceRequest& 
       const bool isolated = isolated_shape(torus, shape);
       if (isolated_only && !isolated) continue;
       const auto [bound_it, inserted] = bounds.try_emplace(class_key(torus, channels, shape));
-      if (inserted) bound_it->second = intact_bound(torus, block_nodes(torus, shape, Coord{}));
+      if (inserted) bound_it->second = block_bound(torus, shape);
       const IntactBound bound = bound_it->second;
       scanner.scan(shape, [&](const Coord& origin, std::int64_t busy, std::size_t contact) {
         FreeBlock block;

@@ -190,4 +190,38 @@ IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes) {
   return {integer_lower_bound(terms), mean_distance(terms, nodes.size())};
 }
 
+IntactBound block_bound(const Torus& torus, const Shape& shape) {
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int extent = shape[dim], size = torus.size(dim);
+    if (extent != 1 && extent != size && 2 * (extent - 1) >= size)
+      return intact_bound(torus, block_nodes(torus, shape, Coord{}));
+  }
+  const std::uint64_t volume = shape_volume(shape);
+  if (volume < 2) return {};
+  std::array<DimensionBoundTerms, kMaxDims> terms{};
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int extent = shape[dim];
+    if (extent < 2) continue;
+    // One line of the block along dim, at coordinate 0 of the others: the
+    // ring distances of its ordered pairs, and its channels to another node
+    // of the line (cabling repeats line by line).
+    std::uint64_t line_hops = 0, line_channels = 0;
+    Coord at{};
+    for (int a = 0; a < extent; ++a) {
+      for (int b = 0; b < extent; ++b) line_hops += static_cast<std::uint64_t>(torus.ring_distance(dim, a, b));
+      at[dim] = a;
+      const NodeId node = torus.id(at);
+      for (bool negative : {false, true}) {
+        const Direction d = Direction::make(dim, negative);
+        const int next = negative ? (a + torus.size(dim) - 1) % torus.size(dim) : (a + 1) % torus.size(dim);
+        if (torus.cabled(node, d) && next < extent) ++line_channels;
+      }
+    }
+    const std::uint64_t lines = volume / static_cast<std::uint64_t>(extent);
+    terms[dim].hops = lines * lines * line_hops;
+    terms[dim].channels = lines * line_channels;
+  }
+  return {integer_lower_bound(terms), mean_distance(terms, volume)};
+}
+
 }  // namespace angara

@@ -70,6 +70,14 @@ struct IntactBound {
   double distance = 0;
 };
 IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes);
+// The same for the block of a shape, in closed form when every minimal
+// route of the block stays inside it (per dimension it spans 1, the whole
+// ring, or an arc with 2 * (extent - 1) < ring size): then the hop sum of a
+// dimension is (volume / extent)^2 times the ring distances within one line,
+// and its channels are those between two of the block's nodes, so the bound
+// costs O(extent^2) per dimension instead of the pairs of the block (about
+// 200 ms for 512 nodes).  Other shapes: intact_bound of the block.
+IntactBound block_bound(const Torus& torus, const Shape& shape);
 
 // Sums of a per-node value over the cyclic box of a shape at every origin
 // (indexed by the origin's NodeId), as one sliding window per dimension the

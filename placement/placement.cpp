@@ -183,7 +183,7 @@ std::vector<Candidate> Selector::block_candidates(std::size_t& leader_count) {
   for (const Shape& shape : shapes) {
     auto [it, inserted] = classes.try_emplace(class_key(torus_, channels, shape));
     if (inserted) {
-      it->second.bound = intact_bound(torus_, block_nodes(torus_, shape, Coord{}));
+      it->second.bound = block_bound(torus_, shape);
       it->second.isolated = isolated_shape(torus_, shape);
     }
     it->second.shapes.push_back(shape);

@@ -1,6 +1,7 @@
 // Node selection (placement/placement.hpp), its blocks (placement/blocks.hpp)
 // and Slurm's order (placement/slurm_order.hpp): exact choices on small tori.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -451,6 +452,27 @@ START_TEST(block_choice_tiles_desmos) {
 }
 END_TEST
 
+// block_bound's closed form agrees with the pair scan of intact_bound on
+// every shape of every volume of these machines (isolated or not, one and
+// two cables in the size-2 dimensions, rings of 3 to 8).
+START_TEST(block_bound_matches_the_pair_scan) {
+  std::size_t compared = 0;
+  for (const Torus& torus : {kDesmos, kDesmos.with_single_cable(dimension_bit(1) | dimension_bit(2) | dimension_bit(3)),
+                             Torus::parse("8x8x4"), Torus::parse("5x3x6"), Torus::parse("3x3x3x3"), Torus::parse("7x2")})
+    for (std::size_t volume = 1; volume <= torus.node_count(); ++volume)
+      for (const Shape& shape : shapes_of_volume(torus, volume)) {
+        const IntactBound fast = block_bound(torus, shape);
+        const IntactBound scanned = intact_bound(torus, block_nodes(torus, shape, Coord{}));
+        ck_assert_msg(fast.bound == scanned.bound && std::abs(fast.distance - scanned.distance) < 1e-9,
+                      "%s %s: %lu/%f against %lu/%f", torus.to_string().c_str(), format_shape(torus, shape).c_str(),
+                      static_cast<unsigned long>(fast.bound), fast.distance, static_cast<unsigned long>(scanned.bound),
+                      scanned.distance);
+        ++compared;
+      }
+  ck_assert_uint_gt(compared, 500);
+}
+END_TEST
+
 int main() {
   Suite* suite = suite_create("placement");
   TCase* tc = tcase_create("select");
@@ -473,6 +495,7 @@ int main() {
   tcase_add_test(tc, half_of_4x4x4);
   tcase_add_test(tc, isolated_shapes);
   tcase_add_test(tc, block_choice_tiles_desmos);
+  tcase_add_test(tc, block_bound_matches_the_pair_scan);
   suite_add_tcase(suite, tc);
   return angara_test::run_suite(suite);
 }
