@@ -1,5 +1,7 @@
 #include "routing/check/multipath_verifier.hpp"
 
+#include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -133,6 +135,32 @@ MultiPathReport verify_multipath(const Network& network, const MultiPathTable& f
         forbidden);
   }
   return report;
+}
+
+std::vector<double> multipath_split_loads(const Network& network, const MultiPathTable& function,
+                                          const std::vector<std::pair<std::size_t, std::size_t>>& flows,
+                                          std::size_t* max_hops) {
+  const Torus& torus = network.torus();
+  std::vector<double> load(torus.channel_slots(), 0.0);
+  std::size_t longest = 0;
+  const std::vector<NodeId>& nodes = function.nodes();
+  for (const auto& [src, dst] : flows) {
+    const std::vector<Route> paths = function.allowed(src, dst);
+    if (paths.empty())
+      throw std::invalid_argument("the multi-path function has no path " + torus.format_coord(nodes.at(src)) + " -> " +
+                                  torus.format_coord(nodes.at(dst)));
+    const double share = 1.0 / static_cast<double>(paths.size());
+    for (const Route& route : paths) {
+      NodeId at = nodes[src];
+      for (Direction d : route.hops) {
+        load[Torus::channel(at, d)] += share;
+        at = torus.neighbor(at, d);
+      }
+      longest = std::max(longest, route.hops.size());
+    }
+  }
+  if (max_hops) *max_hops = longest;
+  return load;
 }
 
 }  // namespace angara

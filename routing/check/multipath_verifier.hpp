@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "angara/multipath.hpp"
@@ -42,5 +43,15 @@ MultiPathReport verify_multipath(const Network& network, const MultiPathTable& f
 // (exposed for tests and for analyze's report).
 std::vector<ChannelDependencyGraph> multipath_dependency_graphs(const Network& network,
                                                                  const MultiPathTable& function);
+
+// A source-adaptive function's traffic split evenly over each pair's allowed
+// paths: the load of every channel slot, in flows (fractions), of `flows`
+// (rank pairs; every pair must have a path).  `max_hops` (optional) gets
+// the longest allowed path any flow uses.  A switch-adaptive function is
+// measured the same way (an approximation: the switches' choices at the
+// paths' meeting points are taken as an even choice among whole paths).
+std::vector<double> multipath_split_loads(const Network& network, const MultiPathTable& function,
+                                          const std::vector<std::pair<std::size_t, std::size_t>>& flows,
+                                          std::size_t* max_hops = nullptr);
 
 }  // namespace angara
