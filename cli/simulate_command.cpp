@@ -335,7 +335,12 @@ int simulate_command(int argc, char** argv) {
   }
 
   // A table of a multi-path generator: its function, for the split.
-  std::optional<JobMultiPath> multipath = recompute_multipath(config, network, table);
+  std::optional<JobMultiPath> multipath;
+  try {
+    multipath = recompute_multipath(config, network, table);
+  } catch (const RoutingError& e) {
+    std::cerr << "angara-route: simulate: no multi-path function: " << e.what() << "\n";
+  }
   if (multipath) {
     if (!multipath->report.ok())
       throw RoutingError(table.algorithm + ": the multi-path function fails verification: " +
