@@ -19,13 +19,6 @@ std::vector<Route> MultiPathTable::allowed(std::size_t src, std::size_t dst) con
   return result;
 }
 
-std::size_t MultiPathTable::path_count() const {
-  std::size_t count = 0;
-  for (std::size_t s = 0; s < size(); ++s)
-    for (std::size_t d = 0; d < size(); ++d) count += allowed(s, d).size();
-  return count;
-}
-
 std::size_t MultiPathTable::virtual_channels() const {
   std::size_t result = 1;
   for (const RouteTable& table : alternatives) result = std::max(result, table.virtual_channels());

@@ -36,7 +36,7 @@ struct MultiPathTable {
   Adaptivity adaptivity = Adaptivity::source;
   std::string algorithm;
   // Paths the generator left out for want of virtual channels, and the
-  // layers all of them would have needed (0: not counted).
+  // layers all of them would have needed (0: not counted; -N: more than N).
   std::size_t dropped_paths = 0;
   int layers_for_all_paths = 0;
 
@@ -45,8 +45,6 @@ struct MultiPathTable {
   // The distinct (route, layer) of the pair over the alternatives, in
   // alternative order.
   std::vector<Route> allowed(std::size_t src, std::size_t dst) const;
-  // Sum over ordered pairs of their allowed paths.
-  std::size_t path_count() const;
   std::size_t virtual_channels() const;  // 1 + highest layer of any alternative
 };
 

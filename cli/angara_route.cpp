@@ -484,6 +484,7 @@ int cmd_analyze(int argc, char** argv) {
                 << ",\"adaptive_pairs\":" << multipath->report.adaptive_pairs
                 << ",\"virtual_channels\":" << multipath->report.virtual_channels
                 << ",\"dropped_paths\":" << function.dropped_paths
+                << ",\"layers_for_all_paths\":" << function.layers_for_all_paths
                 << ",\"ok\":" << (multipath->report.ok() ? "true" : "false")
                 << ",\"verdict\":" << json_quote(multipath_verdict) << ",\"max_split_load\":[";
       for (std::size_t i = 0; i < split_max.size(); ++i) {
@@ -519,7 +520,12 @@ int cmd_analyze(int argc, char** argv) {
                 << " allowed paths in " << function.alternatives.size() << " alternatives, "
                 << multipath->report.adaptive_pairs << " pairs with several, virtual channels "
                 << multipath->report.virtual_channels << " (" << function.dropped_paths
-                << " paths left out for want of virtual channels); verifier: " << multipath_verdict << "\n";
+                << " paths left out for want of virtual channels"
+                << (function.dropped_paths == 0 || function.layers_for_all_paths == 0 ? std::string()
+                    : function.layers_for_all_paths < 0
+                        ? ", all would need more than " + std::to_string(-function.layers_for_all_paths)
+                        : ", all would need " + std::to_string(function.layers_for_all_paths))
+                << "); verifier: " << multipath_verdict << "\n";
       std::cout << "  pattern     max flows/channel, split evenly over the allowed paths\n";
       for (std::size_t i = 0; i < split_max.size(); ++i) {
         char line[96];
