@@ -340,6 +340,18 @@ void inject(const std::string& what) {
       message = "compute_job_routes returned a table the verifier rejected";
     } else {
       message = result.algorithm;
+      // A multi-path generator's function (mp-lash, a-lash) passes its own
+      // verifier too: every allowed path, and the union of their dependencies.
+      try {
+        const std::optional<JobMultiPath> multipath = recompute_multipath(config, result.network, result.table);
+        if (multipath && !multipath->report.ok()) {
+          kind = Kind::rejected;
+          message = "multi-path function: " + multipath->report.violations.front().message;
+        }
+      } catch (const RoutingError& e) {
+        kind = Kind::rejected;
+        message = std::string("multi-path function: ") + e.what();
+      }
     }
   } catch (...) {
     const std::exception_ptr error = std::current_exception();

@@ -435,6 +435,25 @@ int cmd_analyze(int argc, char** argv) {
   std::vector<Congestion> results;
   for (const TrafficPattern& pattern : standard_patterns(torus, table))
     results.push_back(measure_congestion(torus, table, pattern));
+  // A table of a multi-path generator (mp-lash, a-lash): its function, and
+  // each pattern's busiest channel with every flow split evenly over its
+  // pair's allowed paths.
+  std::optional<JobMultiPath> multipath;
+  std::string multipath_note;  // why a multi-path generator's function could not be recomputed
+  try {
+    multipath = recompute_multipath(config, config.network(), table);
+  } catch (const RoutingError& e) {
+    multipath_note = e.what();
+  }
+  std::vector<double> split_max;
+  if (multipath)
+    for (const TrafficPattern& pattern : standard_patterns(torus, table)) {
+      const std::vector<double> load = multipath_split_loads(config.network(), multipath->function, pattern.flows);
+      split_max.push_back(load.empty() ? 0.0 : *std::max_element(load.begin(), load.end()));
+    }
+  const std::string multipath_verdict =
+      !multipath ? "" : multipath->report.ok() ? "OK"
+                                               : std::string("FAILED: ") + multipath->report.violations.front().message;
   if (!svg_path.empty()) {
     // The all-to-all's load: every ordered pair's route, the edge forwarding index.
     const Network network = config.network();
@@ -458,6 +477,25 @@ int cmd_analyze(int argc, char** argv) {
                 << results[i].flows << ",\"max_flows_per_channel\":" << results[i].max_flows_per_channel
                 << ",\"busiest_channel\":" << json_quote(results[i].busiest_channel) << "}";
     std::cout << "]";
+    if (multipath) {
+      const MultiPathTable& function = multipath->function;
+      std::cout << ",\"multipath\":{\"adaptivity\":" << json_quote(adaptivity_name(function.adaptivity))
+                << ",\"alternatives\":" << function.alternatives.size() << ",\"paths\":" << multipath->report.paths
+                << ",\"adaptive_pairs\":" << multipath->report.adaptive_pairs
+                << ",\"virtual_channels\":" << multipath->report.virtual_channels
+                << ",\"dropped_paths\":" << function.dropped_paths
+                << ",\"layers_for_all_paths\":" << function.layers_for_all_paths
+                << ",\"ok\":" << (multipath->report.ok() ? "true" : "false")
+                << ",\"verdict\":" << json_quote(multipath_verdict) << ",\"max_split_load\":[";
+      for (std::size_t i = 0; i < split_max.size(); ++i) {
+        char number[32];
+        std::snprintf(number, sizeof number, "%.9g", split_max[i]);
+        std::cout << (i ? "," : "") << "{\"name\":" << json_quote(results[i].pattern) << ",\"max_flows_per_channel\":"
+                  << number << "}";
+      }
+      std::cout << "]}";
+    }
+    if (!multipath_note.empty()) std::cout << ",\"multipath_note\":" << json_quote(multipath_note);
     if (!svg_path.empty()) std::cout << ",\"svg\":" << json_quote(svg_path);
     std::cout << "}\n";
   } else {
@@ -476,6 +514,26 @@ int cmd_analyze(int argc, char** argv) {
                     static_cast<unsigned long long>(c.max_flows_per_channel), c.busiest_channel.c_str());
       std::cout << line;
     }
+    if (multipath) {
+      const MultiPathTable& function = multipath->function;
+      std::cout << "  " << adaptivity_name(function.adaptivity) << " function: " << multipath->report.paths
+                << " allowed paths in " << function.alternatives.size() << " alternatives, "
+                << multipath->report.adaptive_pairs << " pairs with several, virtual channels "
+                << multipath->report.virtual_channels << " (" << function.dropped_paths
+                << " paths left out for want of virtual channels"
+                << (function.dropped_paths == 0 || function.layers_for_all_paths == 0 ? std::string()
+                    : function.layers_for_all_paths < 0
+                        ? ", all would need more than " + std::to_string(-function.layers_for_all_paths)
+                        : ", all would need " + std::to_string(function.layers_for_all_paths))
+                << "); verifier: " << multipath_verdict << "\n";
+      std::cout << "  pattern     max flows/channel, split evenly over the allowed paths\n";
+      for (std::size_t i = 0; i < split_max.size(); ++i) {
+        char line[96];
+        std::snprintf(line, sizeof line, "  %-10s %9.2f\n", results[i].pattern.c_str(), split_max[i]);
+        std::cout << line;
+      }
+    }
+    if (!multipath_note.empty()) std::cout << "  no multi-path function: " << multipath_note << "\n";
     if (!svg_path.empty()) std::cout << "  picture of the alltoall load per channel written to " << svg_path << "\n";
   }
   return kExitOk;

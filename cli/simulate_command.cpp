@@ -131,6 +131,19 @@ void print_json(const std::string& source, const RouteTable& table, const Simula
     }
     std::cout << "]";
   }
+  if (request.multipath) {
+    std::cout << ",\"multipath\":{\"adaptivity\":" << json_quote(adaptivity_name(request.multipath->adaptivity))
+              << ",\"alternatives\":" << request.multipath->alternatives.size()
+              << ",\"virtual_channels\":" << request.multipath->virtual_channels() << ",\"split\":[";
+    for (std::size_t i = 0; i < report.split.size(); ++i) {
+      const simulation::AdaptiveResult& a = report.split[i];
+      char numbers[160];
+      std::snprintf(numbers, sizeof numbers, "\"seconds\":%.9g,\"throughput\":%.9g,\"max_load\":%.9g", a.seconds,
+                    a.throughput, a.max_load);
+      std::cout << (i ? "," : "") << "{\"pattern\":" << json_quote(a.pattern) << "," << numbers << "}";
+    }
+    std::cout << "]}";
+  }
   if (!report.baseline_note.empty()) std::cout << ",\"baseline_note\":" << json_quote(report.baseline_note);
   if (const PatternResult* bisection = find_result(report.table, "bisection")) {
     char ebb[64];
@@ -178,6 +191,22 @@ void print_text(const std::string& source, const RouteTable& table, const Simula
     std::cout << "  adaptive channel (estimate: flows split evenly over minimal hops, the table as escape)\n"
                  "  pattern                  time  throughput  busiest channel   vs table\n";
     for (const simulation::AdaptiveResult& a : report.adaptive) {
+      const PatternResult* deterministic = find_result(report.table, a.pattern);
+      char versus[16] = "-";
+      if (deterministic && a.seconds > 0) std::snprintf(versus, sizeof versus, "%.2fx", deterministic->seconds / a.seconds);
+      char line[200];
+      std::snprintf(line, sizeof line, "  %-18s %10s %11s  %9.2f flows  %9s\n", a.pattern.c_str(),
+                    format_seconds(a.seconds).c_str(), format_rate(a.throughput).c_str(), a.max_load, versus);
+      std::cout << line;
+    }
+  }
+  if (request.multipath) {
+    // A multi-path function (mp-lash, a-lash): the flow-level estimate of its even split.
+    std::cout << "  " << adaptivity_name(request.multipath->adaptivity) << " function of "
+              << request.multipath->alternatives.size() << " alternatives on " << request.multipath->virtual_channels()
+              << " virtual channels (estimate: every flow split evenly over its pair's allowed paths)\n"
+                 "  pattern                  time  throughput  busiest channel   vs table\n";
+    for (const simulation::AdaptiveResult& a : report.split) {
       const PatternResult* deterministic = find_result(report.table, a.pattern);
       char versus[16] = "-";
       if (deterministic && a.seconds > 0) std::snprintf(versus, sizeof versus, "%.2fx", deterministic->seconds / a.seconds);
@@ -303,6 +332,20 @@ int simulate_command(int argc, char** argv) {
     table = std::move(result.table);
     network = std::move(result.network);
     source = nodes.empty() ? "the whole machine" : nodes;
+  }
+
+  // A table of a multi-path generator: its function, for the split.
+  std::optional<JobMultiPath> multipath;
+  try {
+    multipath = recompute_multipath(config, network, table);
+  } catch (const RoutingError& e) {
+    std::cerr << "angara-route: simulate: no multi-path function: " << e.what() << "\n";
+  }
+  if (multipath) {
+    if (!multipath->report.ok())
+      throw RoutingError(table.algorithm + ": the multi-path function fails verification: " +
+                         multipath->report.violations.front().message);
+    request.multipath = &multipath->function;
   }
 
   // A job mix: other jobs' tables (a directory) or dumps (a file).

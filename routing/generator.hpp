@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "angara/multipath.hpp"
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "angara/rules.hpp"
@@ -50,6 +51,15 @@ class Generator {
   // around failures), for one without a model of its own.
   static double default_peak_bytes(const MemoryContext& context) {
     return context.pairs * (240 + 40 * context.mean_hops) + context.channel_slots * context.layers * 16;
+  }
+  // Multi-path generators (mp-lash, a-lash): the whole multi-path routing
+  // function (angara/multipath.hpp), whose alternative 0 is what generate()
+  // returns; nullopt for a generator of one path per pair.
+  virtual std::optional<MultiPathTable> generate_multipath(const Network& network,
+                                                           const std::vector<NodeId>& allocation,
+                                                           const GeneratorOptions& options) const {
+    (void)network, (void)allocation, (void)options;
+    return std::nullopt;
   }
   // Cheaper options for scoring many candidate node sets (node selection
   // routes only the best few as configured); nullopt when there are none.

@@ -344,3 +344,31 @@ JobResult verify_node_tables(const Config& config, const std::vector<NodeTable>&
 }
 
 }  // namespace angara
+
+namespace angara {
+
+std::optional<JobMultiPath> recompute_multipath(const Config& config, const Network& network,
+                                                const RouteTable& table) {
+  const std::unique_ptr<Generator> generator = make_generator(table.algorithm);
+  if (!generator) return std::nullopt;
+  GeneratorOptions options = generator_options_of(config);
+  options.rules = table.rules;
+  options.flow_control = table.flow_control;
+  std::optional<MultiPathTable> function = generator->generate_multipath(network, table.nodes(), options);
+  if (!function) return std::nullopt;
+  const RouteTable& installed = function->alternatives.front();
+  for (std::size_t s = 0; s < table.size(); ++s)
+    for (std::size_t d = 0; d < table.size(); ++d)
+      if (s != d && !(installed.route(s, d) == table.route(s, d)))
+        throw RoutingError(table.algorithm + ": the table is not the first alternative of the multi-path function " +
+                           "this configuration gives (" + network.torus().format_coord(table.nodes()[s]) + " -> " +
+                           network.torus().format_coord(table.nodes()[d]) + " differs): made under other options?");
+  VerifyOptions verify_options = verify_options_of(config);
+  verify_options.rules = table.rules;
+  verify_options.flow_control = table.flow_control;
+  JobMultiPath result{std::move(*function), {}};
+  result.report = verify_multipath(network, result.function, verify_options);
+  return result;
+}
+
+}  // namespace angara

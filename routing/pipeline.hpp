@@ -16,6 +16,7 @@
 #include "routing/chain.hpp"
 #include "routing/generator.hpp"
 #include "routing/memory.hpp"
+#include "routing/check/multipath_verifier.hpp"
 #include "routing/check/verifier.hpp"
 
 namespace angara {
@@ -109,6 +110,19 @@ MemoryEstimate check_job_memory(const Config& config, const JobRequest& request,
 // when the generator's table breaks a rule, MemoryLimitError (before any
 // route is computed) when the estimate exceeds the memory limit.
 JobResult compute_job_routes(const Config& config, const JobRequest& request);
+
+// The multi-path routing function behind a table made by a multi-path
+// generator (mp-lash, a-lash: Generator::generate_multipath), recomputed for
+// the table's nodes with the configuration's options (the generators are
+// deterministic) and checked by verify_multipath(); nullopt when the table's
+// algorithm makes none.  Throws RoutingError when the recomputed function's
+// alternative 0 is not the table (made under another configuration).
+struct JobMultiPath {
+  MultiPathTable function;
+  MultiPathReport report;
+};
+std::optional<JobMultiPath> recompute_multipath(const Config& config, const Network& network,
+                                                const RouteTable& table);
 
 // Writes the tables of the given allocated nodes (all when `only` is empty)
 // into `directory` as one table set of the job, committed with one rename

@@ -13,6 +13,8 @@ std::unique_ptr<Generator> create_dfsssp_generator();
 std::unique_ptr<Generator> create_lash_generator();
 std::unique_ptr<Generator> create_exact_generator();
 std::unique_ptr<Generator> create_mroots_generator();
+std::unique_ptr<Generator> create_mp_lash_generator();
+std::unique_ptr<Generator> create_a_lash_generator();
 
 const std::vector<GeneratorInfo>& generators() {
   static const std::vector<GeneratorInfo> all = {
@@ -35,6 +37,10 @@ const std::vector<GeneratorInfo>& generators() {
       {"mroots", "D-MROOTS: UpDown routing with one root per virtual channel, roots spread apart (layered routing, section 4)",
        &create_mroots_generator, /*start_from=*/"", /*in_default_chain=*/false, /*minimal_routes=*/false,
        /*complete_under=*/RuleSet::general},
+      {"mp-lash", "MP-LASH: up to paths_per_pair shortest paths per pair, each on a virtual channel that stays deadlock-free; source-adaptive (layered routing, section 6)",
+       &create_mp_lash_generator},
+      {"a-lash", "A-LASH: a pair's shortest paths together on one virtual channel that stays deadlock-free; switch-adaptive (layered routing, section 7)",
+       &create_a_lash_generator},
   };
   return all;
 }

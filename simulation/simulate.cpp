@@ -1,6 +1,7 @@
 #include "simulation/simulate.hpp"
 
 #include "routing/common/parallel.hpp"
+#include "routing/check/multipath_verifier.hpp"
 #include "simulation/adaptive_flow.hpp"
 
 #include <sys/types.h>
@@ -368,31 +369,44 @@ SimulationReport run_simulation(const Network& network, const RouteTable& table,
       plans.push_back(std::move(plan));
     }
   }
-  if (request.adaptive)
-    for (const PlannedPattern& plan : plans) {
-      if (plan.table != &table) continue;
-      AdaptiveResult estimate;
-      estimate.pattern = plan.pattern;
-      double bytes = 0;
-      for (std::size_t p = 0; p < plan.phases.size(); ++p) {
-        const Flows& flows = plan.phases[p].flows;
-        if (flows.empty()) continue;
-        AdaptiveLoads loads = adaptive_channel_loads(network, table, flows);
-        for (const auto& [other, other_flows] : plan.others(p))
-          for (const auto& [src, dst] : *other_flows)
-            other->walk(src, dst, network.torus(), [&](NodeId at, Direction d) {
-              loads.load[Torus::channel(at, d)] += 1.0;
-            });
-        const double busiest = *std::max_element(loads.load.begin(), loads.load.end());
-        estimate.max_load = std::max(estimate.max_load, busiest);
-        const double latency = request.model.node_latency +
-                               request.model.hop_latency * static_cast<double>(loads.max_hops > 0 ? loads.max_hops - 1 : 0);
-        estimate.seconds += busiest * request.bytes / request.model.bandwidth + latency;
-        bytes += request.bytes * static_cast<double>(flows.size());
-      }
-      estimate.throughput = estimate.seconds > 0 ? bytes / estimate.seconds : 0;
-      report.adaptive.push_back(estimate);
+  // The fluid bound of a phase whose channel loads (flows, in fractions)
+  // are `load`, plus the loads of the other jobs of a mix.
+  const auto estimate_plan = [&](const PlannedPattern& plan, auto&& phase_loads) {
+    AdaptiveResult estimate;
+    estimate.pattern = plan.pattern;
+    double bytes = 0;
+    for (std::size_t p = 0; p < plan.phases.size(); ++p) {
+      const Flows& flows = plan.phases[p].flows;
+      if (flows.empty()) continue;
+      std::size_t max_hops = 0;
+      std::vector<double> load = phase_loads(flows, max_hops);
+      for (const auto& [other, other_flows] : plan.others(p))
+        for (const auto& [src, dst] : *other_flows)
+          other->walk(src, dst, network.torus(), [&](NodeId at, Direction d) { load[Torus::channel(at, d)] += 1.0; });
+      const double busiest = *std::max_element(load.begin(), load.end());
+      estimate.max_load = std::max(estimate.max_load, busiest);
+      const double latency =
+          request.model.node_latency + request.model.hop_latency * static_cast<double>(max_hops > 0 ? max_hops - 1 : 0);
+      estimate.seconds += busiest * request.bytes / request.model.bandwidth + latency;
+      bytes += request.bytes * static_cast<double>(flows.size());
     }
+    estimate.throughput = estimate.seconds > 0 ? bytes / estimate.seconds : 0;
+    return estimate;
+  };
+  if (request.multipath)
+    for (const PlannedPattern& plan : plans)
+      if (plan.table == &table)
+        report.split.push_back(estimate_plan(plan, [&](const Flows& flows, std::size_t& max_hops) {
+          return multipath_split_loads(network, *request.multipath, flows, &max_hops);
+        }));
+  if (request.adaptive)
+    for (const PlannedPattern& plan : plans)
+      if (plan.table == &table)
+        report.adaptive.push_back(estimate_plan(plan, [&](const Flows& flows, std::size_t& max_hops) {
+          AdaptiveLoads loads = adaptive_channel_loads(network, table, flows);
+          max_hops = loads.max_hops;
+          return std::move(loads.load);
+        }));
   std::vector<std::vector<PhaseResult>> results(plans.size());
   run_in_children(network, request, plans, results);
   for (std::size_t i = 0; i < plans.size(); ++i)

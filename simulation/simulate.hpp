@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "angara/multipath.hpp"
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "routing/check/patterns.hpp"
@@ -32,6 +33,11 @@ struct SimulationRequest {
   // on): the flow-level approximation of simulation/adaptive_flow.hpp, with
   // the table as the escape; the other jobs of a mix load their own routes.
   bool adaptive = false;
+  // A multi-path routing function whose alternative 0 is the table
+  // (mp-lash, a-lash): also estimate each pattern with every flow split
+  // evenly over its pair's allowed paths (flow level, like the adaptive
+  // channel: SimGrid's routes depend on their two hosts only).
+  const MultiPathTable* multipath = nullptr;
 };
 
 // One pattern on the adaptive channel: an estimate, not a simulation.
@@ -70,6 +76,7 @@ struct SimulationReport {
   std::vector<PatternResult> table;     // per pattern, the job's table
   std::vector<PatternResult> baseline;  // the same patterns on plain DOR (empty: not run)
   std::vector<AdaptiveResult> adaptive; // the same patterns on the adaptive channel (empty: not asked)
+  std::vector<AdaptiveResult> split;    // the same patterns split over the multi-path function (empty: none)
   // Why the baseline did not run ("" when it did or was not asked for).
   std::string baseline_note;
 };

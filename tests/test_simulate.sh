@@ -38,6 +38,31 @@ expect "adaptive: simulate text" 0 "$tool" simulate --config "$work/adaptive88.y
   --pattern alltoall --no-baseline
 contains "adaptive: text report" "$work/out" "adaptive channel (estimate: flows split evenly over minimal hops, the table as escape)"
 
+# A multi-path routing function (mp-lash, a-lash) on 8x8 with two failed
+# routers and 4 virtual channels: the table as simulated, and beside it the
+# even split over every pair's allowed paths.  The first path of each pair is
+# lash's balanced one, so the split loads the busiest channel more (94.5
+# flows against 85): the further shortest paths come in direction order.
+printf 'machine:\n  torus: 8x8\n  nodes: n[00-63]\nfailures:\n  nodes: [n09, n36]\nrouting:\n  virtual_channels: 4\n' \
+  >"$work/mp88.yaml"
+for algorithm in mp-lash a-lash; do
+  expect "$algorithm: simulate --json" 0 "$tool" simulate --config "$work/mp88.yaml" --algorithm "$algorithm" \
+    --pattern alltoall,tornado --no-baseline --json
+  contains "$algorithm: the table's and the split's busiest channel" <(json_field "$work/out" \
+    "r['results'][0]['max_load'], r['multipath']['split'][0]['max_load'], len(r['multipath']['split'])") "85 94.5 2"
+  expect "$algorithm: a dump" 0 "$tool" generate --config "$work/mp88.yaml" --algorithm "$algorithm" --dry-run \
+    --dump-routes "$work/$algorithm.dump"
+  expect "$algorithm: analyze the dump" 0 "$tool" analyze --config "$work/mp88.yaml" --dump "$work/$algorithm.dump" --json
+  contains "$algorithm: analyze verifies the function" <(json_field "$work/out" \
+    "r['multipath']['ok'], r['multipath']['alternatives'], r['multipath']['max_split_load'][3]") "True 4 {'name': 'alltoall', 'max_flows_per_channel': 94.5}"
+done
+contains "a-lash: switch-adaptive" <(json_field "$work/out" "r['multipath']['adaptivity']") "switch-adaptive"
+# Without the failures the configuration gives another function: a note, the table alone.
+printf 'machine:\n  torus: 8x8\n  nodes: n[00-63]\nrouting:\n  virtual_channels: 4\n' >"$work/mp88-whole.yaml"
+expect "a-lash dump under another configuration" 0 "$tool" analyze --config "$work/mp88-whole.yaml" \
+  --dump "$work/a-lash.dump"
+contains "... says the function is not recomputed" "$work/out" "no multi-path function: a-lash: the table is not the first alternative"
+
 # Random halves: balanced's all-to-all is faster than bfs's by the ratio of
 # their max loads (the flow model's bottleneck), within 5%.
 for machine in 8x8 4x4x4; do

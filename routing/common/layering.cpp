@@ -56,6 +56,43 @@ int spread_over_empty_layers(const PathSet& paths, std::vector<std::uint8_t>& la
   return allowed;
 }
 
+bool try_add_dependencies(DependencyLayer& layer, const std::vector<Dependency>& dependencies) {
+  std::vector<ChannelId> edge(2);
+  std::size_t added = 0;  // dependencies [0, added) are in
+  bool new_edge = false;
+  bool fits = true;
+  for (const Dependency& dependency : dependencies) {
+    edge[0] = dependency.first;
+    edge[1] = dependency.second;
+    if (!layer.graph.has_edge(edge[0], edge[1])) {
+      const std::size_t slot = dependency_slot(edge[0], edge[1]);
+      if (layer.forbidden[slot] || layer.graph.closes_cycle(edge[0], edge[1])) {
+        // Forbidden for good only when the graph held none of these
+        // dependencies' new ones, which are taken back below.
+        if (!new_edge) layer.forbidden[slot] = 1;
+        fits = false;
+        break;
+      }
+      new_edge = true;
+    }
+    layer.graph.add_path(edge);
+    ++added;
+  }
+  if (!fits)
+    for (std::size_t i = 0; i < added; ++i) {
+      edge[0] = dependencies[i].first;
+      edge[1] = dependencies[i].second;
+      layer.graph.remove_path(edge);
+    }
+  return fits;
+}
+
+bool try_add_path(DependencyLayer& layer, const ChannelId* first, const ChannelId* last) {
+  std::vector<Dependency> dependencies;
+  for (const ChannelId* c = first + 1; c < last; ++c) dependencies.emplace_back(c[-1], c[0]);
+  return try_add_dependencies(layer, dependencies);
+}
+
 void too_many_layers(std::string_view generator, int needed, int allowed, bool at_least) {
   throw RoutingError(std::string(generator) + ": the routes need " + (at_least ? "more than " : "") +
                      std::to_string(needed) + " virtual channels, only " + std::to_string(allowed) +

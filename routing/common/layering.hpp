@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "routing/common/dependency_graph.hpp"
 #include "routing/common/generator_support.hpp"
 #include "routing/common/option_spec.hpp"
 #include "routing/common/shortest_paths.hpp"
@@ -55,6 +56,24 @@ RouteTable layered_table(std::string_view generator, const Network& network, con
 inline std::size_t dependency_slot(ChannelId a, ChannelId b) {
   return static_cast<std::size_t>(a) * kDirectionCount + static_cast<std::size_t>(Torus::channel_direction(b).rank());
 }
+
+// One layer of LASH's first fit (section 5.1, Step 2.2; MP-LASH and
+// A-LASH, sections 6-7): its dependency graph, and the dependencies known to
+// close a forbidden cycle in it.  The graph only grows, so such a dependency
+// stays forbidden and later paths are turned away without a search.
+struct DependencyLayer {
+  DependencyLayer(const Torus& torus, FlowControl rule)
+      : graph(torus, rule), forbidden(std::size_t(torus.channel_slots()) * kDirectionCount, 0) {}
+  IncrementalDependencyGraph graph;
+  std::vector<unsigned char> forbidden;
+};
+// A dependency from -> to (`to` leaves the node `from` enters).
+using Dependency = std::pair<ChannelId, ChannelId>;
+// Adds all the dependencies to the layer unless one of them closes a
+// forbidden cycle there; then the layer is left as it was.
+bool try_add_dependencies(DependencyLayer& layer, const std::vector<Dependency>& dependencies);
+// The same for the dependencies of a path given as its channels.
+bool try_add_path(DependencyLayer& layer, const ChannelId* first, const ChannelId* last);
 
 // Balancing of DFSSSP (Algorithm 2, last loop) and LASH (section 5.1, Step
 // 4, restricted to layers that are still empty): a subset of an acyclic

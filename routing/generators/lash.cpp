@@ -22,50 +22,6 @@ namespace angara {
 
 namespace {
 
-// One layer: its dependency graph, and the dependencies known to close a
-// forbidden cycle in it.  The graph only grows, so such a dependency stays
-// forbidden and later pairs are turned away without a search.
-struct Layer {
-  Layer(const Torus& torus, FlowControl rule)
-      : graph(torus, rule), forbidden(std::size_t(torus.channel_slots()) * kDirectionCount, 0) {}
-  IncrementalDependencyGraph graph;
-  std::vector<unsigned char> forbidden;
-  std::size_t pairs = 0;
-};
-
-// Adds the path to the layer unless one of its dependencies closes a
-// forbidden cycle there; then the layer is left as it was.
-bool try_layer(Layer& layer, const ChannelId* first, const ChannelId* last) {
-  std::vector<ChannelId> edge(2);
-  const ChannelId* added_to = first;  // dependencies [first, added_to) are in
-  bool new_edge = false;
-  bool fits = true;
-  for (const ChannelId* c = first + 1; c < last; ++c) {
-    edge[0] = c[-1];
-    edge[1] = c[0];
-    if (!layer.graph.has_edge(edge[0], edge[1])) {
-      const std::size_t slot = dependency_slot(edge[0], edge[1]);
-      if (layer.forbidden[slot] || layer.graph.closes_cycle(edge[0], edge[1])) {
-        // Forbidden for good only when the graph held none of this path's
-        // own new dependencies, which are taken back below.
-        if (!new_edge) layer.forbidden[slot] = 1;
-        fits = false;
-        break;
-      }
-      new_edge = true;
-    }
-    layer.graph.add_path(edge);
-    added_to = c;
-  }
-  if (!fits)
-    for (const ChannelId* c = first + 1; c <= added_to; ++c) {
-      edge[0] = c[-1];
-      edge[1] = c[0];
-      layer.graph.remove_path(edge);
-    }
-  return fits;
-}
-
 class LashGenerator final : public Generator {
  public:
   std::string_view name() const override { return "lash"; }
@@ -83,7 +39,7 @@ class LashGenerator final : public Generator {
 
 LayerAssignment lash_layers(const Torus& torus, const PathSet& paths, FlowControl rule) {
   const std::size_t n = paths.node_count();
-  std::vector<std::unique_ptr<Layer>> layers;
+  std::vector<std::unique_ptr<DependencyLayer>> layers;
   LayerAssignment result;
   result.layer.assign(paths.pair_count(), 0);
   for (std::size_t p = 0; p < paths.pair_count(); ++p) {
@@ -96,12 +52,11 @@ LayerAssignment lash_layers(const Torus& torus, const PathSet& paths, FlowContro
           result.used = kSearchLayers;
           return result;
         }
-        layers.push_back(std::make_unique<Layer>(torus, rule));
+        layers.push_back(std::make_unique<DependencyLayer>(torus, rule));
       }
-      if (try_layer(*layers[l], paths.begin(p), paths.end(p))) break;
+      if (try_add_path(*layers[l], paths.begin(p), paths.end(p))) break;
     }
     result.layer[p] = static_cast<std::uint8_t>(l);
-    ++layers[l]->pairs;
   }
   result.used = std::max<int>(1, static_cast<int>(layers.size()));
   return result;
