@@ -394,6 +394,19 @@ section_replay() {
        'between policies only through unroutable jobs.  The Lublin-Feitelson parameters and the' \
        'load scaling are in bench/workload.hpp; the shipped trace `tests/data/lublin_4x4x4.swf`' \
        'was written by `--write-trace`.'
+  emit '' 'The synthetic traces follow Lublin and Feitelson 2003 ("The workload on parallel' \
+       'supercomputers: modeling the characteristics of rigid jobs") with the parameters the' \
+       'authors'"'"' generator lublin99.c (Parallel Workloads Archive) sets for the whole sample,' \
+       'batch and interactive jobs together: serial jobs 0.244, power-of-two sizes 0.576, log2' \
+       'of the size two-stage uniform with ULow 0.8, UMed = UHi - 2.5, UHi = log2 of the live' \
+       'nodes, UProb 0.86; ln(run time) hyper-gamma of gamma(4.2, 0.94) with probability' \
+       'p = -0.0054 x nodes + 0.78, else gamma(312, 0.03), at most 12; ln(inter-arrival) of the' \
+       'rush hours gamma(10.2303 x 1.0225, 0.4871), spread over 48 half-hour buckets by the' \
+       'cdf of gamma(8.1737, 3.9631), the day starting at bucket 11.  The offered load is set' \
+       'in one place: every model inter-arrival time is multiplied by one factor (`arrivals x`' \
+       'on the trace line) before the daily cycle spreads it, found by bisection to within' \
+       '0.5%; sizes and run times do not depend on it.  The paper'"'"'s section numbers are not' \
+       'cited: no copy of the paper was at hand, only the generator'"'"'s source.'
   local status=0
   run replay_small nice -n 19 bench/angara-placement-bench --trace "$src/tests/data/lublin_4x4x4.swf" \
     --machines 4x4x4 --failed 2 --seed 2 --simulate 3 || status=$?
