@@ -76,6 +76,21 @@ else not_ok "60 SWF job lines of 18 fields (got $lines)"; fi
 expect "the written trace replays" 0 "$bench" --trace "$work/written.swf" --machines 4x4x4 --failed 2 --policies tree
 contains "with every job" "$work/out" "60 jobs (0 lines without run time or size skipped)"
 
+# EASY backfill on 62 live nodes: job 2 (40 nodes) waits for job 1 (40 nodes,
+# 100 s) and gets a reservation at 100; job 3 (10 nodes, 50 s) ends before it
+# and job 4 (12 nodes, 500 s) fits the 22 nodes job 2 leaves spare then, so
+# both start at once; job 5 (20 nodes) would delay job 2 and waits.
+{ echo "1 0 -1 100 40 -1 -1 40 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"
+  echo "2 1 -1 100 40 -1 -1 40 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"
+  echo "3 2 -1 50 10 -1 -1 10 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"
+  echo "4 3 -1 500 12 -1 -1 12 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"
+  echo "5 4 -1 10 20 -1 -1 20 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"; } >"$work/easy.swf"
+expect "an EASY-backfill trace" 0 "$bench" --trace "$work/easy.swf" --machines 4x4x4 --failed 2 --policies linear \
+  --per-job "$work/easy.jobs"
+waits=$(awk '!/^#/ { printf "%s:%s ", $3, $6 }' "$work/easy.jobs")
+if [ "$waits" = "1:0 3:0 4:0 2:99 5:196 " ]; then ok "EASY: jobs 3 and 4 backfill, job 2 starts at its reservation ($waits)"
+else not_ok "EASY: job:wait pairs '$waits', wanted '1:0 3:0 4:0 2:99 5:196 '"; fi
+
 # Bad input.
 { echo "; Version: 2"; echo "1 0 -1 100 4 -1 -1 4 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"; echo "2 10 -1 100 4 -1 -1 4 -1 -1 1 -1 -1 -1 -1 -1 -1"; } \
   >"$work/short.swf"
