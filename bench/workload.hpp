@@ -57,6 +57,8 @@ double offered_load(const std::vector<TraceJob>& jobs, std::size_t machine_nodes
 // (batch and interactive jobs together) as the authors' generator
 // lublin99.c in the Parallel Workloads Archive sets them; UHi (log2 of the
 // largest job) is the machine's, UMed = UHi - 2.5 as the model suggests.
+// Cited by the paper's models (job size, run time, arrival process), not by
+// section number: no copy of the paper was at hand, only the generator.
 struct LublinParameters {
   // Job size: serial jobs, then log2(size) from a two-stage uniform
   // (ULow..UMed with probability UProb, else UMed..UHi), rounded to an
