@@ -271,7 +271,7 @@ int fcfs_comparison(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: angara-placement-bench [--jobs N] [--seed S] [--machines 4x4x4,8x8x8] [--lp] "
-                   "[--per-job FILE]\n");
+                   "[--per-job FILE]\n       (--help: the trace replay, --trace FILE.swf or --load L)\n");
       return 2;
     }
   }
