@@ -1,6 +1,9 @@
-// angara-placement-bench: replays a seeded job trace on simulated machines
-// with a few failed routers under three placements and measures what each
-// job's routes get:
+// angara-placement-bench: how a job's placement on a shared machine
+// decides what its routes get.  Two modes.
+//
+// The FCFS comparison (the default) replays a seeded job trace on simulated
+// machines with a few failed routers under three placements and measures
+// what each job's routes get:
 //   linear  Slurm-like best fit over the nodes in NodeId order (slurm.conf
 //           in name order): the smallest run of consecutive free nodes that
 //           fits, else the largest runs first;
@@ -22,11 +25,22 @@
 // LP bound (0 without --lp), per-dimension bound, channels shared.
 //
 //   angara-placement-bench [--jobs N] [--seed S] [--machines 4x4x4,8x8x8,8x8x4x4] [--lp] [--per-job FILE]
+//
+// The trace replay (--trace FILE.swf, or --load L for a seeded
+// Lublin-Feitelson trace per machine): FCFS + EASY backfill with the
+// policies angara (select/angara's block choice), linear, tree (Slurm's
+// topology/tree) and select (bench/trace_replay.hpp, bench/workload.hpp;
+// --help lists the options).
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
 #include <map>
 #include <queue>
 #include <random>
@@ -37,11 +51,15 @@
 #include "routing/generator.hpp"
 #include "routing/check/lp_bound.hpp"
 #include "routing/check/metrics.hpp"
+#include "bench/trace_replay.hpp"
+#include "bench/workload.hpp"
+#include "cli/exit_status.hpp"
 #include "placement/placement.hpp"
 #include "placement/slurm_order.hpp"
 #include "routing/check/verifier.hpp"
 
 using namespace angara;
+using namespace angara::bench;
 
 namespace {
 
@@ -230,7 +248,7 @@ Totals replay(const Network& network, const std::vector<Job>& trace, Policy poli
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int fcfs_comparison(int argc, char** argv) {
   std::size_t job_count = 300;
   std::uint64_t seed = 1;
   std::string machines = "4x4x4,8x8x8,8x8x4x4";
@@ -253,7 +271,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: angara-placement-bench [--jobs N] [--seed S] [--machines 4x4x4,8x8x8] [--lp] "
-                   "[--per-job FILE]\n");
+                   "[--per-job FILE]\n       (--help: the trace replay, --trace FILE.swf or --load L)\n");
       return 2;
     }
   }
@@ -297,4 +315,258 @@ int main(int argc, char** argv) {
   }
   if (per_job) std::fclose(per_job);
   return 0;
+}
+
+namespace {
+
+const char kReplayUsage[] =
+    "usage: angara-placement-bench --trace FILE.swf [--cores-per-node C] [replay options]\n"
+    "       angara-placement-bench --load L [--jobs N] [--write-trace FILE] [replay options]\n"
+    "       angara-placement-bench [--jobs N] [--seed S] [--machines LIST] [--lp] [--per-job FILE]  (FCFS comparison)\n"
+    "Trace replay: FCFS + EASY backfill; every job placed by each policy, routed with balanced.\n"
+    "  --trace FILE         a Standard Workload Format trace (Parallel Workloads Archive)\n"
+    "  --cores-per-node C   processors of the trace per node (default 1)\n"
+    "  --load L             instead of --trace: a seeded Lublin-Feitelson trace per machine\n"
+    "                       offering this load of its live nodes (0 < L <= 2; e.g. 0.7-0.95)\n"
+    "  --jobs N             jobs of the synthetic trace (default 500)\n"
+    "  --write-trace FILE   also write the synthetic trace as SWF (one machine only)\n"
+    "  --seed S             the trace's and the failed routers' seed (default 1)\n"
+    "  --machines LIST      tori, comma-separated (default 8x8x8,8x8x4x4)\n"
+    "  --failed K           failed routers per machine, seeded (default: 1 per 128 nodes, at least 2)\n"
+    "  --policies LIST      of angara, linear, tree, select (default angara,linear,tree)\n"
+    "  --leaf-size N        tree: nodes of a leaf switch at most (slurm-conf --leaf-size; default 8)\n"
+    "  --simulate N         simulate N sampled jobs' all-to-all beside the running jobs' (flow simulator)\n"
+    "  --per-job FILE       one line per started job\n"
+    "  --fast-routing       route with balanced in direction order (turns off), as node selection scores\n"
+    "Exit status: 0 done, 2 bad command line, 3 bad trace line (FILE:LINE: what was expected), 5 unreadable file.\n";
+
+int replay_usage_error(const std::string& message) {
+  std::fprintf(stderr, "angara-placement-bench: %s\n%s", message.c_str(), kReplayUsage);
+  return cli::kExitUsage;
+}
+
+bool parse_count(const char* text, std::size_t& value) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long parsed = std::strtoull(text, &end, 10);
+  if (*text == '\0' || *text == '-' || *end != '\0' || errno == ERANGE) return false;
+  value = static_cast<std::size_t>(parsed);
+  return true;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    parts.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return parts;
+}
+
+int trace_replay(int argc, char** argv) {
+  std::string trace_path, write_path, per_job_path;
+  std::size_t cores_per_node = 1, job_count = 500, leaf_size = 8, simulate = 0, failed = 0, seed = 1;
+  bool have_failed = false, direction_order = false;
+  double load = 0;
+  std::vector<std::string> machines = {"8x8x8", "8x8x4x4"};
+  std::vector<ReplayPolicy> policies = {ReplayPolicy::angara, ReplayPolicy::linear, ReplayPolicy::tree};
+  for (int i = 1; i < argc; ++i) {
+    const std::string option = argv[i];
+    if (option == "--help" || option == "-h") {
+      std::fputs(kReplayUsage, stdout);
+      return cli::kExitOk;
+    }
+    if (option == "--fast-routing") {
+      direction_order = true;
+      continue;
+    }
+    if (i + 1 >= argc) return replay_usage_error("unknown option or missing value: '" + option + "'");
+    const char* value = argv[++i];
+    const auto bad = [&](const char* expected) {
+      return replay_usage_error(option + " expects " + expected + ", got '" + value + "'");
+    };
+    if (option == "--trace") trace_path = value;
+    else if (option == "--write-trace") write_path = value;
+    else if (option == "--per-job") per_job_path = value;
+    else if (option == "--cores-per-node") {
+      if (!parse_count(value, cores_per_node) || cores_per_node == 0) return bad("a positive number of processors");
+    } else if (option == "--jobs") {
+      if (!parse_count(value, job_count) || job_count < 2) return bad("2 or more jobs");
+    } else if (option == "--leaf-size") {
+      if (!parse_count(value, leaf_size) || leaf_size == 0) return bad("a positive number of nodes");
+    } else if (option == "--simulate") {
+      if (!parse_count(value, simulate)) return bad("a number of jobs");
+    } else if (option == "--seed") {
+      if (!parse_count(value, seed)) return bad("a non-negative integer");
+    } else if (option == "--failed") {
+      if (!parse_count(value, failed)) return bad("a number of routers");
+      have_failed = true;
+    } else if (option == "--load") {
+      char* end = nullptr;
+      load = std::strtod(value, &end);
+      if (*value == '\0' || *end != '\0' || !(load > 0 && load <= 2)) return bad("an offered load in (0, 2]");
+    } else if (option == "--machines") {
+      machines = split_commas(value);
+    } else if (option == "--policies") {
+      policies.clear();
+      for (const std::string& name : split_commas(value)) {
+        ReplayPolicy policy;
+        if (!parse_replay_policy(name, policy)) return bad("policies among angara, linear, tree, select");
+        policies.push_back(policy);
+      }
+    } else {
+      return replay_usage_error("unknown option '" + option + "'");
+    }
+  }
+  if (trace_path.empty() == (load == 0)) return replay_usage_error("give either --trace FILE or --load L");
+  if (!trace_path.empty() && !write_path.empty())
+    return replay_usage_error("--write-trace writes the synthetic trace; it does not go with --trace");
+  if (!write_path.empty() && machines.size() != 1)
+    return replay_usage_error("--write-trace needs exactly one machine (the trace is sized to it)");
+  std::vector<Torus> tori;
+  for (const std::string& machine : machines) {
+    try {
+      tori.push_back(Torus::parse(machine));
+    } catch (const std::exception& e) {
+      return replay_usage_error("--machines: '" + machine + "': " + e.what());
+    }
+  }
+
+  std::string command = "angara-placement-bench";
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+  std::printf("%s\n", command.c_str());
+
+  Trace file_trace;
+  if (!trace_path.empty()) {
+    try {
+      file_trace = read_swf(trace_path, cores_per_node);
+    } catch (const TraceFormatError& e) {
+      std::fprintf(stderr, "angara-placement-bench: %s\n", e.what());
+      return cli::kExitInput;
+    } catch (const TraceIoError& e) {
+      std::fprintf(stderr, "angara-placement-bench: %s\n", e.what());
+      return cli::kExitIo;
+    }
+  }
+  std::FILE* per_job = nullptr;
+  if (!per_job_path.empty()) {
+    per_job = std::fopen(per_job_path.c_str(), "w");
+    if (!per_job) {
+      std::fprintf(stderr, "angara-placement-bench: %s: cannot write (%s)\n", per_job_path.c_str(), std::strerror(errno));
+      return cli::kExitIo;
+    }
+    std::fprintf(per_job, "# machine policy job nodes kind wait_s foreign_routers shared_channels isolation\n");
+  }
+
+  for (const Torus& torus : tori) {
+    Network network(torus);
+    std::mt19937_64 random(seed * 7919 + torus.node_count());
+    const std::size_t failures =
+        std::min<std::size_t>(have_failed ? failed : std::max<std::size_t>(2, torus.node_count() / 128),
+                              torus.node_count() - 1);
+    std::uniform_int_distribution<NodeId> pick(0, torus.node_count() - 1);
+    while (network.failed_nodes().size() < failures) network.fail_node(pick(random));
+    const std::size_t alive = torus.node_count() - failures;
+    std::string failed_list;
+    for (NodeId node : network.failed_nodes()) failed_list += (failed_list.empty() ? "" : " ") + torus.format_coord(node);
+
+    std::vector<TraceJob> jobs;
+    std::string source;
+    char line[256];
+    if (trace_path.empty()) {
+      LublinRequest request;
+      request.jobs = job_count;
+      request.machine_nodes = alive;
+      request.load = load;
+      request.seed = seed;
+      const LublinTrace synthetic = lublin_trace(request);
+      jobs = synthetic.jobs;
+      std::snprintf(line, sizeof line,
+                    "Lublin-Feitelson, seed %zu, %zu jobs, offered load %.3f of %zu live nodes (arrivals x%.3f)", seed,
+                    jobs.size(), synthetic.load, alive, synthetic.arrival_scale);
+      source = line;
+      if (!write_path.empty()) {
+        std::ofstream out(write_path);
+        write_swf(out,
+                  jobs,
+                  {"Version: 2", "Generator: " + command, "Computer: the " + torus.to_string() +
+                       " Angara torus, " + std::to_string(alive) + " live nodes (one processor a node)",
+                   "MaxNodes: " + std::to_string(alive), "MaxProcs: " + std::to_string(alive),
+                   "Note: " + source});
+        if (!out.flush()) {
+          std::fprintf(stderr, "angara-placement-bench: %s: cannot write the trace\n", write_path.c_str());
+          return cli::kExitIo;
+        }
+      }
+    } else {
+      jobs = file_trace.jobs;
+      std::snprintf(line, sizeof line, "%s, %zu jobs (%zu lines without run time or size skipped), offered load %.3f of %zu live nodes",
+                    trace_path.c_str(), jobs.size(), file_trace.unusable, offered_load(jobs, alive), alive);
+      source = line;
+    }
+    // The simulated jobs: the same sample of 2+-node jobs for every policy.
+    std::vector<std::size_t> sample;
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      if (jobs[i].nodes >= 2 && jobs[i].nodes <= alive) sample.push_back(i);
+    std::shuffle(sample.begin(), sample.end(), std::mt19937_64(seed));
+    sample.resize(std::min(sample.size(), simulate));
+    std::sort(sample.begin(), sample.end());
+
+    std::printf("\nmachine %s, %zu failed routers (%s)\ntrace: %s\n", torus.to_string().c_str(), failures,
+                failed_list.c_str(), source.c_str());
+    std::printf("%-7s %5s %5s %4s %4s %6s %9s %8s %6s %7s %7s %6s %5s %4s %4s %4s %9s %4s %7s %7s %7s\n", "policy", "jobs",
+                "start", "skip", "unrt", "util", "wait_s", "bsld", "isol%", "shared", "shload", "shjob%", "block", "box", "open",
+                "fb", "bw_GB/s", "sim", "pl_ms", "route_s", "wall_s");
+    std::fflush(stdout);
+    for (ReplayPolicy policy : policies) {
+      ReplayOptions options;
+      options.policy = policy;
+      options.leaf_size = leaf_size;
+      options.simulate = sample;
+      options.per_job = per_job;
+      options.machine_label = torus.to_string();
+      options.route_in_direction_order = direction_order;
+      const ReplayResult r = replay_trace(network, jobs, options);
+      const double routed = r.routed ? static_cast<double>(r.routed) : 1.0;
+      char bandwidth[32] = "-";
+      if (r.simulated) std::snprintf(bandwidth, sizeof bandwidth, "%.3f", r.mean_bandwidth / 1e9);
+      const bool angara_policy = policy == ReplayPolicy::angara;
+      std::printf("%-7s %5zu %5zu %4zu %4zu %6.3f %9.0f %8.2f %6.1f %7.1f %7.1f %6.1f %5s %4s %4s %4s %9s %4zu %7.2f %7.1f %7.1f\n",
+                  replay_policy_name(policy), r.jobs, r.started, r.too_large, r.unroutable, r.utilisation, r.mean_wait,
+                  r.mean_bounded_slowdown, 100.0 * static_cast<double>(r.isolated) / routed, r.shared_channels, r.shared_load,
+                  100.0 * static_cast<double>(r.sharing) / routed,
+                  angara_policy ? std::to_string(r.exact_blocks).c_str() : "-",
+                  angara_policy ? std::to_string(r.boxes).c_str() : "-",
+                  angara_policy ? std::to_string(r.open_blocks).c_str() : "-",
+                  angara_policy ? std::to_string(r.fallbacks).c_str() : "-", bandwidth, r.simulated, r.place_ms,
+                  r.route_seconds, r.seconds);
+      std::fflush(stdout);
+    }
+  }
+  if (per_job) std::fclose(per_job);
+  return cli::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string option = argv[i];
+    if (option == "--trace" || option == "--load" || option == "--write-trace" || option == "--policies" ||
+        option == "--simulate" || option == "--failed" || option == "--cores-per-node" || option == "--leaf-size" ||
+        option == "--fast-routing" || option == "--help" || option == "-h") {
+      try {
+        return trace_replay(argc, argv);
+      } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "angara-placement-bench: %s\n", e.what());
+        return cli::kExitInput;
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "angara-placement-bench: %s\n", e.what());
+        return cli::kExitRejected;
+      }
+    }
+  }
+  return fcfs_comparison(argc, argv);
 }

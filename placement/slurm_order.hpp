@@ -42,4 +42,17 @@ NestedBlocks nested_blocks(const Torus& torus);
 std::vector<NodeId> best_fit_run(const std::vector<NodeId>& order, const std::vector<unsigned char>& free,
                                  std::size_t count);
 
+// Slurm's topology/tree selection (select/cons_tres with topology/tree,
+// _eval_nodes_topo in Slurm 22.05) over the switches `angara-route
+// slurm-conf --topology` writes: one switch per nested block, blocks of
+// `leaf_size` nodes or fewer (or single nodes) being leaf switches.  The
+// lowest-level switch with enough free nodes, the fewest free at that level
+// (best fit), the first in node order on a tie; inside it, the leaf that
+// holds the rest with the fewest free nodes, else the leaf with the most,
+// until the job is complete, each leaf's free nodes in node order.  A model
+// of Slurm's choice, not its code.  Sorted; empty when fewer than `count`
+// nodes are free.
+std::vector<NodeId> tree_best_fit(const NestedBlocks& blocks, const std::vector<unsigned char>& free,
+                                  std::size_t count, std::size_t leaf_size);
+
 }  // namespace angara

@@ -284,6 +284,27 @@ START_TEST(nested_blocks_of_desmos) {
 }
 END_TEST
 
+// topology/tree over slurm-conf's switches on Desmos (leaves of 8: the 4x2
+// blocks desmos[00-07], [08-15], [16-23], [24-31]): the lowest switch that
+// holds the job with the fewest free nodes, then leaves best fit, else the
+// fullest leaf first.  Linear best fit takes a run across two leaves instead.
+START_TEST(tree_best_fit_on_desmos) {
+  std::vector<unsigned char> free(32, 1);
+  for (NodeId node : {0, 1, 2, 3, 4, 5, 16, 17, 18, 19}) free[node] = 0;
+  const NestedBlocks blocks = nested_blocks(kDesmos);
+  const std::vector<NodeId> three{20, 21, 22};
+  ck_assert(tree_best_fit(blocks, free, 3, 8) == three);
+  const std::vector<NodeId> linear_three{6, 7, 8};
+  ck_assert(best_fit_run(blocks.order, free, 3) == linear_three);
+  const std::vector<NodeId> ten{6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  ck_assert(tree_best_fit(blocks, free, 10, 8) == ten);
+  const std::vector<NodeId> eleven{20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31};
+  ck_assert(tree_best_fit(blocks, free, 11, 8) == eleven);
+  ck_assert_uint_eq(tree_best_fit(blocks, free, 22, 8).size(), 22);
+  ck_assert(tree_best_fit(blocks, free, 23, 8).empty());
+}
+END_TEST
+
 // Failed routers are never chosen, even when the free mask offers them.
 START_TEST(failed_nodes_are_never_chosen) {
   Network network(k4x4);
@@ -490,6 +511,7 @@ int main() {
   tcase_add_test(tc, failed_nodes_are_never_chosen);
   tcase_add_test(tc, slurm_runs_compete);
   tcase_add_test(tc, nested_blocks_of_desmos);
+  tcase_add_test(tc, tree_best_fit_on_desmos);
   tcase_add_test(tc, requests_that_cannot_be_met);
   tcase_add_test(tc, shapes_parse_and_print);
   tcase_add_test(tc, half_of_4x4x4);

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The trace replay of angara-placement-bench (doc/benchmarks.md, "Trace
+# replay") on the shipped synthetic trace tests/data/lublin_4x4x4.swf (100
+# Lublin-Feitelson jobs written by the bench's --write-trace for a 4x4x4 with
+# 2 failed routers, offered load 0.9): every job started or counted, a
+# utilisation in (0, 1], select/angara isolating at least as many jobs as
+# linear best fit, simulated bandwidths; and bad input: a bad SWF line named
+# by file and line (exit 3), a missing file (exit 5), a bad option (exit 2).
+set -u
+expect_timeout=300
+. "$(dirname "$0")/tap_lib.sh"
+bench="$TOP_BUILDDIR/bench/angara-placement-bench"
+trace="$data/lublin_4x4x4.swf"
+
+if [ ! -x "$bench" ]; then
+  not_ok "no $bench (bench/ is built before tests/)"
+  tap_summary
+  exit
+fi
+
+# field POLICY COLUMN: a column of a policy's row (1 policy, 2 jobs, 3 started,
+# 4 skipped, 5 unroutable, 6 util, 9 isol%, 17 bw_GB/s, 18 simulated).
+field() { awk -v p="$1" -v c="$2" '$1 == p { print $c }' "$work/replay.out"; }
+
+expect "the shipped trace replays" 0 "$bench" --trace "$trace" --machines 4x4x4 --failed 2 --seed 2 --simulate 2
+cp "$work/out" "$work/replay.out"
+contains "the command line comes first" <(head -1 "$work/replay.out") \
+  "angara-placement-bench --trace $trace --machines 4x4x4 --failed 2 --seed 2 --simulate 2"
+contains "the trace is read whole" "$work/replay.out" "100 jobs (0 lines without run time or size skipped)"
+for policy in angara linear tree; do
+  jobs=$(field $policy 2) started=$(field $policy 3) skipped=$(field $policy 4) unroutable=$(field $policy 5)
+  if [ "$jobs" = 100 ] && [ $((started + skipped + unroutable)) -eq "$jobs" ] && [ "$started" -gt 0 ]; then
+    ok "$policy: every job started or counted ($started + $skipped + $unroutable of $jobs)"
+  else
+    not_ok "$policy: every job started or counted (jobs '$jobs', started '$started', skipped '$skipped', unroutable '$unroutable')"
+  fi
+  util=$(field $policy 6)
+  if awk -v u="$util" 'BEGIN { exit !(u > 0 && u <= 1) }'; then ok "$policy: utilisation $util in (0, 1]"
+  else not_ok "$policy: utilisation '$util' in (0, 1]"; fi
+  bandwidth=$(field $policy 17) simulated=$(field $policy 18)
+  if [ "$simulated" = 2 ] && awk -v b="$bandwidth" 'BEGIN { exit !(b > 0 && b < 10) }'; then
+    ok "$policy: 2 jobs simulated, mean flow bandwidth $bandwidth GB/s (one link: 9.4)"
+  else
+    not_ok "$policy: 2 jobs simulated (got '$simulated', bandwidth '$bandwidth')"
+  fi
+done
+angara=$(field angara 9) linear=$(field linear 9)
+if awk -v a="$angara" -v l="$linear" 'BEGIN { exit !(a >= l && a > 0) }'; then
+  ok "select/angara isolates at least as many jobs as linear best fit ($angara% >= $linear%)"
+else
+  not_ok "select/angara isolates at least as many jobs as linear best fit ('$angara'% vs '$linear'%)"
+fi
+# The angara placements add up: blocks + boxes + open blocks + fallbacks = started.
+placed=$(awk '$1 == "angara" { print $13 + $14 + $15 + $16 }' "$work/replay.out")
+if [ "$placed" = "$(field angara 3)" ]; then ok "angara: every started job is a block, a box, an open block or a fallback"
+else not_ok "angara: blocks + boxes + open + fallbacks '$placed' = started '$(field angara 3)'"; fi
+
+# On a 32-node machine (30 live) the jobs of more nodes are skipped, and counted.
+expect "a smaller machine" 0 "$bench" --trace "$trace" --machines 4x4x2 --failed 2 --policies linear
+cp "$work/out" "$work/replay.out"
+skipped=$(field linear 4) started=$(field linear 3) unroutable=$(field linear 5)
+big=$(awk '!/^;/ && $5 > 30' "$trace" | wc -l)
+if [ "$skipped" = "$big" ] && [ "$big" -gt 0 ] && [ $((started + skipped + unroutable)) -eq 100 ]; then
+  ok "jobs larger than the machine are skipped and counted ($skipped)"
+else
+  not_ok "jobs larger than the machine skipped and counted (skipped '$skipped', $big in the trace, started '$started')"
+fi
+
+# The generator: a trace of the asked load, written as SWF and read back.
+expect "--write-trace" 0 "$bench" --load 0.8 --jobs 60 --seed 5 --machines 4x4x4 --failed 2 --policies tree \
+  --write-trace "$work/written.swf"
+contains "the trace offers the asked load" "$work/out" "offered load 0.8"
+lines=$(grep -vc '^;' "$work/written.swf")
+if [ "$lines" = 60 ] && awk '!/^;/ && NF != 18 { exit 1 }' "$work/written.swf"; then ok "60 SWF job lines of 18 fields"
+else not_ok "60 SWF job lines of 18 fields (got $lines)"; fi
+expect "the written trace replays" 0 "$bench" --trace "$work/written.swf" --machines 4x4x4 --failed 2 --policies tree
+contains "with every job" "$work/out" "60 jobs (0 lines without run time or size skipped)"
+
+# EASY backfill on 62 live nodes: job 2 (40 nodes) waits for job 1 (40 nodes,
+# 100 s) and gets a reservation at 100; job 3 (10 nodes, 50 s) ends before it
+# and job 4 (12 nodes, 500 s) fits the 22 nodes job 2 leaves spare then, so
+# both start at once; job 5 (20 nodes) would delay job 2 and waits.
+{ echo "1 0 -1 100 40 -1 -1 40 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"
+  echo "2 1 -1 100 40 -1 -1 40 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"
+  echo "3 2 -1 50 10 -1 -1 10 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"
+  echo "4 3 -1 500 12 -1 -1 12 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"
+  echo "5 4 -1 10 20 -1 -1 20 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"; } >"$work/easy.swf"
+expect "an EASY-backfill trace" 0 "$bench" --trace "$work/easy.swf" --machines 4x4x4 --failed 2 --policies linear \
+  --per-job "$work/easy.jobs"
+waits=$(awk '!/^#/ { printf "%s:%s ", $3, $6 }' "$work/easy.jobs")
+if [ "$waits" = "1:0 3:0 4:0 2:99 5:196 " ]; then ok "EASY: jobs 3 and 4 backfill, job 2 starts at its reservation ($waits)"
+else not_ok "EASY: job:wait pairs '$waits', wanted '1:0 3:0 4:0 2:99 5:196 '"; fi
+
+# Bad input.
+{ echo "; Version: 2"; echo "1 0 -1 100 4 -1 -1 4 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"; echo "2 10 -1 100 4 -1 -1 4 -1 -1 1 -1 -1 -1 -1 -1 -1"; } \
+  >"$work/short.swf"
+expect "a line of 17 fields is refused" 3 "$bench" --trace "$work/short.swf" --machines 4x4x4
+contains "naming the file and line" "$work/err" "$work/short.swf:3: expected 18 whitespace-separated fields"
+{ echo "1 0 -1 1h 4 -1 -1 4 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"; } >"$work/word.swf"
+expect "a field that is not a number is refused" 3 "$bench" --trace "$work/word.swf" --machines 4x4x4
+contains "naming the field" "$work/err" "$work/word.swf:1: field 4 (run time): expected a number (-1: unknown), got '1h'"
+{ echo "1 0 -1 -1 4 -1 -1 4 -1 -1 0 -1 -1 -1 -1 -1 -1 -1"; echo "2 5 -1 50 -1 -1 -1 2 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"; } \
+  >"$work/unknown.swf"
+expect "unknown fields (-1) are allowed" 0 "$bench" --trace "$work/unknown.swf" --machines 4x4x4 --policies linear
+contains "a job without a run time is counted" "$work/out" "1 jobs (1 lines without run time or size skipped)"
+expect "a missing trace" 5 "$bench" --trace "$work/none.swf" --machines 4x4x4
+contains "is named" "$work/err" "$work/none.swf: cannot open the trace"
+expect "an unknown policy" 2 "$bench" --trace "$trace" --policies angara,best
+contains "is a usage error" "$work/err" "--policies expects policies among angara, linear, tree, select, got 'angara,best'"
+expect "--trace and --load together" 2 "$bench" --trace "$trace" --load 0.8
+
+tap_summary
