@@ -79,7 +79,7 @@ end
 
 -- Runs `angara-route select`; returns the hostlist or nil and the reason.
 local function select_nodes(count)
-   local command = "timeout " .. TIMEOUT .. " " .. shell_quote(ANGARA_ROUTE) .. " select --count " .. count ..
+   local command = "timeout " .. TIMEOUT .. " " .. shell_quote(ANGARA_ROUTE) .. " select --quiet --count " .. count ..
       " --node-states " .. shell_quote(NODE_STATES) .. " --max-age " .. MAX_AGE .. " --foreign-ok"
    if CONFIG ~= "" then command = command .. " --config " .. shell_quote(CONFIG) end
    for _, nodes in ipairs(busy_node_lists()) do command = command .. " --busy " .. shell_quote(nodes) end

@@ -188,7 +188,7 @@ paths_named() {  # the absolute paths in FILE..., troff escapes undone
   sed -e 's/\\-/-/g' -e 's/\\e//g' -e 's/\\f[BIRP]//g' "$@" |
     grep -oE "(^|[][ \"'=(,:])/[A-Za-z0-9_.+/-]*[A-Za-z0-9_+/-]" | sed -E "s/^[][ \"'=(,:]//" | sort -u
 }
-not_ours=' /tmp/rt-load.svg /etc/slurm/plugstack.conf /etc/slurm/plugstack.conf.d/ /etc/slurm/slurm.conf /etc/slurm/topology.conf.new
+not_ours=' /tmp/rt-load.svg /etc/slurm/select_angara.conf /etc/slurm/plugstack.conf /etc/slurm/plugstack.conf.d/ /etc/slurm/slurm.conf /etc/slurm/topology.conf.new
   /usr/lib/x86_64-linux-gnu/slurm-wlm /dev/log /tmp /tmp/rt /etc/angara.yml /shared/angara/cache /srv/angara/shared
   /.angara/lock /.angara/sets/ /.angara/gens/ /spank-angara.so '
 prefix=$(sed -n 's/^prefix = //p' "$TOP_BUILDDIR/Makefile")
