@@ -89,6 +89,21 @@ const PatternResult* find_result(const std::vector<PatternResult>& results, cons
   return nullptr;
 }
 
+// The rows of a flow-level estimate (the adaptive channel's, a multi-path
+// function's split) against the simulated table's times.
+void print_estimates(const std::vector<PatternResult>& table, const std::vector<simulation::AdaptiveResult>& estimates) {
+  std::cout << "  pattern                  time  throughput  busiest channel   vs table\n";
+  for (const simulation::AdaptiveResult& a : estimates) {
+    const PatternResult* deterministic = find_result(table, a.pattern);
+    char versus[16] = "-";
+    if (deterministic && a.seconds > 0) std::snprintf(versus, sizeof versus, "%.2fx", deterministic->seconds / a.seconds);
+    char line[200];
+    std::snprintf(line, sizeof line, "  %-18s %10s %11s  %9.2f flows  %9s\n", a.pattern.c_str(),
+                  format_seconds(a.seconds).c_str(), format_rate(a.throughput).c_str(), a.max_load, versus);
+    std::cout << line;
+  }
+}
+
 void print_json_result(std::ostream& out, const PatternResult& r) {
   char numbers[512];
   std::snprintf(numbers, sizeof numbers,
@@ -188,33 +203,15 @@ void print_text(const std::string& source, const RouteTable& table, const Simula
   if (!report.baseline_note.empty()) std::cout << "  no DOR baseline: " << report.baseline_note << "\n";
   if (request.adaptive) {
     // routing.adaptive on: the flow-level estimate of the adaptive channel.
-    std::cout << "  adaptive channel (estimate: flows split evenly over minimal hops, the table as escape)\n"
-                 "  pattern                  time  throughput  busiest channel   vs table\n";
-    for (const simulation::AdaptiveResult& a : report.adaptive) {
-      const PatternResult* deterministic = find_result(report.table, a.pattern);
-      char versus[16] = "-";
-      if (deterministic && a.seconds > 0) std::snprintf(versus, sizeof versus, "%.2fx", deterministic->seconds / a.seconds);
-      char line[200];
-      std::snprintf(line, sizeof line, "  %-18s %10s %11s  %9.2f flows  %9s\n", a.pattern.c_str(),
-                    format_seconds(a.seconds).c_str(), format_rate(a.throughput).c_str(), a.max_load, versus);
-      std::cout << line;
-    }
+    std::cout << "  adaptive channel (estimate: flows split evenly over minimal hops, the table as escape)\n";
+    print_estimates(report.table, report.adaptive);
   }
   if (request.multipath) {
     // A multi-path function (mp-lash, a-lash): the flow-level estimate of its even split.
     std::cout << "  " << adaptivity_name(request.multipath->adaptivity) << " function of "
               << request.multipath->alternatives.size() << " alternatives on " << request.multipath->virtual_channels()
-              << " virtual channels (estimate: every flow split evenly over its pair's allowed paths)\n"
-                 "  pattern                  time  throughput  busiest channel   vs table\n";
-    for (const simulation::AdaptiveResult& a : report.split) {
-      const PatternResult* deterministic = find_result(report.table, a.pattern);
-      char versus[16] = "-";
-      if (deterministic && a.seconds > 0) std::snprintf(versus, sizeof versus, "%.2fx", deterministic->seconds / a.seconds);
-      char line[200];
-      std::snprintf(line, sizeof line, "  %-18s %10s %11s  %9.2f flows  %9s\n", a.pattern.c_str(),
-                    format_seconds(a.seconds).c_str(), format_rate(a.throughput).c_str(), a.max_load, versus);
-      std::cout << line;
-    }
+              << " virtual channels (estimate: every flow split evenly over its pair's allowed paths)\n";
+    print_estimates(report.table, report.split);
   }
   std::cout << "  vs dor: plain DOR's time over this table's (above 1: this table is faster); vs limit: time over "
                "the physical limit\n";
