@@ -89,6 +89,20 @@ const PatternResult* find_result(const std::vector<PatternResult>& results, cons
   return nullptr;
 }
 
+// A flow-level estimate (the adaptive channel's, a multi-path function's
+// split) as a JSON array, one object a pattern.
+void print_json_estimates(const std::vector<simulation::AdaptiveResult>& estimates) {
+  std::cout << "[";
+  for (std::size_t i = 0; i < estimates.size(); ++i) {
+    const simulation::AdaptiveResult& a = estimates[i];
+    char numbers[160];
+    std::snprintf(numbers, sizeof numbers, "\"seconds\":%.9g,\"throughput\":%.9g,\"max_load\":%.9g", a.seconds,
+                  a.throughput, a.max_load);
+    std::cout << (i ? "," : "") << "{\"pattern\":" << json_quote(a.pattern) << "," << numbers << "}";
+  }
+  std::cout << "]";
+}
+
 // The rows of a flow-level estimate (the adaptive channel's, a multi-path
 // function's split) against the simulated table's times.
 void print_estimates(const std::vector<PatternResult>& table, const std::vector<simulation::AdaptiveResult>& estimates) {
@@ -136,28 +150,15 @@ void print_json(const std::string& source, const RouteTable& table, const Simula
   }
   std::cout << "]";
   if (request.adaptive) {
-    std::cout << ",\"adaptive\":[";
-    for (std::size_t i = 0; i < report.adaptive.size(); ++i) {
-      const simulation::AdaptiveResult& a = report.adaptive[i];
-      char numbers[160];
-      std::snprintf(numbers, sizeof numbers, "\"seconds\":%.9g,\"throughput\":%.9g,\"max_load\":%.9g", a.seconds,
-                    a.throughput, a.max_load);
-      std::cout << (i ? "," : "") << "{\"pattern\":" << json_quote(a.pattern) << "," << numbers << "}";
-    }
-    std::cout << "]";
+    std::cout << ",\"adaptive\":";
+    print_json_estimates(report.adaptive);
   }
   if (request.multipath) {
     std::cout << ",\"multipath\":{\"adaptivity\":" << json_quote(adaptivity_name(request.multipath->adaptivity))
               << ",\"alternatives\":" << request.multipath->alternatives.size()
-              << ",\"virtual_channels\":" << request.multipath->virtual_channels() << ",\"split\":[";
-    for (std::size_t i = 0; i < report.split.size(); ++i) {
-      const simulation::AdaptiveResult& a = report.split[i];
-      char numbers[160];
-      std::snprintf(numbers, sizeof numbers, "\"seconds\":%.9g,\"throughput\":%.9g,\"max_load\":%.9g", a.seconds,
-                    a.throughput, a.max_load);
-      std::cout << (i ? "," : "") << "{\"pattern\":" << json_quote(a.pattern) << "," << numbers << "}";
-    }
-    std::cout << "]}";
+              << ",\"virtual_channels\":" << request.multipath->virtual_channels() << ",\"split\":";
+    print_json_estimates(report.split);
+    std::cout << "}";
   }
   if (!report.baseline_note.empty()) std::cout << ",\"baseline_note\":" << json_quote(report.baseline_note);
   if (const PatternResult* bisection = find_result(report.table, "bisection")) {
