@@ -337,9 +337,14 @@ int select_command(int argc, char** argv) {
   }
 
   const PlacementResult result = select_nodes(network, request);
-  std::vector<unsigned char> left = request.free;
-  for (NodeId node : result.nodes) left[node] = 0;
-  const std::optional<FreeBlock> largest_left = largest_free_block(network, left);
+  // What the pick leaves, for the explanation and the JSON only: a script
+  // asking with --quiet (job_submit.lua) does not wait for it.
+  std::optional<FreeBlock> largest_left;
+  if (json || !quiet) {
+    std::vector<unsigned char> left = request.free;
+    for (NodeId node : result.nodes) left[node] = 0;
+    largest_left = largest_free_block(network, left);
+  }
   if (json)
     std::cout << format_json(config, result, request.algorithm, largest_left);
   else
