@@ -48,26 +48,6 @@ namespace {
                      std::vector<NodePair>{{src, dst}}, std::string(generator) + ": no " + what + " avoids the failures");
 }
 
-// Hop distances to `dst` over live channels (-1: cut off), found breadth-
-// first backwards; `order` receives the reached nodes, nearest first.
-void distances_to(const Network& network, NodeId dst, std::vector<int>& distance, std::vector<NodeId>& order) {
-  const Torus& torus = network.torus();
-  std::fill(distance.begin(), distance.end(), -1);
-  distance[dst] = 0;
-  order.assign(1, dst);
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const NodeId here = order[i];
-    for (int rank = 0; rank < kDirectionCount; ++rank) {
-      const Direction d(rank);
-      if (!torus.direction_present(d)) continue;
-      const NodeId from = torus.neighbor(here, d.opposite());
-      if (distance[from] >= 0 || !network.channel_alive(from, d)) continue;
-      distance[from] = distance[here] + 1;
-      order.push_back(from);
-    }
-  }
-}
-
 // A descent: consecutive channels whose directions go down the direction
 // order (+X < +Y < ... < -K).  A path without descents is a DOR path; the
 // dependencies of DOR paths all go up the order, so their only cycles run
@@ -107,7 +87,7 @@ class DestinationTrees {
   void build(std::size_t di, const char* generator) {
     const NodeId dst = nodes_[di];
     const NodeId count = torus_.node_count();
-    distances_to(network_, dst, dist_, order_);
+    hop_distances_to(network_, dst, dist_, order_);
     ChannelId* next = next_.data() + di * count;
     // Nodes nearest first: each takes the step one hop closer whose weight
     // plus the rest of the path is least (ties: lowest direction rank).
@@ -482,7 +462,7 @@ class PairRouter {
 
   // Hop distances to `dst` over live channels (breadth-first, backwards).
   void find_distances(NodeId dst) {
-    distances_to(network_, dst, distance_, level_);
+    hop_distances_to(network_, dst, distance_, level_);
     distance_destination_ = dst;
   }
 
@@ -597,6 +577,31 @@ PathSet pair_paths(const Network& network, PathSet paths, RuleSet rules, FlowCon
 }
 
 }  // namespace
+
+void hop_distances_to(const Network& network, NodeId dst, std::vector<int>& distance, std::vector<NodeId>& order) {
+  const Torus& torus = network.torus();
+  distance.assign(torus.node_count(), -1);
+  distance[dst] = 0;
+  order.assign(1, dst);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const NodeId here = order[i];
+    for (int rank = 0; rank < kDirectionCount; ++rank) {
+      const Direction d(rank);
+      if (!torus.direction_present(d)) continue;
+      const NodeId from = torus.neighbor(here, d.opposite());
+      if (distance[from] >= 0 || !network.channel_alive(from, d)) continue;
+      distance[from] = distance[here] + 1;
+      order.push_back(from);
+    }
+  }
+}
+
+std::vector<int> hop_distances_to(const Network& network, NodeId dst) {
+  std::vector<int> distance;
+  std::vector<NodeId> order;
+  hop_distances_to(network, dst, distance, order);
+  return distance;
+}
 
 PathSet balanced_shortest_paths(const Network& network, const std::vector<NodeId>& allocation,
                                 const ShortestPathOptions& options, const char* generator) {

@@ -74,6 +74,14 @@ struct ShortestPathOptions {
   FlowControl flow_control = FlowControl::bubble;  // the deadlock rule of the relief pass
 };
 
+// Hop distances to `dst` over live channels (-1: cut off), found breadth-
+// first backwards; `order` receives the reached nodes, nearest first, and
+// `distance` (resized to the torus) each node's distance.  Live channels come
+// in both directions (a failed router or cable takes both), so these are also
+// the distances from `dst`.
+void hop_distances_to(const Network& network, NodeId dst, std::vector<int>& distance, std::vector<NodeId>& order);
+std::vector<int> hop_distances_to(const Network& network, NodeId dst);
+
 // Throws RoutingError ("NAME: no path from A to B ...") when a pair of the
 // allocation cannot be joined.  Deterministic.
 PathSet balanced_shortest_paths(const Network& network, const std::vector<NodeId>& allocation,

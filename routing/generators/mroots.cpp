@@ -42,30 +42,10 @@ constexpr std::uint32_t kUnreached = std::numeric_limits<std::uint32_t>::max();
 // would take minutes, and the job is refused with that reason.
 constexpr double kMaxSearchWork = 4e9;
 
-// Hop distances from `from` over the live network (-1: cut off).
-std::vector<int> hop_distances(const Network& network, NodeId from) {
-  const Torus& torus = network.torus();
-  std::vector<int> distance(torus.node_count(), -1);
-  std::vector<NodeId> queue{from};
-  distance[from] = 0;
-  for (std::size_t i = 0; i < queue.size(); ++i) {
-    const NodeId node = queue[i];
-    for (int rank = 0; rank < kDirectionCount; ++rank) {
-      const Direction d(rank);
-      if (!torus.direction_present(d) || !network.channel_alive(node, d)) continue;
-      const NodeId next = torus.neighbor(node, d);
-      if (distance[next] >= 0 || !network.node_alive(next)) continue;
-      distance[next] = distance[node] + 1;
-      queue.push_back(next);
-    }
-  }
-  return distance;
-}
-
 // Section 4.2, Step 1: the roots of `layers` layers among the allocation.
 std::vector<NodeId> choose_roots(const Network& network, const std::vector<NodeId>& allocation, int layers) {
   std::vector<NodeId> roots{allocation.front()};
-  std::vector<int> nearest = hop_distances(network, roots.front());  // to the nearest root
+  std::vector<int> nearest = hop_distances_to(network, roots.front());  // to the nearest root
   while (static_cast<int>(roots.size()) < layers) {
     NodeId best = allocation.front();
     int best_distance = -1;
@@ -75,7 +55,7 @@ std::vector<NodeId> choose_roots(const Network& network, const std::vector<NodeI
         best = node;
       }
     roots.push_back(best);  // when every node is a root already, roots repeat
-    const std::vector<int> from_new = hop_distances(network, best);
+    const std::vector<int> from_new = hop_distances_to(network, best);
     for (NodeId node = 0; node < nearest.size(); ++node)
       if (from_new[node] >= 0 && (nearest[node] < 0 || from_new[node] < nearest[node])) nearest[node] = from_new[node];
   }
@@ -86,7 +66,7 @@ std::vector<NodeId> choose_roots(const Network& network, const std::vector<NodeI
 // lower (distance to the root, id).
 class UpDown {
  public:
-  UpDown(const Network& network, NodeId root) : torus_(network.torus()), distance_(hop_distances(network, root)) {}
+  UpDown(const Network& network, NodeId root) : torus_(network.torus()), distance_(hop_distances_to(network, root)) {}
   bool up(ChannelId c) const {
     const NodeId from = Torus::channel_node(c);
     const NodeId to = torus_.neighbor(from, Torus::channel_direction(c));

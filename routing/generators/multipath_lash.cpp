@@ -69,27 +69,6 @@ void live_shortest_paths(const Network& network, const std::vector<int>& to_dest
   }
 }
 
-// Hop distances to `destination` over live channels (-1: cut off).
-std::vector<int> distances_to(const Network& network, NodeId destination) {
-  const Torus& torus = network.torus();
-  std::vector<int> distance(torus.node_count(), -1);
-  std::vector<NodeId> queue{destination};
-  distance[destination] = 0;
-  for (std::size_t i = 0; i < queue.size(); ++i) {
-    const NodeId node = queue[i];
-    for (int rank = 0; rank < kDirectionCount; ++rank) {
-      const Direction d(rank);
-      if (!torus.direction_present(d)) continue;
-      const NodeId previous = torus.neighbor(node, d.opposite());
-      if (distance[previous] >= 0 || !network.node_alive(previous) || !network.channel_alive(previous, d)) continue;
-      if (torus.neighbor(previous, d) != node) continue;
-      distance[previous] = distance[node] + 1;
-      queue.push_back(previous);
-    }
-  }
-  return distance;
-}
-
 // Every pair's paths: the balanced one first, then other shortest ones.
 std::vector<std::vector<ChannelPath>> pair_paths(const Network& network, const PathSet& first,
                                                  const GeneratorOptions& options, std::size_t cap) {
@@ -116,7 +95,7 @@ std::vector<std::vector<ChannelPath>> pair_paths(const Network& network, const P
   }
   ChannelPath prefix;
   for (std::size_t d = 0; d < n; ++d) {
-    const std::vector<int> distance = distances_to(network, nodes[d]);
+    const std::vector<int> distance = hop_distances_to(network, nodes[d]);
     for (std::size_t s = 0; s < n; ++s) {
       if (s == d || distance[nodes[s]] < 0) continue;
       std::vector<ChannelPath> found;
