@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 
+#include "routing/check/components.hpp"
 #include "routing/common/parallel.hpp"
 
 namespace angara {
@@ -207,6 +208,10 @@ class ExtendedGraph {
     Word bits;         // what is left of the word loaded last
   };
   Cursor cursor(std::int32_t v) const { return {v, direct_begin_[static_cast<std::size_t>(v)], 0, 0}; }
+  bool next(Cursor& c, std::int32_t& to) const {
+    bool indirect = false;
+    return next(c, to, indirect);
+  }
   // The next dependency of the cursor's vertex: false when there is none.
   bool next(Cursor& c, std::int32_t& to, bool& indirect) const {
     if (c.direct < direct_begin_[static_cast<std::size_t>(c.vertex) + 1]) {
@@ -231,52 +236,8 @@ class ExtendedGraph {
   std::size_t words_;
 };
 
-// Tarjan's strongly connected components, iterative.
 std::vector<std::int32_t> components_of(const ExtendedGraph& graph) {
-  const std::size_t n = graph.vertices();
-  std::vector<std::int32_t> index(n, -1), low(n, 0), component(n, -1);
-  std::vector<unsigned char> on_stack(n, 0);
-  std::vector<std::int32_t> stack;
-  std::vector<ExtendedGraph::Cursor> calls;
-  std::int32_t counter = 0, count = 0;
-  const auto open = [&](std::int32_t v) {
-    index[v] = low[v] = counter++;
-    stack.push_back(v);
-    on_stack[v] = 1;
-    calls.push_back(graph.cursor(v));
-  };
-  for (std::size_t root = 0; root < n; ++root) {
-    if (index[root] >= 0) continue;
-    open(static_cast<std::int32_t>(root));
-    while (!calls.empty()) {
-      const std::int32_t v = calls.back().vertex;
-      bool descended = false;
-      std::int32_t w = 0;
-      bool indirect = false;
-      while (graph.next(calls.back(), w, indirect)) {
-        if (index[w] < 0) {
-          open(w);
-          descended = true;
-          break;
-        }
-        if (on_stack[w]) low[v] = std::min(low[v], index[w]);
-      }
-      if (descended) continue;
-      if (low[v] == index[v]) {
-        std::int32_t u;
-        do {
-          u = stack.back();
-          stack.pop_back();
-          on_stack[u] = 0;
-          component[u] = count;
-        } while (u != v);
-        ++count;
-      }
-      calls.pop_back();
-      if (!calls.empty()) low[calls.back().vertex] = std::min(low[calls.back().vertex], low[v]);
-    }
-  }
-  return component;
+  return strongly_connected_components(graph, [](std::int32_t) { return true; });
 }
 
 // One dependency of the extended graph.

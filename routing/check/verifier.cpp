@@ -6,6 +6,7 @@
 
 #include "routing/check/adaptive_escape.hpp"
 
+#include "routing/check/components.hpp"
 #include "routing/common/parallel.hpp"
 
 #include <algorithm>
@@ -604,60 +605,36 @@ ChannelId ChannelDependencyGraph::target(ChannelId c, int rank) const {
   return Torus::channel(torus_->neighbor(Torus::channel_node(c), Torus::channel_direction(c)), Direction(rank));
 }
 
-std::vector<std::int32_t> ChannelDependencyGraph::components() const {
-  const ChannelId n = slots();
-  std::vector<std::int32_t> index(n, -1), low(n, 0), component(n, -1);
-  std::vector<unsigned char> on_stack(n, 0);
-  std::vector<ChannelId> stack;
-  struct Frame {
+namespace {
+
+// The dependency graph as strongly_connected_components() walks it: a
+// channel's successors are the set bits of its direction mask.
+struct DependencyWalk {
+  const ChannelDependencyGraph& graph;
+  struct Cursor {
     ChannelId channel;
     int next_rank;
   };
-  std::vector<Frame> calls;
-  std::int32_t counter = 0, count = 0;
-  auto open = [&](ChannelId c) {
-    index[c] = low[c] = counter++;
-    stack.push_back(c);
-    on_stack[c] = 1;
-    calls.push_back({c, 0});
-  };
-  for (ChannelId root = 0; root < n; ++root) {
-    if (!successors_[root] || index[root] >= 0) continue;
-    open(root);
-    while (!calls.empty()) {
-      const std::size_t top = calls.size() - 1;
-      const ChannelId v = calls[top].channel;
-      bool descended = false;
-      while (calls[top].next_rank < kDirectionCount) {
-        const int rank = calls[top].next_rank++;
-        if (!((successors_[v] >> rank) & 1u)) continue;
-        const ChannelId w = target(v, rank);
-        if (index[w] < 0) {
-          open(w);
-          descended = true;
-          break;
-        }
-        if (on_stack[w]) low[v] = std::min(low[v], index[w]);
-      }
-      if (descended) continue;
-      if (low[v] == index[v]) {
-        ChannelId w;
-        do {
-          w = stack.back();
-          stack.pop_back();
-          on_stack[w] = 0;
-          component[w] = count;
-        } while (w != v);
-        ++count;
-      }
-      calls.pop_back();
-      if (!calls.empty()) {
-        const ChannelId parent = calls.back().channel;
-        low[parent] = std::min(low[parent], low[v]);
+  std::size_t vertices() const { return graph.slots(); }
+  Cursor cursor(std::int32_t v) const { return {static_cast<ChannelId>(v), 0}; }
+  bool next(Cursor& c, std::int32_t& w) const {
+    while (c.next_rank < kDirectionCount) {
+      const int rank = c.next_rank++;
+      if ((graph.successors(c.channel) >> rank) & 1u) {
+        w = static_cast<std::int32_t>(graph.target(c.channel, rank));
+        return true;
       }
     }
+    return false;
   }
-  return component;
+};
+
+}  // namespace
+
+std::vector<std::int32_t> ChannelDependencyGraph::components() const {
+  // A channel without successors is on no cycle: it starts no search.
+  return strongly_connected_components(DependencyWalk{*this},
+                                       [this](std::int32_t c) { return successors_[static_cast<ChannelId>(c)] != 0; });
 }
 
 std::size_t ChannelDependencyGraph::turns_on_cycles(FlowControl flow) const {
