@@ -3,6 +3,7 @@
 // per process: every test runs in a child of its own (CK_FORK, forced).
 #include <check.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <stdexcept>
@@ -289,6 +290,19 @@ START_TEST(test_pattern_shapes) {
     }
   }
   ck_assert_int_eq(pattern_phases("alltoall-pairwise", torus, nodes, options).size(), nodes.size() - 1);
+  // Hot spot: one flow a rank, never to itself, and one rank receives far
+  // more than its share (32 ranks, 3 phases: about 8 flows a phase to it
+  // against 0.75 to any other).
+  for (const TrafficPattern& phase : pattern_phases("hotspot", torus, nodes, options)) {
+    ck_assert_int_eq(phase.flows.size(), nodes.size());
+    std::vector<std::size_t> received(nodes.size(), 0);
+    for (std::size_t k = 0; k < phase.flows.size(); ++k) {
+      ck_assert_int_eq(phase.flows[k].first, k);
+      ck_assert_int_ne(phase.flows[k].second, k);
+      ++received[phase.flows[k].second];
+    }
+    ck_assert_int_ge(*std::max_element(received.begin(), received.end()), 4);
+  }
   // 32 ranks: the bit complement of 5 (00101) is 26 (11010).
   bool found = false;
   const std::vector<TrafficPattern> complement = pattern_phases("bit-complement", torus, nodes, options);

@@ -101,6 +101,26 @@ Flows random_bisection_flows(std::size_t n, std::mt19937_64& random) {
   return flows;
 }
 
+// Hot-spot traffic (Pfister and Norton's hot-spot model, as network studies
+// use it): every rank but the phase's hot rank sends one flow, a quarter of
+// them (in expectation) to the hot rank, the rest to a uniform random other
+// rank; the hot rank sends uniformly.  Routing decides how the channels into
+// the hot rank share its load.
+Flows hotspot_flows(std::size_t n, std::mt19937_64& random) {
+  Flows flows;
+  if (n < 2) return flows;
+  const std::size_t hot = random() % n;
+  for (std::size_t r = 0; r < n; ++r) {
+    std::size_t d = hot;
+    if (r == hot || random() % 4 != 0) {
+      d = random() % (n - 1);  // uniform over the other ranks
+      if (d >= r) ++d;
+    }
+    flows.emplace_back(r, d);
+  }
+  return flows;
+}
+
 // MPI_Dims_create: the most balanced factorisation of n into `dims` factors,
 // largest first.
 std::array<int, kMaxDims> balanced_factors(std::size_t n, int dims) {
@@ -165,6 +185,7 @@ const std::vector<PatternInfo>& simulation_patterns() {
       {"alltoall-pairwise", "n-1 rounds, round r: rank i -> i+r, as MPI runs it"},
       {"bisection", "random bisections, both directions (effective bisection bandwidth)"},
       {"permutation", "random permutations"},
+      {"hotspot", "random destinations, a quarter of them one hot rank a phase"},
       {"transpose", "rank bits rotated by half (matrix transpose)"},
       {"bit-complement", "rank i -> its bit complement (n-1-i when n is not a power of 2)"},
       {"tornado", "half-way round every ring (whole machine), else i -> i+ceil(n/2)-1"},
@@ -196,6 +217,8 @@ std::vector<TrafficPattern> pattern_phases(const std::string& name, const Torus&
     for (std::size_t r = 1; r < n; ++r) phases.push_back({name, shift_flows(n, r)});
   } else if (name == "permutation") {
     for (std::size_t i = 0; i < options.samples; ++i) phases.push_back({name, random_permutation_flows(n, random)});
+  } else if (name == "hotspot") {
+    for (std::size_t i = 0; i < options.samples; ++i) phases.push_back({name, hotspot_flows(n, random)});
   } else if (name == "bisection") {
     for (std::size_t i = 0; i < options.samples; ++i) phases.push_back({name, random_bisection_flows(n, random)});
   } else if (name == "transpose") {

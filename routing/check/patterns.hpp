@@ -49,6 +49,9 @@ Congestion measure_congestion(const Torus& torus, const RouteTable& table, const
 //  - alltoall-pairwise: n-1 phases, phase r sends rank i -> i + r (mod n),
 //    as MPI's pairwise all-to-all runs;
 //  - permutation: `samples` random permutations, one a phase;
+//  - hotspot: `samples` phases; in each, one seeded hot rank receives about
+//    a quarter of the flows, every other flow goes to a uniform random rank
+//    (one flow a rank);
 //  - bisection: `samples` random bisections: the ranks shuffled, the first
 //    half paired with the second, both directions at once (the effective
 //    bisection bandwidth of the DFSSSP paper, section 5, after ORCS);
@@ -67,7 +70,7 @@ bool is_simulation_pattern(const std::string& name);
 
 struct PatternOptions {
   std::uint64_t seed = 1;
-  std::size_t samples = 10;  // permutations or bisections
+  std::size_t samples = 10;  // permutations, bisections or hot-spot phases
 };
 // The phases of pattern `name` on the allocation `nodes` (sorted NodeIds;
 // ranks are positions in it).  Throws std::invalid_argument for a name that
