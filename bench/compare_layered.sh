@@ -1,42 +1,64 @@
 #!/bin/bash
-# The comparison of issue 27 for the layered family, in the flow simulator:
-# lash, mroots, mp-lash and a-lash (each also as the even split over its
-# multi-path function), dfsssp, nue and balanced, on the whole 8x8 and 4x4x4
-# with 0 and 2 failed routers, under uniform (alltoall) and random
-# permutation traffic, rules angara, bubble flow control and a budget of 8
-# virtual channels (mroots, which leaves pairs without an encodable UpDown
-# route, also under rules general).  Prints one markdown row per machine and generator: the
-# virtual channels the installed table uses (and the multi-path function),
-# and the aggregate throughput of each pattern (simulated; the split is the
-# flow-level estimate of doc/simulation.md), or the generator's refusal.
+# The comparison of issue 27, in the flow simulator: the seed algorithms of the
+# papers (hiry, lash, mroots, mp-lash, a-lash, dfsssp, nue) and balanced, the
+# default, on the whole 8x8, 4x4x4 and 8x8x8 tori, fault-free and with one and
+# with three failed routers, under uniform (alltoall), random permutation,
+# tornado and hot-spot traffic; rules angara, bubble flow control and a budget
+# of 8 virtual channels (mroots, which leaves pairs without an encodable
+# UpDown route, also under rules general).  Prints one markdown row per
+# machine and generator: the virtual channels its installed table uses (and
+# its multi-path function's), and the aggregate throughput of each pattern
+# (bytes of all flows over the simulated time); for a generator with a
+# multi-path function (hiry, mp-lash, a-lash) a second row, "split", gives the
+# flow-level estimate of the even split over the function (doc/simulation.md).
+# A generator this build does not have, or that refuses, gets its message.
 #
 # Usage: bench/compare_layered.sh [ANGARA_ROUTE]   (default build/cli/angara-route)
+#   COMPARE_MACHINES="8x8 8x8-1router ..."   a subset of the machines
+#   COMPARE_SAMPLES=N                         permutations and hot-spot phases (default 20)
 set -u
 tool=${1:-build/cli/angara-route}
 [ -x "$tool" ] || { echo "compare_layered: no angara-route at $tool (build first)" >&2; exit 2; }
+samples=${COMPARE_SAMPLES:-20}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# config NAME DIMS [FAILED-NODES]
+# config NAME DIMS NODES [FAILED-NODES]
 config() {
   {
-    printf 'machine:\n  torus: %s\n  nodes: n[00-63]\n' "$2"
-    [ -n "${3:-}" ] && printf 'failures:\n  nodes: [%s]\n' "$3"
+    printf 'machine:\n  torus: %s\n  nodes: %s\n' "$2" "$3"
+    [ -n "${4:-}" ] && printf 'failures:\n  nodes: [%s]\n' "$4"
     printf 'routing:\n  virtual_channels: 8\n'
   } >"$work/$1.yaml"
 }
-config 8x8 8x8
-config 8x8-2routers 8x8 "n09, n36"
-config 4x4x4 4x4x4
-config 4x4x4-2routers 4x4x4 "n21, n42"
+config 8x8 8x8 'n[00-63]'
+config 8x8-1router 8x8 'n[00-63]' "n09"
+config 8x8-3routers 8x8 'n[00-63]' "n09, n36, n54"
+config 4x4x4 4x4x4 'n[00-63]'
+config 4x4x4-1router 4x4x4 'n[00-63]' "n21"
+config 4x4x4-3routers 4x4x4 'n[00-63]' "n21, n42, n07"
+config 8x8x8 8x8x8 'n[000-511]'
+config 8x8x8-1router 8x8x8 'n[000-511]' "n073"
+config 8x8x8-3routers 8x8x8 'n[000-511]' "n073, n300, n455"
+machines=${COMPARE_MACHINES:-8x8 8x8-1router 8x8-3routers 4x4x4 4x4x4-1router 4x4x4-3routers 8x8x8 8x8x8-1router 8x8x8-3routers}
+patterns=alltoall,permutation,tornado,hotspot
 
 # gbs FILE PYTHON-EXPRESSION: a throughput in GB/s from simulate's JSON.
 gbs() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('%.1f' % ($2 / 1e9))" "$1" 2>/dev/null || echo "-"; }
+# row FILE KEY: the four patterns' throughputs of results (KEY=results) or of the split.
+row() {
+  local out=$1 key=$2 cells="" i
+  for i in 0 1 2 3; do
+    if [ "$key" = results ]; then cells="$cells | $(gbs "$out" "r['results'][$i]['throughput']")"
+    else cells="$cells | $(gbs "$out" "r['multipath']['split'][$i]['throughput']")"; fi
+  done
+  echo "$cells"
+}
 
-echo "| machine | generator | VCs | alltoall GB/s | permutation GB/s | split alltoall GB/s | split permutation GB/s |"
+echo "| machine | generator | VCs | alltoall GB/s | permutation GB/s | tornado GB/s | hotspot GB/s |"
 echo "|---|---|---|---|---|---|---|"
-for machine in 8x8 8x8-2routers 4x4x4 4x4x4-2routers; do
-  for generator in lash mroots mp-lash a-lash dfsssp nue balanced; do
+for machine in $machines; do
+  for generator in hiry lash mroots mp-lash a-lash dfsssp nue balanced; do
     dump="$work/$machine-$generator.dump"
     name=$generator
     if ! "$tool" generate --config "$work/$machine.yaml" --algorithm "$generator" --dry-run \
@@ -50,15 +72,15 @@ for machine in 8x8 8x8-2routers 4x4x4 4x4x4-2routers; do
     fi
     vcs=$(head -1 "$dump" | sed -n 's/.*virtual_channels=\([0-9]*\).*/\1/p')
     out="$work/out.json"
-    "$tool" simulate --config "$work/$machine.yaml" --dump "$dump" --pattern alltoall,permutation --samples 20 \
+    "$tool" simulate --config "$work/$machine.yaml" --dump "$dump" --pattern "$patterns" --samples "$samples" \
       --no-baseline --json >"$out" 2>"$work/err"
-    all=$(gbs "$out" "r['results'][0]['throughput']")
-    perm=$(gbs "$out" "r['results'][1]['throughput']")
-    split_all=$(gbs "$out" "r['multipath']['split'][0]['throughput']")
-    split_perm=$(gbs "$out" "r['multipath']['split'][1]['throughput']")
     function_vcs=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['multipath']['virtual_channels'])" \
       "$out" 2>/dev/null)
-    [ -n "$function_vcs" ] && vcs="$vcs (function $function_vcs)"
-    echo "| $machine | $name | $vcs | $all | $perm | $split_all | $split_perm |"
+    if [ -n "$function_vcs" ]; then
+      echo "| $machine | $name | $vcs$(row "$out" results) |"
+      echo "| $machine | $name (split) | $function_vcs$(row "$out" split) |"
+    else
+      echo "| $machine | $name | $vcs$(row "$out" results) |"
+    fi
   done
 done
