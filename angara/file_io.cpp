@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <streambuf>
 
 namespace angara {
 
@@ -148,7 +150,43 @@ class TemporaryFileGuard {
 
 }  // namespace
 
-std::string replace_file_atomically(const std::string& path, std::string_view contents) {
+namespace {
+
+// An output stream buffer over a file descriptor; the first write error
+// stops it and is kept (errno), so the caller can name it.
+class DescriptorBuffer : public std::streambuf {
+ public:
+  explicit DescriptorBuffer(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof buffer_); }
+  int error() const { return error_; }
+  int flush_all() {
+    sync();
+    return error_;
+  }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (sync() != 0) return traits_type::eof();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
+  }
+  int sync() override {
+    if (error_ == 0 && pptr() > pbase()) error_ = write_all(fd_, std::string_view(pbase(), static_cast<std::size_t>(pptr() - pbase())));
+    setp(buffer_, buffer_ + sizeof buffer_);
+    return error_ == 0 ? 0 : -1;
+  }
+
+ private:
+  int fd_;
+  int error_ = 0;
+  char buffer_[64 * 1024];
+};
+
+}  // namespace
+
+std::string replace_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
   const auto fail = [&path](int error) { return "cannot write " + path + ": " + std::strerror(error); };
   const std::string directory = directory_of(path);
   const std::string name = base_name(path);
@@ -165,7 +203,12 @@ std::string replace_file_atomically(const std::string& path, std::string_view co
   TemporaryFileGuard guard(temporary);
   FileDescriptor file(fd);
   if (::fchmod(file.get(), 0644) != 0) return fail(errno);
-  if (const int error = write_all(file.get(), contents)) return fail(error);
+  {
+    auto buffer = std::make_unique<DescriptorBuffer>(file.get());
+    std::ostream out(buffer.get());
+    write(out);
+    if (const int error = buffer->flush_all()) return fail(error);
+  }
   if (const int error = fsync_retrying(file.get())) return fail(error);
   if (const int error = file.close()) return fail(error);
   if (::rename(temporary.c_str(), path.c_str()) != 0) return fail(errno);
@@ -173,6 +216,10 @@ std::string replace_file_atomically(const std::string& path, std::string_view co
   // Make the rename itself durable.
   if (const int error = fsync_directory(directory)) return fail(error);
   return "";
+}
+
+std::string replace_file_atomically(const std::string& path, std::string_view contents) {
+  return replace_file_atomically(path, [contents](std::ostream& out) { out.write(contents.data(), static_cast<std::streamsize>(contents.size())); });
 }
 
 std::string fnv1a_hex(std::string_view bytes) {

@@ -4,6 +4,9 @@
 // regular files, and directories are created only when asked for.
 #pragma once
 
+#include <functional>
+#include <ostream>
+
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -78,6 +81,11 @@ std::string base_name(std::string_view path);
 // No checks of what `path` is now (see check_output_file).  Returns "" or
 // the error sentence "cannot write PATH: reason".
 std::string replace_file_atomically(const std::string& path, std::string_view contents);
+// The same, with the contents streamed: `write` writes them to the stream
+// through a small buffer, so a large file (a route dump of millions of
+// routes) is never held in memory whole.  A write error (ENOSPC) is the
+// error sentence, and the old file stays.
+std::string replace_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 // FNV-1a, 64 bit, as 16 hex digits: a stable, dependency-free fingerprint
 // (the cache key, a configuration's bytes).  Not a security boundary.

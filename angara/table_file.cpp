@@ -360,12 +360,16 @@ NodeTable parse_node_table(const std::string& text, const std::string& source_na
   return TableParser(text, source_name).parse();
 }
 
-void write_file_atomically(const std::string& path, const std::string& contents) {
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
   // Never rename over a device, a FIFO or a directory; never create missing
   // directories here (the caller decides, see ensure_directory).
   if (const std::string problem = check_output_file(path); !problem.empty())
     throw TableFileError("cannot write " + path + ": " + problem);
-  if (const std::string error = replace_file_atomically(path, contents); !error.empty()) throw TableFileError(error);
+  if (const std::string error = replace_file_atomically(path, write); !error.empty()) throw TableFileError(error);
+}
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  write_file_atomically(path, [&contents](std::ostream& out) { out << contents; });
 }
 
 std::string table_file_name(const NodeTable& table) {

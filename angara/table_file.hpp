@@ -4,6 +4,9 @@
 // reader rejects a torn or foreign file.  Format: angara-tables(5).
 #pragma once
 
+#include <functional>
+#include <ostream>
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -61,6 +64,8 @@ NodeTable parse_node_table(const std::string& text, const std::string& source_na
 // file (a device, a FIFO, a symbolic link) and a missing DIR.  Throws
 // TableFileError with the path and the reason.
 void write_file_atomically(const std::string& path, const std::string& contents);
+// The same, the contents streamed by `write` (replace_file_atomically).
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 // File name of a node's table inside the table directory: "<node_name>.rt".
 std::string table_file_name(const NodeTable& table);
 // One node's table alone, replaced atomically under the directory's lock

@@ -274,9 +274,8 @@ int cmd_generate(int argc, char** argv) {
   const JobResult& result = *computed;
 
   if (!dump_path.empty()) {
-    std::ostringstream dump;
-    write_route_dump(dump, result.network.torus(), result.table);
-    write_file_atomically(dump_path, dump.str());
+    write_file_atomically(dump_path,
+                          [&](std::ostream& out) { write_route_dump(out, result.network.torus(), result.table); });
   }
   ReportContext context;
   context.command = "generate";

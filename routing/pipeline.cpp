@@ -216,12 +216,10 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   if (!result.report.ok()) throw VerificationError(result.report);
 
   if (!cache_path.empty() && !result.from_cache && request.write_cache) {
-    std::ostringstream dump;
-    write_route_dump(dump, network.torus(), result.table);
     // The parent is the admin's; one level is created.
     if (const std::string problem = ensure_directory(request.cache_dir, false); !problem.empty())
       throw TableFileError("cannot write the cache entry " + cache_path + ": " + problem);
-    write_file_atomically(cache_path, dump.str());
+    write_file_atomically(cache_path, [&](std::ostream& out) { write_route_dump(out, network.torus(), result.table); });
   }
   return result;
 }

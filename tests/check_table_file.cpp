@@ -1,9 +1,12 @@
 // Per-router table files (angara-tables(5)): exact text, round trip, and
 // rejection of torn, modified, foreign and future-version files; the atomic
 // write protocol and the table directory reader.
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -464,6 +467,42 @@ START_TEST(test_unwritable_path) {
 }
 END_TEST
 
+// A streamed write (a route dump, a cache entry) that runs out of room
+// fails with the reason, leaves the old file as it was and no temporary:
+// RLIMIT_FSIZE stands in for a full file system (EFBIG where ENOSPC would
+// be), in a child so the limit does not outlive the test.
+START_TEST(test_streamed_write_failure_keeps_old_file) {
+  ScratchDir scratch;
+  const std::string path = scratch.path() + "/routes.dump";
+  const std::string line(99, 'r');
+  write_file_atomically(path, [&](std::ostream& out) {
+    for (int k = 0; k < 1000; ++k) out << line << '\n';
+  });
+  ck_assert_int_eq(fs::file_size(path), 100000);
+  const pid_t child = ::fork();
+  ck_assert_int_ge(child, 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit small{200000, 200000};
+    ::setrlimit(RLIMIT_FSIZE, &small);
+    try {
+      write_file_atomically(path, [&](std::ostream& out) {
+        for (int k = 0; k < 100000; ++k) out << line << '\n';  // 10 MB
+      });
+    } catch (const TableFileError& e) {
+      const std::string expected = "cannot write " + path + ": File too large";
+      ::_exit(std::string(e.what()) == expected ? 0 : 2);
+    }
+    ::_exit(1);
+  }
+  int status = 0;
+  ck_assert_int_eq(::waitpid(child, &status, 0), child);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+  ck_assert_int_eq(fs::file_size(path), 100000);
+  ck_assert(list_dir(scratch.path()) == std::vector<std::string>{"routes.dump"});
+}
+END_TEST
+
 START_TEST(test_read_table_directory) {
   ScratchDir scratch;
   const std::string dir = scratch.path();
@@ -517,6 +556,7 @@ int main() {
   tcase_add_test(files, test_atomic_write_creates_and_replaces);
   tcase_add_test(files, test_unwritable_path);
   tcase_add_test(files, test_read_table_directory);
+  tcase_add_test(files, test_streamed_write_failure_keeps_old_file);
   suite_add_tcase(s, files);
   return angara_test::run_suite(s);
 }
