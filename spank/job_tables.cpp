@@ -244,7 +244,9 @@ namespace {
 TableOutcome install_shared_table(const PluginSettings& settings, const Config& config, const std::string& this_node,
                                   const JobRequest& request, const std::string& what) {
   const PreparedJob prepared = prepare_job(config, request);
-  // Reading the shared result holds the whole table too: the same limit.
+  // Reading the shared result holds this node's row only, but the node
+  // computes the whole table when there is no result yet or it is rejected:
+  // the computation's limit, checked before either.
   check_job_memory(config, request, prepared);
   const std::string& directory_shared = settings.shared_dir;
   const std::string base = directory_shared + "/" + prepared.fingerprint;
@@ -267,9 +269,10 @@ TableOutcome install_shared_table(const PluginSettings& settings, const Config& 
       rejected = std::string("; shared result ") + base + ".shared rejected (" + e.what() + "), computed locally";
     }
     if (row) {
-      // The member of the chain that computed the published table.
+      // The member of the chain that computed the published table; no routes
+      // (an empty table, not one of N x N empty routes: 4 GiB at 32768 nodes).
       TableOutcome outcome{"",
-                           JobResult{prepared.network, RouteTable(prepared.allocation), {}, request.job,
+                           JobResult{prepared.network, RouteTable(std::vector<NodeId>{}), {}, request.job,
                                      row->table.algorithm, prepared.fingerprint, 0, false, prepared.chain.text(), {}, {}, {}},
                            base + ".shared"};
       row->table.node_name = this_node;
