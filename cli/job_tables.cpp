@@ -171,6 +171,9 @@ RebuildOutcome rebuild_job_tables(const Config& config, const RebuildRequest& re
   job.cache_dir = request.cache_dir;
   job.write_cache = !request.dry_run;
   job.algorithm = request.algorithm;
+  // Held beside the new table: the installed one, and for a live switch up
+  // to 8 intermediate tables and one transient copy (live_switch.cpp).
+  job.extra_tables = request.live_switch.quiesced ? 1 : 10;
   if (job.algorithm.empty() && !whole_machine)
     // What the prologue asked for: the whole chain ("balanced,nue"), not only
     // the member that won, so the chain falls back again after new failures

@@ -66,7 +66,7 @@ SwitchOutcome switch_job_tables(const Config& config, const JobResult& result, c
     write_job_tables(config, result, directory, targets, set_options);
     return outcome;
   }
-  const TransitionPlan plan = check_switch(result, installed, outcome);
+  TransitionPlan plan = check_switch(result, installed, outcome);
   if (plan.kind == TransitionKind::quiesce)
     throw UnsafeSwitchError("switching job " + result.job + "'s routes live is not safe: " + plan.reason +
                             "; nothing was written.  Quiesce the job first (scontrol suspend " + result.job +
@@ -78,10 +78,15 @@ SwitchOutcome switch_job_tables(const Config& config, const JobResult& result, c
   verify_options.rules = result.table.rules;
   verify_options.flow_control = result.table.flow_control;
   verify_options.adaptive = config.adaptive;
+  // The stages take the plan's tables over (moved, not copied): with the
+  // installed and the new table that is at most ten tables of the job at
+  // once, as the memory estimate counts them (MemoryWork::extra_tables).
+  JobResult shell = result;
+  shell.table = RouteTable(std::vector<NodeId>{});
   std::vector<JobResult> stages;
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
-    JobResult stage = result;
-    stage.table = plan.steps[k];
+    JobResult stage = shell;
+    stage.table = std::move(plan.steps[k]);
     stage.fingerprint = result.fingerprint + "+step" + std::to_string(k + 1) + "of" + std::to_string(plan.steps.size());
     stage.report = verify(stage.network, stage.table, verify_options);
     if (!stage.report.ok()) throw VerificationError(stage.report);

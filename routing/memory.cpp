@@ -113,6 +113,8 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
   MemoryEstimate estimate;
   add_part(estimate, "program and machine", program_bytes(torus));
   add_part(estimate, "route table", route_table_bytes(nodes));
+  if (work.extra_tables > 0)
+    add_part(estimate, "installed and intermediate tables", work.extra_tables * route_table_bytes(nodes));
 
   // The phases after it run one at a time: the largest counts.
   std::string peak_what;

@@ -37,6 +37,10 @@ struct MemoryWork {
   bool lp_bound = false;      // the report computes the LP lower bound
   int threads = 1;            // worker threads of the verifier
   bool adaptive_escape = false;  // the verifier checks the table as the adaptive channel's escape
+  // Route tables of the allocation held beside the new one: a rebuild reads
+  // the installed table, and a live switch keeps its intermediate tables
+  // (at most 8, routing/check/transition.hpp) until they are written.
+  int extra_tables = 0;
 };
 
 // The estimate for routing `allocation_size` nodes of `network` with one

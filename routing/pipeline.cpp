@@ -136,6 +136,7 @@ MemoryEstimate check_job_memory(const Config& config, const JobRequest& request,
   work.lp_bound = request.lp_bound;
   work.threads = worker_count();
   work.adaptive_escape = config.adaptive;
+  work.extra_tables = request.extra_tables;
   MemoryEstimate estimate = estimate_job_memory(
       prepared.network, prepared.allocation.size(),
       generator.empty() ? prepared.chain.first() : generator, prepared.options, work);

@@ -51,6 +51,9 @@ struct JobRequest {
   // dump, or its report computes the LP bound.
   bool route_dump = false;
   bool lp_bound = false;
+  // Tables of the allocation the caller holds beside the new one (a
+  // rebuild's installed table and a live switch's intermediate ones).
+  int extra_tables = 0;
   // Overrides routing.time_budget (generate --time-budget); negative: the
   // configuration's.
   double time_budget = -1;

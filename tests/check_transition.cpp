@@ -9,6 +9,7 @@
 #include "angara/network.hpp"
 #include "routing/check/transition.hpp"
 #include "routing/check/verifier.hpp"
+#include "routing/memory.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;
@@ -174,6 +175,24 @@ START_TEST(test_failures_under_running_jobs) {
 }
 END_TEST
 
+// A rebuild holds the installed table and, switching live, up to 8
+// intermediate tables and a transient copy beside the new one: the
+// estimate counts them as tables of the allocation (4 bytes a pair and 16 a
+// node), 10 of 4096 nodes being 640.6 MiB.
+START_TEST(test_memory_estimate_counts_switch_tables) {
+  const Network network(Torus::parse("16x16x16"));
+  MemoryWork work;
+  const MemoryEstimate plain = estimate_job_memory(network, 4096, "balanced", GeneratorOptions{}, work);
+  work.extra_tables = 10;
+  const MemoryEstimate live = estimate_job_memory(network, 4096, "balanced", GeneratorOptions{}, work);
+  const std::uint64_t table = 4ull * 4096 * 4096 + 16ull * 4096;
+  ck_assert_uint_eq(live.total - plain.total, 10 * table);
+  bool named = false;
+  for (const MemoryPart& part : live.parts) named |= part.what == "installed and intermediate tables";
+  ck_assert(named);
+}
+END_TEST
+
 int main() {
   Suite* suite = suite_create("transition");
   TCase* tc = tcase_create("core");
@@ -183,6 +202,7 @@ int main() {
   tcase_add_test(tc, test_no_room_for_steps_means_quiesce);
   tcase_add_test(tc, test_ring_cycles_count_under_none);
   tcase_add_test(tc, test_failures_under_running_jobs);
+  tcase_add_test(tc, test_memory_estimate_counts_switch_tables);
   suite_add_tcase(suite, tc);
   return run_suite(suite);
 }
