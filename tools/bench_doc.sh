@@ -8,7 +8,8 @@
 #   --quick       smaller sets (a few minutes), to test the script itself
 #   --build DIR   the configured and built tree (default: the current directory)
 #   --output FILE default: doc/benchmarks.md of the source tree
-#   --only LIST   these sections only (comma-separated: quality, nue, faults,
+#   --only LIST   these sections only, each replacing its namesake in the
+#                 existing document, the others kept (comma-separated: quality, nue, faults,
 #                 adaptive, scale, time_budget, transition, placement, replay, memory,
 #                 simulation, smpi_paper, sweep)
 # 'make bench-doc' runs it from the build tree (about 30 minutes on 2 shared cores).
@@ -730,6 +731,31 @@ write_document() {
   } > "$work/benchmarks.md"
   [ "${1:-}" = done ] || printf '\n%s\n' '(Further sections not yet written: the run is incomplete.)' \
     >> "$work/benchmarks.md"
+  if [ -n "$only" ] && [ -f "$output" ]; then
+    # --only: the sections run replace their namesakes in the existing
+    # document (or are appended); every other section is kept as it was.
+    python3 - "$output" "$body" "$output.tmp" <<'PY'
+import re, sys
+def sections(text):
+    parts = re.split(r'(?m)^(?=## )', text)
+    return parts[0], [(p.split('\n', 1)[0], p) for p in parts[1:]]
+head, kept = sections(open(sys.argv[1]).read())
+_, fresh = sections(open(sys.argv[2]).read())
+fresh_titles = {title for title, _ in fresh}
+out, placed = [], set()
+for title, text in kept:
+    if title in fresh_titles:
+        text = next(t for k, t in fresh if k == title)
+        placed.add(title)
+    out.append(text)
+out += [t for k, t in fresh if k not in placed]
+# A blank line between sections, as the full run writes them.
+out = [t.rstrip('\n') + ('\n' if k == len(out) - 1 else '\n\n') for k, t in enumerate(out)]
+open(sys.argv[3], 'w').write(head + ''.join(out))
+PY
+    mv "$output.tmp" "$output"
+    return
+  fi
   cp "$work/benchmarks.md" "$output.tmp" && mv "$output.tmp" "$output"
 }
 
