@@ -16,6 +16,7 @@
 # Usage: bench/compare_layered.sh [ANGARA_ROUTE]   (default build/cli/angara-route)
 #   COMPARE_MACHINES="8x8 8x8-1router ..."   a subset of the machines
 #   COMPARE_SAMPLES=N                         permutations and hot-spot phases (default 20)
+#   COMPARE_GENERATORS="hiry lash ..."        a subset of the generators
 set -u
 tool=${1:-build/cli/angara-route}
 [ -x "$tool" ] || { echo "compare_layered: no angara-route at $tool (build first)" >&2; exit 2; }
@@ -58,7 +59,7 @@ row() {
 echo "| machine | generator | VCs | alltoall GB/s | permutation GB/s | tornado GB/s | hotspot GB/s |"
 echo "|---|---|---|---|---|---|---|"
 for machine in $machines; do
-  for generator in hiry lash mroots mp-lash a-lash dfsssp nue balanced; do
+  for generator in ${COMPARE_GENERATORS:-hiry lash mroots mp-lash a-lash dfsssp nue balanced}; do
     dump="$work/$machine-$generator.dump"
     name=$generator
     if ! "$tool" generate --config "$work/$machine.yaml" --algorithm "$generator" --dry-run \
