@@ -39,6 +39,10 @@ struct PluginSettings {
   slurm::FailedStates failed_states = slurm::FailedStates::Down;  // "failed=down|down,drained|none"
   bool restore_default = true;  // "epilog=default|keep"
   int query_timeout = 30;       // "timeout=": seconds for each scontrol call
+  // "shared_wait=": seconds a prologue waits for the node computing the
+  // job's shared result before it computes on its own; keep it below
+  // Slurm's PrologEpilogTimeout, or a stuck holder drains the waiting nodes.
+  int shared_wait = 600;
 };
 
 // A job the plugin refuses for what its user controls (an algorithm that

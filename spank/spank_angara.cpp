@@ -120,6 +120,12 @@ double process_cpu_seconds() {
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
+double wall_seconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
 std::vector<std::string> failed_nodes_from_slurm() {
   if (settings.failed_states == angara::slurm::FailedStates::None) return {};
   return angara::slurm::failed_node_names(angara::slurm::query_node_states(settings.query_timeout),
@@ -268,6 +274,7 @@ int slurm_spank_init(spank_t spank, int argc, char** argv) {
 
 int slurm_spank_job_prolog(spank_t spank, int argc, char** argv) {
   const double cpu_start = process_cpu_seconds();
+  const double wall_start = wall_seconds();
   const std::string job_id = environment("SLURM_JOB_ID");
   std::string node;
   try {
@@ -284,8 +291,11 @@ int slurm_spank_job_prolog(spank_t spank, int argc, char** argv) {
     const angara::spank::TableOutcome outcome = angara::spank::install_job_table(settings, config, job);
     // The CPU this prologue spent (its own process; the scontrol children not
     // counted), so a job's total over its nodes can be summed from the logs.
-    char cpu[64];
-    std::snprintf(cpu, sizeof cpu, "; prologue cpu %.4f s", process_cpu_seconds() - cpu_start);
+    // Its wall time too (waits on slurmctld and on a shared= lock included):
+    // the time a job's start waits for this node.
+    char cpu[96];
+    std::snprintf(cpu, sizeof cpu, "; prologue cpu %.4f s, wall %.4f s", process_cpu_seconds() - cpu_start,
+                  wall_seconds() - wall_start);
     // The configuration's fingerprint and the failures it lists: a shortened
     // or replaced file shows in the log.
     slurm_info("spank-angara: %s; config %s%s", outcome.message.c_str(), angara::config_summary(config).c_str(), cpu);
