@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "angara/hostlist.hpp"
@@ -358,6 +359,25 @@ std::string routing_note(const PluginSettings& settings, const Config& config, c
                              settings.dry_run ? std::string("dry run, no table written")
                                               : "tables " + table_dir_of(config, settings.table_dir),
                              result.report.ok());
+}
+
+std::string step_table_problem(const PluginSettings& settings, const Config& config, const std::string& job_id,
+                               const std::string& this_node) {
+  if (settings.dry_run || !config.node_by_name(this_node)) return "";
+  NodeTable probe;
+  probe.node_name = this_node;
+  const std::string path = table_dir_of(config, settings.table_dir) + "/" + table_file_name(probe);
+  NodeTable table;
+  try {
+    table = read_node_table(path);
+  } catch (const std::exception& e) {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0 && errno != ENOENT) return "";  // not ours to judge (EACCES, ...)
+    return std::string("its table cannot be read: ") + e.what();
+  }
+  if (table.job != "default") return "";
+  return "it holds the default table " + path + " (fingerprint " + table.fingerprint + "), not job " + job_id +
+         "'s: the job's prologue did not complete on " + this_node;
 }
 
 TableOutcome restore_default_table(const PluginSettings& settings, const Config& config, const std::string& this_node,

@@ -521,6 +521,34 @@ START_TEST(test_shared_unusable_is_computed_locally) {
 }
 END_TEST
 
+// A step may start on a node only when the node holds the job's table:
+// the default table (a prologue that never completed) or no table at all
+// refuse it; the job's own, another job's (a shared node) and a dry run
+// let it through.
+START_TEST(test_step_needs_the_jobs_table) {
+  TempDir tables;
+  const Config config = desmos_default_config();
+  PluginSettings settings = parse_plugin_arguments({"tables=" + tables.path()});
+  const std::string missing = step_table_problem(settings, config, "80", "desmos01");
+  ck_assert_msg(missing.find("its table cannot be read: ") == 0, "%s", missing.c_str());
+  restore_default_table(settings, config, "desmos01", {});
+  const std::string stale = step_table_problem(settings, config, "80", "desmos01");
+  ck_assert_msg(stale.find("it holds the default table " + tables.file("desmos01.rt") + " (fingerprint ") == 0 &&
+                    stale.find("not job 80's: the job's prologue did not complete on desmos01") != std::string::npos,
+                "%s", stale.c_str());
+  JobContext job{"80", "desmos[00-03]", "desmos01", "", {}};
+  install_job_table(settings, config, job);
+  const std::string own = step_table_problem(settings, config, "80", "desmos01");
+  ck_assert_std_str_eq(own, "");
+  const std::string other = step_table_problem(settings, config, "81", "desmos01");
+  ck_assert_std_str_eq(other, "");
+  restore_default_table(settings, config, "desmos01", {});
+  settings.dry_run = true;
+  const std::string dry = step_table_problem(settings, config, "80", "desmos01");
+  ck_assert_std_str_eq(dry, "");
+}
+END_TEST
+
 // Paths someone else could change: refused before anything is read or
 // written (UntrustedPathError), a link in the shared directory is never
 // followed, and a user's algorithm that is not allowed is a JobRefusal,
@@ -1023,6 +1051,7 @@ int main() {
   tcase_add_test(plugin, test_shared_install_computes_once);
   tcase_add_test(plugin, test_shared_forgery_is_computed_locally);
   tcase_add_test(plugin, test_shared_unusable_is_computed_locally);
+  tcase_add_test(plugin, test_step_needs_the_jobs_table);
   tcase_add_test(plugin, test_untrusted_paths_are_refused);
   tcase_add_test(plugin, test_trusted_path_rule);
   tcase_add_test(plugin, test_rebuild_keeps_algorithm_and_drops_failed);
