@@ -27,6 +27,14 @@ if [ ! -x "$driver" ]; then
   echo "ERROR: build first: $driver is missing (make check builds it)" >&2
   exit 99
 fi
+# The full file system and the refused directory are small tmpfs mounts.
+probe=$(mktemp -d "${TMPDIR:-/tmp}/angara-mount-probe.XXXXXX") || exit 99
+if ! mount -t tmpfs -o size=64k angara-probe "$probe" 2>/dev/null; then
+  rmdir "$probe"
+  echo "SKIP: mounting a tmpfs is not permitted here (a container without CAP_SYS_ADMIN?)"
+  exit 77
+fi
+umount "$probe" && rmdir "$probe"
 take_cluster_lock
 test_start=$SECONDS
 
@@ -68,6 +76,17 @@ write_config "$config" ""
 write_config "$state/desmos01-failed.yaml" "desmos01"
 
 plugstack() { "$here/cluster.sh" plugstack "$state" "$@"; }
+# A stuck node holding a job's shared= lock: one process (sleep, which the
+# subshell becomes) holds it, without the cluster lock (fd 9); killing
+# holder_pid releases it.
+hold_lock() {  # LOCKFILE
+  (
+    exec 9>&- 8>"$1"
+    flock 8
+    exec sleep 300
+  ) &
+  holder_pid=$!
+}
 job_state() { job_field "$1" JobState; }
 wait_job_state() {  # JOB PATTERN [SECONDS]
   local job=$1 pattern=$2 limit=${3:-60} deadline
@@ -220,8 +239,7 @@ first_job=$(sbatch --parsable -N2 -w 'desmos[12-13]' -o /dev/null --wrap "$(job_
 wait_job_done "$first_job" 90 >/dev/null
 print=$(table_field "$out/copies/$first_job/desmos12.rt" fingerprint)
 rm -f "$state/shared/$print.shared"
-flock "$state/shared/$print.lock" sleep 300 &
-holder_pid=$!
+hold_lock "$state/shared/$print.lock"
 sleep 0.5
 shared_case "lock held by a stuck node" 'desmos[12-13]' "not shared (another node held $state/shared/$print.lock longer than shared_wait=5 s)"
 kill "$holder_pid" 2>/dev/null
@@ -247,8 +265,7 @@ wait_job_done "$pre" 90 >/dev/null
 print=$(table_field "$out/copies/$pre/desmos04.rt" fingerprint)
 rm -f "$state/shared/$print.shared"
 for n in 04 05 06 07; do cp "$tables/desmos$n.rt" "$out/old-desmos$n.rt"; done
-flock "$state/shared/$print.lock" sleep 300 &
-holder_pid=$!
+hold_lock "$state/shared/$print.lock"
 sleep 0.5
 job=$(sbatch --parsable -N4 -w 'desmos[04-07]' -o /dev/null --wrap "$(job_script "$out/copies")")
 # The prologue process of a node is a child of its slurmd.
