@@ -911,6 +911,19 @@ START_TEST(test_slurm_settings) {
   ck_assert_int_eq(static_cast<int>(findings[0].severity), static_cast<int>(Severity::Warning));
   ck_assert_std_str_eq(format_finding(findings[2]),
                        "ok      partition debug: OverSubscribe=NO with select/linear: one job per node");
+  // shared= with a wait not below PrologEpilogTimeout: a warning; unset (65534) or below: nothing.
+  PluginSettings shared = parse_plugin_arguments({"shared=/srv/angara/shared"});
+  const std::string timed = linear + "PrologEpilogTimeout     = 120\n";
+  const std::vector<Finding> late = check_slurm_settings(timed, kShowPartitions, config, &shared);
+  ck_assert_std_str_eq(format_finding(late[1]),
+                       "warning shared: shared_wait=600 is not below PrologEpilogTimeout=120: a node stuck holding a "
+                       "job's shared= lock lets the other prologues time out and drains their nodes; set shared_wait= "
+                       "well below it");
+  const std::size_t without = check_slurm_settings(linear, kShowPartitions, config).size();
+  ck_assert_uint_eq(check_slurm_settings(linear + "PrologEpilogTimeout     = 65534\n", kShowPartitions, config, &shared).size(),
+                    without);
+  shared.shared_wait = 60;
+  ck_assert_uint_eq(check_slurm_settings(timed, kShowPartitions, config, &shared).size(), without);
 }
 END_TEST
 
