@@ -98,7 +98,8 @@ int check_command(int argc, char** argv) {
   if (!show_config.empty() && plugin.config) {
     try {
       const std::vector<spank::Finding> slurm_findings =
-          spank::check_slurm_settings(show_config, slurm::show_partitions_text(timeout), *plugin.config);
+          spank::check_slurm_settings(show_config, slurm::show_partitions_text(timeout), *plugin.config,
+                                      plugin.settings ? &*plugin.settings : nullptr);
       findings.insert(findings.end(), slurm_findings.begin(), slurm_findings.end());
       std::vector<std::string> slurm_nodes;
       for (const slurm::NodeState& node : slurm::query_node_states(timeout)) slurm_nodes.push_back(node.name);

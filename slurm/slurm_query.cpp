@@ -366,6 +366,8 @@ void cancel_job(const std::string& job_id, int timeout_seconds) {
                           "): " + first_line(result.err));
 }
 
+void requeue_job(const std::string& job_id, int timeout_seconds) { run_scontrol({"requeue", job_id}, timeout_seconds); }
+
 void requeue_hold_job(const std::string& job_id, int timeout_seconds) {
   run_scontrol({"requeuehold", job_id}, timeout_seconds);
 }

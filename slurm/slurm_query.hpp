@@ -97,6 +97,9 @@ JobInfo query_job(const std::string& job_id, int timeout_seconds = 30);
 std::vector<JobInfo> query_active_jobs(int timeout_seconds = 30);
 // "scancel JOBID".  Throws SlurmQueryError when scancel fails.
 void cancel_job(const std::string& job_id, int timeout_seconds = 30);
+// "scontrol requeue JOBID": the job goes back to the queue and starts
+// again, its prologues with it (batch jobs only; SlurmQueryError otherwise).
+void requeue_job(const std::string& job_id, int timeout_seconds = 30);
 // "scontrol requeuehold JOBID": the job goes back to the queue, held until
 // an administrator releases it (batch jobs only; SlurmQueryError otherwise).
 void requeue_hold_job(const std::string& job_id, int timeout_seconds = 30);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -371,7 +372,7 @@ Finding check_node_names(const Config& config, const std::vector<std::string>& s
 }
 
 std::vector<Finding> check_slurm_settings(const std::string& show_config, const std::string& show_partitions,
-                                          const Config& config) {
+                                          const Config& config, const PluginSettings* settings) {
   std::vector<Finding> findings;
   const std::string prolog_flags = slurm_config_value(show_config, "PrologFlags");
   std::vector<std::string> flags;
@@ -384,6 +385,18 @@ std::vector<Finding> check_slurm_settings(const std::string& show_config, const 
                         "PrologFlags=" + (prolog_flags.empty() ? std::string("(none)") : prolog_flags) +
                             " lacks Alloc: a node other than the batch host gets its table only at its first "
                             "job step; set PrologFlags=Alloc in slurm.conf"});
+
+  if (settings && !settings->shared_dir.empty()) {
+    // Unset, scontrol prints 65534 (NO_VAL16): Slurm waits for the prologue.
+    const std::string timeout_text = slurm_config_value(show_config, "PrologEpilogTimeout");
+    char* end = nullptr;
+    const long timeout = std::strtol(timeout_text.c_str(), &end, 10);
+    if (!timeout_text.empty() && *end == '\0' && timeout > 0 && timeout < 65534 && settings->shared_wait >= timeout)
+      findings.push_back({Severity::Warning, "shared",
+                          "shared_wait=" + std::to_string(settings->shared_wait) + " is not below PrologEpilogTimeout=" +
+                              timeout_text + ": a node stuck holding a job's shared= lock lets the other prologues "
+                              "time out and drains their nodes; set shared_wait= well below it"});
+  }
 
   const std::string select_type = slurm_config_value(show_config, "SelectType");
   // select/linear gives whole nodes unless OverSubscribe=YES/FORCE; the

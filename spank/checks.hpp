@@ -65,9 +65,11 @@ std::vector<PlugstackEntry> find_plugstack_entries(const std::string& plugstack_
 // ("Key = Value" lines) and "scontrol show partition -o": PrologFlags=Alloc
 // (every node's table before the job starts) and partitions that give each
 // job whole nodes (one table per router: a shared node would get the
-// default table back under a running job).
+// default table back under a running job).  With the plugin's settings,
+// also that shared_wait= stays below PrologEpilogTimeout when shared= is set
+// (a stuck node holding a job's lock must not time the other prologues out).
 std::vector<Finding> check_slurm_settings(const std::string& show_config, const std::string& show_partitions,
-                                          const Config& config);
+                                          const Config& config, const PluginSettings* settings = nullptr);
 // The machine's node names against Slurm's ("scontrol show node"): none in
 // common is an error (angara.yaml describes another machine), machine nodes
 // Slurm does not know are a warning (a typo in machine.nodes).

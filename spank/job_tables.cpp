@@ -5,8 +5,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <set>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "angara/hostlist.hpp"
@@ -31,7 +33,7 @@ namespace {
 const char* const kValidKeys =
     "config=FILE, algorithm=NAME, allow=NAME[,NAME...], tables=DIR, cache=DIR, shared=DIR, shared_key=FILE, "
     "owner=USER, dryrun, on_failure=drain|cancel, failed=down|down,drained|none, epilog=default|keep, "
-    "timeout=SECONDS";
+    "timeout=SECONDS, shared_wait=SECONDS";
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> parts;
@@ -43,10 +45,6 @@ std::vector<std::string> split_commas(const std::string& text) {
   }
   return parts;
 }
-
-// How long a prologue waits for the one computing the job's shared result
-// before it computes on its own.
-constexpr std::chrono::milliseconds kSharedWait{600 * 1000};
 
 bool parse_switch(const std::string& key, const std::string& value) {
   if (value.empty() || value == "yes" || value == "true" || value == "1") return true;
@@ -138,13 +136,16 @@ PluginSettings parse_plugin_arguments(const std::vector<std::string>& arguments)
         settings.restore_default = false;
       else
         throw std::invalid_argument("plugstack argument epilog=" + value + ": expected default or keep");
-    } else if (key == "timeout") {
+    } else if (key == "timeout" || key == "shared_wait") {
+      // A shared wait of 0 takes the lock only if it is free at once.
+      const long lowest = key == "timeout" ? 1 : 0;
       char* end = nullptr;
       errno = 0;
       const long seconds = std::strtol(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || errno != 0 || seconds < 1 || seconds > 3600)
-        throw std::invalid_argument("plugstack argument timeout=" + value + ": expected seconds from 1 to 3600");
-      settings.query_timeout = static_cast<int>(seconds);
+      if (value.empty() || *end != '\0' || errno != 0 || seconds < lowest || seconds > 3600)
+        throw std::invalid_argument("plugstack argument " + key + "=" + value + ": expected seconds from " +
+                                    std::to_string(lowest) + " to 3600");
+      (key == "timeout" ? settings.query_timeout : settings.shared_wait) = static_cast<int>(seconds);
     } else {
       throw std::invalid_argument("unknown plugstack argument '" + word + "' (valid: " + kValidKeys + ")");
     }
@@ -253,13 +254,25 @@ TableOutcome install_shared_table(const PluginSettings& settings, const Config& 
   const TrustedOwners owners = plugin_owners(settings);
   const SharedKey key = load_shared_key(shared_key_path(settings), owners);
   // The directory was checked (check_plugin_paths); the lock and the result
-  // are opened in it without following links.
-  if (const std::string problem = ensure_directory(directory_shared, false); !problem.empty())
-    throw TableFileError("cannot use the shared directory: " + problem);
-  const FileLock lock(directory_shared, prepared.fingerprint + ".lock", kSharedWait, owners);
+  // are opened in it without following links.  Sharing saves work and is
+  // never a condition: a shared directory that is missing or refuses the
+  // lock (EACCES, EROFS, a stale mount) leaves the node to compute alone.
+  // Only a path someone else could change refuses the job.
+  std::optional<FileLock> lock;
+  std::string unusable;
+  try {
+    if (const std::string problem = ensure_directory(directory_shared, false); !problem.empty())
+      throw TableFileError(problem);
+    lock.emplace(directory_shared, prepared.fingerprint + ".lock", std::chrono::seconds(settings.shared_wait), owners);
+  } catch (const UntrustedPathError&) {
+    throw;
+  } catch (const TableFileError& e) {
+    unusable = e.what();
+  }
+  const bool locked = lock && lock->locked();
   const NodeId node = *config.node_by_name(this_node);
   std::string rejected;
-  if (lock.locked()) {
+  if (locked) {
     std::optional<SharedRow> row;
     try {
       row = read_shared_row(directory_shared, prepared.fingerprint + ".shared", prepared, node, key, owners);
@@ -289,8 +302,11 @@ TableOutcome install_shared_table(const PluginSettings& settings, const Config& 
   // First (or the wait ran out): compute, verify, publish while holding the lock.
   TableOutcome outcome{"", compute_job_routes(config, request), ""};
   std::string published = "; not shared (a route has no compact word)";
-  if (!lock.locked()) {
-    published = "; not shared (another node held " + base + ".lock too long)";
+  if (!unusable.empty()) {
+    published = "; not shared (cannot use the shared directory: " + unusable + ")";
+  } else if (!locked) {
+    published = "; not shared (another node held " + base + ".lock longer than shared_wait=" +
+                std::to_string(settings.shared_wait) + " s)";
   } else if (const std::optional<std::string> contents = format_shared_tables(outcome.result, key)) {
     // Publishing is a saving, not a condition: a result that cannot be
     // written (a link or a directory in its place) leaves the job's own
@@ -346,6 +362,25 @@ std::string routing_note(const PluginSettings& settings, const Config& config, c
                              settings.dry_run ? std::string("dry run, no table written")
                                               : "tables " + table_dir_of(config, settings.table_dir),
                              result.report.ok());
+}
+
+std::string step_table_problem(const PluginSettings& settings, const Config& config, const std::string& job_id,
+                               const std::string& this_node) {
+  if (settings.dry_run || !config.node_by_name(this_node)) return "";
+  NodeTable probe;
+  probe.node_name = this_node;
+  const std::string path = table_dir_of(config, settings.table_dir) + "/" + table_file_name(probe);
+  NodeTable table;
+  try {
+    table = read_node_table(path);
+  } catch (const std::exception& e) {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0 && errno != ENOENT) return "";  // not ours to judge (EACCES, ...)
+    return std::string("its table cannot be read: ") + e.what();
+  }
+  if (table.job != "default") return "";
+  return "it holds the default table " + path + " (fingerprint " + table.fingerprint + "), not job " + job_id +
+         "'s: the job's prologue did not complete on " + this_node;
 }
 
 TableOutcome restore_default_table(const PluginSettings& settings, const Config& config, const std::string& this_node,

@@ -39,6 +39,10 @@ struct PluginSettings {
   slurm::FailedStates failed_states = slurm::FailedStates::Down;  // "failed=down|down,drained|none"
   bool restore_default = true;  // "epilog=default|keep"
   int query_timeout = 30;       // "timeout=": seconds for each scontrol call
+  // "shared_wait=": seconds a prologue waits for the node computing the
+  // job's shared result before it computes on its own; keep it below
+  // Slurm's PrologEpilogTimeout, or a stuck holder drains the waiting nodes.
+  int shared_wait = 600;
 };
 
 // A job the plugin refuses for what its user controls (an algorithm that
@@ -130,6 +134,15 @@ std::string routing_note(const PluginSettings& settings, const Config& config, c
 // Writes this node's default (whole-machine, job "default") table, routing
 // around the failed nodes.  The node itself never counts as failed here: it
 // is running its epilogue, so its router works.
+// Why a step of job `job_id` must not start on `this_node`, or "" when it
+// may.  Slurm (22.05, PrologFlags=Alloc) starts a step on a node whose
+// slurmd was restarted after the job's prologue request arrived without
+// running the prologue again (its credential cache says it ran): the node
+// then holds the default table, or none.  Another job's table (a node
+// shared against the rules, epilog=keep) and a dry run are let through.
+std::string step_table_problem(const PluginSettings& settings, const Config& config, const std::string& job_id,
+                               const std::string& this_node);
+
 TableOutcome restore_default_table(const PluginSettings& settings, const Config& config, const std::string& this_node,
                                    const std::vector<std::string>& failed_nodes);
 

@@ -99,8 +99,9 @@ std::string environment(const char* name) {
 }
 
 std::string this_node_name() {
-  // slurmd sets SLURMD_NODENAME in the prologue environment; it is the
-  // NodeName, which differs from the host name when several slurmd share a host.
+  // slurmd sets SLURMD_NODENAME in the prologue environment, and slurmstepd
+  // in its own; it is the NodeName, which differs from the host name when
+  // several slurmd share a host.  Never the job's environment: the user's.
   std::string name = environment("SLURMD_NODENAME");
   if (!name.empty()) return name;
   char host[256] = {};
@@ -117,6 +118,12 @@ std::string job_node_list() {
 double process_cpu_seconds() {
   timespec now{};
   ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+double wall_seconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
@@ -268,6 +275,7 @@ int slurm_spank_init(spank_t spank, int argc, char** argv) {
 
 int slurm_spank_job_prolog(spank_t spank, int argc, char** argv) {
   const double cpu_start = process_cpu_seconds();
+  const double wall_start = wall_seconds();
   const std::string job_id = environment("SLURM_JOB_ID");
   std::string node;
   try {
@@ -284,8 +292,11 @@ int slurm_spank_job_prolog(spank_t spank, int argc, char** argv) {
     const angara::spank::TableOutcome outcome = angara::spank::install_job_table(settings, config, job);
     // The CPU this prologue spent (its own process; the scontrol children not
     // counted), so a job's total over its nodes can be summed from the logs.
-    char cpu[64];
-    std::snprintf(cpu, sizeof cpu, "; prologue cpu %.4f s", process_cpu_seconds() - cpu_start);
+    // Its wall time too (waits on slurmctld and on a shared= lock included):
+    // the time a job's start waits for this node.
+    char cpu[96];
+    std::snprintf(cpu, sizeof cpu, "; prologue cpu %.4f s, wall %.4f s", process_cpu_seconds() - cpu_start,
+                  wall_seconds() - wall_start);
     // The configuration's fingerprint and the failures it lists: a shortened
     // or replaced file shows in the log.
     slurm_info("spank-angara: %s; config %s%s", outcome.message.c_str(), angara::config_summary(config).c_str(), cpu);
@@ -322,10 +333,10 @@ int slurm_spank_user_init(spank_t spank, int argc, char** argv) {
     std::uint32_t job_number = 0;
     if (spank_get_item(spank, S_JOB_ID, &job_number) != ESPANK_SUCCESS) return 0;
     const std::string job_id = std::to_string(job_number);
-    char name[256] = {};
-    const std::string node = spank_getenv(spank, "SLURMD_NODENAME", name, sizeof name - 1) == ESPANK_SUCCESS
-                                 ? std::string(name)
-                                 : this_node_name();
+    // slurmstepd's own SLURMD_NODENAME (set by slurmstepd), not the job's:
+    // a step started inside a batch script carries the batch host's name
+    // in its environment until its tasks are set up.
+    const std::string node = this_node_name();
     const angara::Config config = angara::spank::load_plugin_config(settings);
     angara::NodeTable probe;
     probe.node_name = node;
@@ -340,6 +351,37 @@ int slurm_spank_user_init(spank_t spank, int argc, char** argv) {
     // No table of this job here (dry run, node outside the machine): nothing to say.
   }
   return 0;
+}
+
+// Before a task starts (as root): the node must hold the job's table.  A
+// node whose prologue never completed (slurmd killed during it and
+// restarted; spank/job_tables.hpp, step_table_problem) refuses the step and
+// requeues the job, whose prologues then run again (doc/faults.md).
+int slurm_spank_task_init_privileged(spank_t spank, int argc, char** argv) {
+  std::string job_id;
+  std::string node;
+  std::string problem;
+  try {
+    load_settings(argc, argv);
+    std::uint32_t job_number = 0;
+    if (spank_get_item(spank, S_JOB_ID, &job_number) != ESPANK_SUCCESS) return 0;
+    job_id = std::to_string(job_number);
+    node = this_node_name();
+    problem = angara::spank::step_table_problem(settings, angara::spank::load_plugin_config(settings), job_id, node);
+  } catch (const std::exception&) {
+    // A configuration the prologue could not read either: its refusal stands.
+    return 0;
+  }
+  if (problem.empty()) return 0;
+  slurm_error("spank-angara: job %s on %s: step refused: %s", job_id.c_str(), node.c_str(), problem.c_str());
+  try {
+    angara::slurm::requeue_job(job_id, settings.query_timeout);
+    slurm_error("spank-angara: job %s requeued: its prologues run again", job_id.c_str());
+  } catch (const std::exception& e) {
+    // Interactive, or requeued already by another task: the step fails.
+    slurm_error("spank-angara: job %s not requeued: %s", job_id.c_str(), e.what());
+  }
+  return -1;
 }
 
 int slurm_spank_job_epilog(spank_t, int argc, char** argv) {

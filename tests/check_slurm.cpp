@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -287,10 +288,15 @@ START_TEST(test_plugin_arguments) {
                        "unknown plugstack argument 'tabels=/x' (valid: config=FILE, algorithm=NAME, "
                        "allow=NAME[,NAME...], tables=DIR, cache=DIR, shared=DIR, shared_key=FILE, owner=USER, dryrun, "
                        "on_failure=drain|cancel, failed=down|down,drained|none, epilog=default|keep, "
-                       "timeout=SECONDS)");
+                       "timeout=SECONDS, shared_wait=SECONDS)");
   ck_assert_std_str_eq(error_of({"on_failure=requeue"}), "plugstack argument on_failure=requeue: expected drain or cancel");
   ck_assert_std_str_eq(error_of({"failed=up"}), "plugstack argument failed=up: expected down, down,drained or none");
   ck_assert_std_str_eq(error_of({"timeout=0"}), "plugstack argument timeout=0: expected seconds from 1 to 3600");
+  ck_assert_int_eq(defaults.shared_wait, 600);
+  ck_assert_int_eq(parse_plugin_arguments({"shared_wait=0"}).shared_wait, 0);
+  ck_assert_int_eq(parse_plugin_arguments({"shared_wait=20"}).shared_wait, 20);
+  ck_assert_std_str_eq(error_of({"shared_wait=-1"}),
+                       "plugstack argument shared_wait=-1: expected seconds from 0 to 3600");
   ck_assert_std_str_eq(error_of({"config="}), "plugstack argument 'config' needs a value: config=...");
   ck_assert_std_str_eq(error_of({"algorithm=nope"}),
                        "plugstack argument algorithm=nope: unknown algorithm (valid: " + generator_names() + ")");
@@ -472,6 +478,74 @@ START_TEST(test_shared_forgery_is_computed_locally) {
   job.job_id = "51";
   job.this_node = "desmos02";
   ck_assert(install_job_table(other, config, job).message.find(" rejected (") != std::string::npos);
+}
+END_TEST
+
+// A shared directory the node cannot use (missing, refusing the lock) or a
+// lock held past shared_wait=: the node computes, verifies and installs its
+// own table, says why it did not share, and publishes nothing; the job runs.
+START_TEST(test_shared_unusable_is_computed_locally) {
+  TempDir parent, tables, keys;
+  const Config config = desmos_default_config();
+  const std::string missing = parent.file("no-such-dir") + "/shared";
+  PluginSettings settings = parse_plugin_arguments(
+      {"tables=" + tables.path(), "shared=" + missing, "shared_key=" + write_key(keys), "shared_wait=0"});
+  JobContext job{"70", "desmos[00-03]", "desmos01", "", {}};
+  const TableOutcome alone = install_job_table(settings, config, job);
+  ck_assert_msg(alone.message.find("; not shared (cannot use the shared directory: directory " +
+                                   parent.file("no-such-dir") + " does not exist") != std::string::npos,
+                "%s", alone.message.c_str());
+  ck_assert(alone.result.report.ok());
+  const std::string alone_job = read_node_table(tables.file("desmos01.rt")).job;
+  ck_assert_std_str_eq(alone_job, "70");
+  ck_assert(!fs::exists(parent.file("no-such-dir")));
+
+  // The lock taken by a stuck holder: shared_wait=0 gives up at once.
+  TempDir shared;
+  settings.shared_dir = shared.path();
+  JobRequest request;
+  request.job = "71";
+  request.node_names = {"desmos00", "desmos01", "desmos02", "desmos03"};
+  const PreparedJob prepared = prepare_job(config, request);
+  const FileLock holder(shared.path(), prepared.fingerprint + ".lock", std::chrono::milliseconds(0),
+                        plugin_owners(settings));
+  ck_assert(holder.locked());
+  job.job_id = "71";
+  job.this_node = "desmos02";
+  const TableOutcome waited = install_job_table(settings, config, job);
+  ck_assert_msg(waited.message.find(".lock longer than shared_wait=0 s)") != std::string::npos, "%s",
+                waited.message.c_str());
+  const std::string waited_job = read_node_table(tables.file("desmos02.rt")).job;
+  ck_assert_std_str_eq(waited_job, "71");
+  ck_assert(!fs::exists(shared.file(prepared.fingerprint + ".shared")));
+}
+END_TEST
+
+// A step may start on a node only when the node holds the job's table:
+// the default table (a prologue that never completed) or no table at all
+// refuse it; the job's own, another job's (a shared node) and a dry run
+// let it through.
+START_TEST(test_step_needs_the_jobs_table) {
+  TempDir tables;
+  const Config config = desmos_default_config();
+  PluginSettings settings = parse_plugin_arguments({"tables=" + tables.path()});
+  const std::string missing = step_table_problem(settings, config, "80", "desmos01");
+  ck_assert_msg(missing.find("its table cannot be read: ") == 0, "%s", missing.c_str());
+  restore_default_table(settings, config, "desmos01", {});
+  const std::string stale = step_table_problem(settings, config, "80", "desmos01");
+  ck_assert_msg(stale.find("it holds the default table " + tables.file("desmos01.rt") + " (fingerprint ") == 0 &&
+                    stale.find("not job 80's: the job's prologue did not complete on desmos01") != std::string::npos,
+                "%s", stale.c_str());
+  JobContext job{"80", "desmos[00-03]", "desmos01", "", {}};
+  install_job_table(settings, config, job);
+  const std::string own = step_table_problem(settings, config, "80", "desmos01");
+  ck_assert_std_str_eq(own, "");
+  const std::string other = step_table_problem(settings, config, "81", "desmos01");
+  ck_assert_std_str_eq(other, "");
+  restore_default_table(settings, config, "desmos01", {});
+  settings.dry_run = true;
+  const std::string dry = step_table_problem(settings, config, "80", "desmos01");
+  ck_assert_std_str_eq(dry, "");
 }
 END_TEST
 
@@ -837,6 +911,19 @@ START_TEST(test_slurm_settings) {
   ck_assert_int_eq(static_cast<int>(findings[0].severity), static_cast<int>(Severity::Warning));
   ck_assert_std_str_eq(format_finding(findings[2]),
                        "ok      partition debug: OverSubscribe=NO with select/linear: one job per node");
+  // shared= with a wait not below PrologEpilogTimeout: a warning; unset (65534) or below: nothing.
+  PluginSettings shared = parse_plugin_arguments({"shared=/srv/angara/shared"});
+  const std::string timed = linear + "PrologEpilogTimeout     = 120\n";
+  const std::vector<Finding> late = check_slurm_settings(timed, kShowPartitions, config, &shared);
+  ck_assert_std_str_eq(format_finding(late[1]),
+                       "warning shared: shared_wait=600 is not below PrologEpilogTimeout=120: a node stuck holding a "
+                       "job's shared= lock lets the other prologues time out and drains their nodes; set shared_wait= "
+                       "well below it");
+  const std::size_t without = check_slurm_settings(linear, kShowPartitions, config).size();
+  ck_assert_uint_eq(check_slurm_settings(linear + "PrologEpilogTimeout     = 65534\n", kShowPartitions, config, &shared).size(),
+                    without);
+  shared.shared_wait = 60;
+  ck_assert_uint_eq(check_slurm_settings(timed, kShowPartitions, config, &shared).size(), without);
 }
 END_TEST
 
@@ -976,6 +1063,8 @@ int main() {
   tcase_add_test(plugin, test_restore_default);
   tcase_add_test(plugin, test_shared_install_computes_once);
   tcase_add_test(plugin, test_shared_forgery_is_computed_locally);
+  tcase_add_test(plugin, test_shared_unusable_is_computed_locally);
+  tcase_add_test(plugin, test_step_needs_the_jobs_table);
   tcase_add_test(plugin, test_untrusted_paths_are_refused);
   tcase_add_test(plugin, test_trusted_path_rule);
   tcase_add_test(plugin, test_rebuild_keeps_algorithm_and_drops_failed);
