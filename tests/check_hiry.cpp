@@ -16,6 +16,7 @@
 
 using namespace angara;
 using angara_test::error_message;
+using angara_test::node_at;
 
 namespace {
 
@@ -144,6 +145,123 @@ START_TEST(test_algorithm_2) {
 }
 END_TEST
 
+namespace {
+
+MultiPathTable hiry_function(const Network& net, int virtual_channels, RuleSet rules = RuleSet::general) {
+  GeneratorOptions options;
+  options.rules = rules;
+  options.virtual_channels = virtual_channels;
+  return *angara_test::generator_named("hiry")->generate_multipath(net, angara_test::live_nodes(net), options);
+}
+
+double average_hops(const RouteTable& table) {
+  double hops = 0;
+  for (std::size_t s = 0; s < table.size(); ++s)
+    for (std::size_t d = 0; d < table.size(); ++d)
+      if (s != d) hops += static_cast<double>(table.hop_count(s, d));
+  return hops / static_cast<double>(table.size() * (table.size() - 1));
+}
+
+// The 4x4 torus with four failed cables on which one virtual channel leaves
+// pairs unreachable (found by search over random failures; Alg. 4 then
+// counts 2).
+Network four_by_four_cut() {
+  Network net(Torus::parse("4x4"));
+  net.fail_link(node_at(net.torus(), "0,1"), *Direction::parse("+Y"));
+  net.fail_link(node_at(net.torus(), "3,3"), *Direction::parse("+Y"));
+  net.fail_link(node_at(net.torus(), "2,0"), *Direction::parse("+X"));
+  net.fail_link(node_at(net.torus(), "3,3"), *Direction::parse("-Y"));
+  return net;
+}
+
+}  // namespace
+
+// The generator (Sec. IV) on whole and faulty tori: the function passes the
+// multi-path verifier, even under flow control none (the theorem: the union
+// of every VC's permitted paths has no cycle at all), its alternative 0 is
+// the table generate() gives and passes the verifier, every allowed path
+// of a pair is as long as alternative 0's (all are the shortest permitted),
+// and more virtual channels shorten the paths on 8x8 (1, 2, 4: 4.571,
+// 4.381, 4.200 hops on average against 4.063 minimal).
+START_TEST(test_generator) {
+  Network desmos(Torus::parse("4x2x2x2"));
+  desmos.fail_node(desmos.torus().id({2, 1, 0, 1}));
+  desmos.fail_link(desmos.torus().id({0, 0, 1, 0}), *Direction::parse("-K"));
+  Network eight(Torus::parse("8x8"));
+  Network eight_faulty(Torus::parse("8x8"));
+  for (const char* router : {"1,1", "3,3", "2,6"}) eight_faulty.fail_node(node_at(eight_faulty.torus(), router));
+  const Network four_d(Torus::parse("3x3x3x3"));
+  const Network ring(Torus::parse("5"));
+  for (const Network* net : std::vector<const Network*>{&desmos, &eight, &eight_faulty, &four_d, &ring})
+    for (int vcs : {1, 2}) {
+      const MultiPathTable function = hiry_function(*net, vcs);
+      const std::string where = net->torus().to_string() + " with " + std::to_string(vcs) + " VCs";
+      ck_assert_std_str_eq(function.algorithm, "hiry");
+      ck_assert(function.adaptivity == Adaptivity::source);
+      for (FlowControl flow : {FlowControl::bubble, FlowControl::none}) {
+        VerifyOptions options;
+        options.rules = RuleSet::general;
+        options.max_virtual_channels = vcs;
+        options.flow_control = flow;
+        const MultiPathReport report = verify_multipath(*net, function, options);
+        ck_assert_msg(report.ok(), "%s: %s", where.c_str(),
+                      report.ok() ? "" : report.violations.front().message.c_str());
+        ck_assert_uint_eq(report.union_forbidden, 0);
+      }
+      GeneratorOptions options;
+      options.rules = RuleSet::general;
+      options.virtual_channels = vcs;
+      const RouteTable installed = angara_test::generator_named("hiry")->generate(*net, angara_test::live_nodes(*net), options);
+      ck_assert_msg(angara_test::same_routes(installed, function.alternatives.front()), "%s", where.c_str());
+      const RouteTable& first = function.alternatives.front();
+      for (std::size_t s = 0; s < first.size(); ++s)
+        for (std::size_t d = 0; d < first.size(); ++d)
+          if (s != d)
+            for (const Route& route : function.allowed(s, d)) ck_assert_uint_eq(route.hops.size(), first.hop_count(s, d));
+    }
+  const double one = average_hops(hiry_function(eight, 1).alternatives.front());
+  const double two = average_hops(hiry_function(eight, 2).alternatives.front());
+  const double four = average_hops(hiry_function(eight, 4).alternatives.front());
+  ck_assert_msg(one > two && two > four && four > 4.063, "%.3f %.3f %.3f", one, two, four);
+  ck_assert_double_eq_tol(one, 4.571, 0.001);
+  // A pair has several allowed paths on most pairs of a whole 8x8.
+  const MultiPathReport report = verify_multipath(eight, hiry_function(eight, 2), [] {
+    VerifyOptions o;
+    o.rules = RuleSet::general;
+    o.max_virtual_channels = 2;
+    return o;
+  }());
+  ck_assert_msg(report.adaptive_pairs > 2000, "%zu", report.adaptive_pairs);
+}
+END_TEST
+
+// A budget too small is refused naming the virtual channels needed (Alg. 4);
+// a cut machine is refused as such; bad options are named.
+START_TEST(test_refusals) {
+  const Network cut = four_by_four_cut();
+  const std::string refused = error_message([&] { hiry_function(cut, 1); });
+  ck_assert_std_str_eq(refused, "hiry: the routes need 2 virtual channels, only 1 allowed (routing.virtual_channels)");
+  const MultiPathTable two = hiry_function(cut, 2);
+  VerifyOptions options;
+  options.rules = RuleSet::general;
+  options.max_virtual_channels = 2;
+  ck_assert(verify_multipath(cut, two, options).ok());
+
+  Network split(Torus::parse("4"));
+  split.fail_link(node_at(split.torus(), "0"), *Direction::parse("+X"));
+  split.fail_link(node_at(split.torus(), "2"), *Direction::parse("+X"));
+  const std::string cut_off = error_message([&] { hiry_function(split, 1); });
+  ck_assert_std_str_eq(cut_off, "hiry: no live path from 0 to 1 (and 7 more pairs)");
+
+  GeneratorOptions bad;
+  bad.extra["attempts"] = "0";
+  const Network whole(Torus::parse("4x4"));
+  const std::string message = error_message<std::invalid_argument>(
+      [&] { angara_test::generator_named("hiry")->generate_multipath(whole, angara_test::live_nodes(whole), bad); });
+  ck_assert_std_str_eq(message, "hiry: option 'attempts' expects an integer from 1 to 64, got '0'");
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("hiry");
   TCase* tc = tcase_create("core");
@@ -151,6 +269,8 @@ int main() {
   tcase_add_test(tc, test_west_first);
   tcase_add_test(tc, test_south_last);
   tcase_add_test(tc, test_algorithm_2);
+  tcase_add_test(tc, test_generator);
+  tcase_add_test(tc, test_refusals);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }
