@@ -11,7 +11,9 @@
 // orthant partitions of that VC (regions holding no live channel left
 // out); Alg. 3: the best-first search over partition orders, each step
 // inserting one partition at the head, most reachable pairs first, then the
-// smallest average permitted path length, at most 1000 steps.  The random
+// smallest average permitted path length, at most 1000 steps (and 4e8
+// states visited, so that a draw that reaches not every pair is given up
+// within seconds).  The random
 // choices come from routing.seed; `attempts` draws are tried before the
 // virtual channels are declared too few (Alg. 4 counts how many would do).
 //
@@ -54,6 +56,10 @@ const OptionSpec kAttemptsOption{"attempts", OptionSpec::Kind::integer, "4", {},
 constexpr std::uint16_t kFar = std::numeric_limits<std::uint16_t>::max();
 constexpr int kMaxIterations = 1000;     // Alg. 3's MAX_ITERATION
 constexpr double kMaxSearchWork = 4e9;   // states times steps: beyond, minutes
+// States one order search (Alg. 3) may visit in all: a search that does not
+// reach every pair would otherwise go on for its 1000 steps, minutes on 256
+// routers; it stops there and counts as not found.
+constexpr std::size_t kOrderSearchStates = 400'000'000;
 constexpr std::size_t kEncodableScan = 256;  // shortest permitted paths scanned per VC for encodable ones
 
 // The torus as a set of points in its own space.
@@ -136,8 +142,10 @@ class PermittedSearch {
       }
     }
     ranks_ = ranks;
+    visited_ += queue_.size();
     return distance_;
   }
+  std::size_t visited() const { return visited_; }
   std::uint16_t distance_to(NodeId node) const {
     std::uint16_t best = kFar;
     for (std::size_t r = 0; r < ranks_; ++r) best = std::min(best, distance_[node * ranks_ + r]);
@@ -179,6 +187,7 @@ class PermittedSearch {
   std::vector<std::uint32_t> queue_;
   std::vector<ChannelId> suffix_;
   std::size_t ranks_ = 1;
+  std::size_t visited_ = 0;  // states over all runs
 };
 
 // The partitions of one draw (Alg. 1-2), those without a live channel left out.
@@ -228,7 +237,8 @@ class OrderSearch {
     std::uint64_t serial = 1;
     std::vector<std::vector<std::uint16_t>> matrices(static_cast<std::size_t>(vcs_));
     std::vector<std::uint16_t> child_matrix;
-    for (int iteration = 0; !open.empty() && iteration < kMaxIterations; ++iteration) {
+    for (int iteration = 0; !open.empty() && iteration < kMaxIterations && search_.visited() < kOrderSearchStates;
+         ++iteration) {
       const Candidate best = open.top();
       open.pop();
       if (best.order.size() == partitions_.size()) {
