@@ -1,11 +1,12 @@
 #!/bin/bash
 # The comparison of issue 27 for the layered family, in the flow simulator:
-# lash, mroots, mp-lash and a-lash (each also as the even split over its
-# multi-path function), dfsssp, nue and balanced, on the whole 8x8 and 4x4x4
+# lash, mroots, mp-lash, a-lash and hiry (each also as the even split over
+# its multi-path function), dfsssp, nue and balanced, on the whole 8x8 and 4x4x4
 # with 0 and 2 failed routers, under uniform (alltoall) and random
 # permutation traffic, rules angara, bubble flow control and a budget of 8
 # virtual channels (mroots, which leaves pairs without an encodable UpDown
-# route, also under rules general).  Prints one markdown row per machine and generator: the
+# route, and hiry, whose shortest permitted paths are often not encodable,
+# also under rules general).  Prints one markdown row per machine and generator: the
 # virtual channels the installed table uses (and the multi-path function),
 # and the aggregate throughput of each pattern (simulated; the split is the
 # flow-level estimate of doc/simulation.md), or the generator's refusal.
@@ -36,14 +37,14 @@ gbs() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('%.1f
 echo "| machine | generator | VCs | alltoall GB/s | permutation GB/s | split alltoall GB/s | split permutation GB/s |"
 echo "|---|---|---|---|---|---|---|"
 for machine in 8x8 8x8-2routers 4x4x4 4x4x4-2routers; do
-  for generator in lash mroots mp-lash a-lash dfsssp nue balanced; do
+  for generator in lash mroots mp-lash a-lash hiry dfsssp nue balanced; do
     dump="$work/$machine-$generator.dump"
     name=$generator
     if ! "$tool" generate --config "$work/$machine.yaml" --algorithm "$generator" --dry-run \
         --dump-routes "$dump" >/dev/null 2>"$work/err"; then
       echo "| $machine | $generator | $(head -1 "$work/err" | sed 's/^angara-route: //; s/|/\\|/g') | | | | |"
-      # mroots routes every connected allocation under rules general only.
-      [ "$generator" = mroots ] || continue
+      # mroots and hiry route every connected allocation under rules general only.
+      [ "$generator" = mroots ] || [ "$generator" = hiry ] || continue
       name="$generator (rules general)"
       "$tool" generate --config "$work/$machine.yaml" --algorithm "$generator" --rules general --dry-run \
         --dump-routes "$dump" >/dev/null 2>"$work/err" || continue
