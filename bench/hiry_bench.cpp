@@ -12,7 +12,7 @@
 //   angara-hiry-bench [--machines 8x8,4x4x4,...] [--failures 0,1,2,3]
 //                     [--instances 10] [--vcs 2] [--seed 1] [--cables 0]
 // (--cables: that many random cables failed besides, in every instance)
-// prints a Markdown table (doc/benchmarks.md, "HiRy").
+// prints a Markdown table (doc/benchmarks.md, "HiRy on tori").
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
