@@ -192,9 +192,9 @@ section_hiry() {
   emit '' 'The paper'"'"'s random topologies of the lowest degree (3 for 64 nodes, 4 for 256) need up' \
        'to 3-6 virtual channels; a whole torus needs one: its mesh links alone reach every' \
        'pair in any order of any draw of the partitions (each direction is in one partition,' \
-       'and a mesh path may take its directions in any order), and every instance with 1-3' \
-       'failed routers above still needed one.  Failed cables cut more: some instances of' \
-       'the second table need 2 or 3 (`check_hiry` has a 4x4 with 4 failed cables that needs' \
+       'and a mesh path may take its directions in any order), and with 1-3 failed routers' \
+       'most instances still need one (8x8x4: up to 2).  Failed cables cut more: some of' \
+       'the second table'"'"'s need 2 or 3, and at 2 virtual channels one is refused (`check_hiry` has a 4x4 with 4 failed cables that needs' \
        '2, and its refusal on 1).  The price is length, as the paper finds for few links a' \
        'node: in the torus'"'"'s own space the wrap-around channel of a ring points against the' \
        'rest of it, and opposite regions are never in one partition, so on one virtual' \
