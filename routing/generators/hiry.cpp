@@ -415,13 +415,16 @@ std::optional<MultiPathTable> HiryGenerator::generate_multipath(const Network& n
                        "; fewer virtual channels search less");
   FoundOrder found = find_order(space, nodes, allowed, options.seed, attempts);
   if (!found.found()) {
-    // Alg. 4: how many virtual channels would make every pair reachable.
+    // Alg. 4: how many virtual channels would make every pair reachable
+    // (counted up to the format's 8, or as far as the search may go).
+    int tried = allowed;
     for (int more = allowed + 1; more <= kMaxLayers; ++more) {
       if (search_work(space, n, more) > kMaxSearchWork) break;
+      tried = more;
       if (find_order(space, nodes, more, options.seed, attempts).found())
         too_many_layers(generator, more, allowed, false);
     }
-    too_many_layers(generator, std::max(allowed, kMaxLayers), allowed, true);
+    too_many_layers(generator, tried, allowed, true);
   }
   std::vector<Partition> ordered;
   for (int p : found.order) ordered.push_back(found.partitions[static_cast<std::size_t>(p)]);
