@@ -15,6 +15,7 @@ std::unique_ptr<Generator> create_exact_generator();
 std::unique_ptr<Generator> create_mroots_generator();
 std::unique_ptr<Generator> create_mp_lash_generator();
 std::unique_ptr<Generator> create_a_lash_generator();
+std::unique_ptr<Generator> create_hiry_generator();
 
 const std::vector<GeneratorInfo>& generators() {
   static const std::vector<GeneratorInfo> all = {
@@ -41,6 +42,9 @@ const std::vector<GeneratorInfo>& generators() {
        &create_mp_lash_generator},
       {"a-lash", "A-LASH: a pair's shortest paths together on one virtual channel that stays deadlock-free; switch-adaptive (layered routing, section 7)",
        &create_a_lash_generator},
+      {"hiry", "HiRy: regions of channel directions in the torus's own space, ordered partitions per virtual channel; the shortest permitted paths, adaptive (Kawano et al., section IV)",
+       &create_hiry_generator, /*start_from=*/"", /*in_default_chain=*/false, /*minimal_routes=*/false,
+       /*complete_under=*/RuleSet::general},
   };
   return all;
 }

@@ -110,7 +110,7 @@ check "nothing was written" [ ! -e "$work/alldown" ]
 sed 's/^routing:$/routing:\n  options:\n    popuation: 20/' "$data/torus_4x4.yaml" > "$work/badopt.yaml"
 grep -q popuation "$work/badopt.yaml" || printf 'routing:\n  options:\n    popuation: 20\n' >> "$work/badopt.yaml"
 expect "an unknown generator option is an error" 3 "$tool" generate --dry-run --config "$work/badopt.yaml"
-contains "it names the valid options" "$work/err" "routing.options: unknown option 'popuation' (valid: sssp: weights; balanced: start, construction, turns, long_way; genetic: population, mutation, generations, stall, converge, variants; dfsssp: paths, passes, spread; lash: paths, passes, spread; mp-lash: paths, passes, paths_per_pair; a-lash: paths, passes, paths_per_pair)"
+contains "it names the valid options" "$work/err" "routing.options: unknown option 'popuation' (valid: sssp: weights; balanced: start, construction, turns, long_way; genetic: population, mutation, generations, stall, converge, variants; dfsssp: paths, passes, spread; lash: paths, passes, spread; mp-lash: paths, passes, paths_per_pair; a-lash: paths, passes, paths_per_pair; hiry: paths_per_pair, attempts)"
 printf 'machine:\n  torus: 4x4\n  nodes: n[00-15]\nrouting:\n  options:\n    construction: candidates\n    start: greedy\n    weights: applied\n    population: 4\n    passes: 1\n    spread: 0\n    paths: pairs\n' >"$work/goodopt.yaml"
 expect "every documented generator option is accepted" 0 "$tool" generate --dry-run --config "$work/goodopt.yaml"
 

@@ -11,7 +11,7 @@
 #   --only LIST   these sections only, each replacing its namesake in the
 #                 existing document, the others kept (comma-separated: quality, nue, faults,
 #                 adaptive, scale, time_budget, transition, placement, replay, memory,
-#                 simulation, smpi_paper, sweep)
+#                 simulation, smpi_paper, sweep, hiry)
 # 'make bench-doc' runs it from the build tree (about 30 minutes on 2 shared cores).
 set -euo pipefail
 
@@ -32,7 +32,8 @@ while [ $# -gt 0 ]; do
 done
 output=${output:-$src/doc/benchmarks.md}
 for program in bench/angara-bench bench/angara-faults bench/angara-scale \
-               bench/angara-transition-bench bench/angara-placement-bench bench/angara-sweep cli/angara-route; do
+               bench/angara-transition-bench bench/angara-placement-bench bench/angara-sweep \
+               bench/angara-hiry-bench cli/angara-route; do
   [ -x "$build/$program" ] || { echo "bench_doc: no $build/$program (build first)" >&2; exit 2; }
 done
 [ -x /usr/bin/time ] || { echo "bench_doc: needs /usr/bin/time (GNU time)" >&2; exit 2; }
@@ -170,6 +171,41 @@ section_quality() {
                   bfs[g, 2], bfs[g, 3], bfs[g, 4], lp[g], at[g], beaten[g]
          }
        }' "$work/sweep.out" >> "$body"
+}
+
+section_hiry() {
+  emit '' '## HiRy on tori' ''
+  emit 'The evaluation of the HiRy paper (Kawano et al., Sec. V-A and V-B, Fig. 12-15: 64 and' \
+       '256 nodes on 8x8 and 4x4x4, 16x16, 8x8x4 and 4x4x4x4 lattices) on the tori of those' \
+       'sizes, whole and with 1-3 failed routers drawn at random (10 instances each, the' \
+       'machine left connected, the routing seed the instance number), `rules: general`:' \
+       '*VCs needed*, the fewest virtual channels (1 to 8) with which `hiry` reaches every' \
+       'pair (Alg. 4); at 2 virtual channels (Fig. 14-15), the longest path over the' \
+       'longest minimal path, the average path over the average minimal path, and the' \
+       'stretch factor (the largest ratio of a pair), averaged over the instances.'
+  if [ "$quick" = 1 ]; then
+    show hiry nice -n 19 bench/angara-hiry-bench --machines 8x8,4x4x4 --instances 3
+  else
+    show hiry nice -n 19 bench/angara-hiry-bench
+  fi
+  emit '' 'The same with 8 failed cables in every instance besides the failed routers:'
+  show hiry_cables nice -n 19 bench/angara-hiry-bench --machines 8x8,4x4x4 --failures 0,2 --cables 8
+  emit '' 'The paper'"'"'s random topologies of the lowest degree (3 for 64 nodes, 4 for 256) need up' \
+       'to 3-6 virtual channels; a whole torus needs one: its mesh links alone reach every' \
+       'pair in any order of any draw of the partitions (each direction is in one partition,' \
+       'and a mesh path may take its directions in any order), and with 1-3 failed routers' \
+       'most instances still need one (8x8x4: up to 2).  Failed cables cut more: some of' \
+       'the second table'"'"'s need 2 or 3, and at 2 virtual channels one is refused (`check_hiry` has a 4x4 with 4 failed cables that needs' \
+       '2, and its refusal on 1).  The price is length, as the paper finds for few links a' \
+       'node: in the torus'"'"'s own space the wrap-around channel of a ring points against the' \
+       'rest of it, and opposite regions are never in one partition, so on one virtual' \
+       'channel a path may not go on in the same direction after crossing the wrap (+X, the' \
+       'wrap'"'"'s X-, +X again would need X+ both before and after X-).  Such pairs go the long' \
+       'way (stretch factor 3 and more on 8x8, 7 on 16x16, where rings are longest); more' \
+       'virtual channels give more orders to choose from (check_hiry: 4.571, 4.381 and 4.200' \
+       'hops on average with 1, 2 and 4 on a whole 8x8, 4.063 minimal).  In rings of 4 a' \
+       'shortest path has at most 2 hops a dimension, and the permitted paths are minimal or' \
+       'close to it (4x4x4, 4x4x4x4).'
 }
 
 section_nue() {
@@ -773,5 +809,6 @@ wanted memory && section_memory && write_document
 wanted simulation && section_simulation && write_document
 wanted smpi_paper && section_smpi_paper && write_document
 wanted sweep && section_sweep && write_document
+wanted hiry && section_hiry && write_document
 write_document done
 echo "bench_doc: wrote $output in $(( $(date +%s) - started )) s" >&2
