@@ -427,11 +427,15 @@ START_TEST(test_work_budget_cuts_the_refinement) {
   const std::uint64_t cut_gamma = verified(net, cut_table).metrics.max_gamma;
   ck_assert_uint_le(verified(net, full).metrics.max_gamma, cut_gamma);
   ck_assert_uint_le(cut_gamma, none);
-  // No work at all: the refinement does not start.
+  // No work at all: the load balancing stops at once (a table: the greedy
+  // start) and the refinement does not start.
   std::vector<std::string> nothing;
-  with_budget(1, &nothing);
-  ck_assert_uint_eq(nothing.size(), 1);
-  ck_assert_std_str_eq(nothing.front().c_str(), "First/Last Step refinement (stopped early)");
+  const RouteTable greedy = with_budget(1, &nothing);
+  verified(net, greedy);
+  ck_assert_uint_eq(nothing.size(), 2);
+  const std::string first = nothing[0], second = nothing[1];
+  ck_assert_std_str_eq(first, "load balancing (stopped early)");
+  ck_assert_std_str_eq(second, "First/Last Step refinement");
 }
 END_TEST
 

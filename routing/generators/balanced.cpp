@@ -181,11 +181,30 @@ class BalancedGenerator : public Generator {
     const std::uint32_t bound = balanced::candidate_space_bound(set);
     const std::size_t slots = network.torus().channel_slots();
 
+    // Stages 2 and 3 run on the budget too (routing.time_budget): the
+    // greedy start, or a block's closed form, is already a table.
+    // A limited budget gives them half of what is left, so that the
+    // stages after them (detours around failures, the First/Last Step
+    // refinement) get the rest.
+    WorkBudget* budget = options.budget.get();
+    const auto searched = [&](balanced::Balancer& searching) {
+      if (!budget || budget->unlimited()) {
+        searching.limit_work(budget);
+        balanced::search(searching, bound);
+        return;
+      }
+      WorkBudget share(budget->exhausted() ? 1 : (budget->limit() - budget->used()) / 2 + 1);
+      searching.limit_work(&share);
+      balanced::search(searching, bound);
+      searching.limit_work(nullptr);
+      budget->spend(share.used());
+      if (share.exhausted()) budget->note_cut("load balancing (stopped early)");
+    };
     balanced::Balancer balancer(set, slots);
     std::vector<std::uint32_t> seed;
     if (!block_seed.empty()) {
       balancer.assign(block_seed);
-      balanced::search(balancer, bound);
+      searched(balancer);
       return set.make_table(balancer.choice(), "balanced");
     }
     if (balanced::sub_torus_choice(network, set, &seed)) {
@@ -207,11 +226,11 @@ class BalancedGenerator : public Generator {
       }
     }
     if (!from_sssp) balancer.assign_greedy();
-    balanced::search(balancer, bound);
+    searched(balancer);
     if (start == Start::best && from_sssp && balancer.max_load() > bound) {
       balanced::Balancer greedy(set, slots);
       greedy.assign_greedy();
-      balanced::search(greedy, bound);
+      searched(greedy);
       if (greedy.better_than(balancer)) return set.make_table(greedy.choice(), "balanced");
     }
     return set.make_table(balancer.choice(), "balanced");
