@@ -213,6 +213,7 @@ struct LatencyOptions {
   std::uint64_t seed = 1;
   MemoryLimit memory_limit = MemoryLimit{true, 0, 0.5};  // "none": the memory is what is measured
   std::string memory_limit_text = "none";
+  double time_budget = -1;        // --time-budget: routing.time_budget; negative: the default
   bool list = false;
 };
 
@@ -387,6 +388,7 @@ int latency_child(const LatencyOptions& options, const LatencyCase& c, int fd) {
   for (NodeId node : c.nodes) request.node_names.push_back(node_name(node));
   request.write_cache = false;  // --dry-run
   request.lp_bound = false;
+  request.time_budget = options.time_budget;  // generate --time-budget
 
   const long rss_before = peak_rss_kb();
   const double t0 = process_cpu_seconds();
@@ -395,6 +397,9 @@ int latency_child(const LatencyOptions& options, const LatencyCase& c, int fd) {
     const double t1 = process_cpu_seconds();
     std::string passed;
     for (const PassedOver& p : result.passed_over) passed += (passed.empty() ? "" : "; ") + p.algorithm + ": " + p.reason;
+    std::string cut;
+    for (const std::string& stage : result.budget_cut) cut += (cut.empty() ? "" : ", ") + stage;
+    if (!cut.empty()) passed += (passed.empty() ? "" : "; ") + std::string("budget cut: ") + cut;
     char head[256];
     std::snprintf(head, sizeof head, "ok %.4f %ld %ld %llu %llu %llu %s ", t1 - t0, rss_before, peak_rss_kb(),
                   static_cast<unsigned long long>(result.memory.total),
@@ -496,12 +501,13 @@ LatencyOutcome run_latency_case(const LatencyOptions& options, const LatencyCase
 int latency_usage(FILE* out, int code) {
   std::fprintf(out,
                "usage: angara-scale --cases latency [--only NAME,NAME,...] [--case-limit SECONDS] [--seed S]\n"
-               "                    [--memory-limit SIZE|none] [--list]\n"
+               "                    [--memory-limit SIZE|none] [--time-budget SECONDS] [--list]\n"
                "  Each case as 'angara-route generate --dry-run --lp-time 0' computes it (default chain\n"
                "  balanced,nue,exact, verifier included), one worker (ANGARA_THREADS=1), in a forked child\n"
                "  killed with SIGKILL after --case-limit CPU seconds (default 60; three times as many wall\n"
                "  seconds stop it regardless).  --memory-limit defaults\n"
-               "  to none: the peak RSS is what is measured.  --list prints the cases and their allocations.\n");
+               "  to none: the peak RSS is what is measured.  --time-budget is generate's (routing.time_budget,\n"
+               "  default 2; the outcome names the stages it cut).  --list prints the cases and their allocations.\n");
   return code;
 }
 
@@ -523,6 +529,10 @@ int run_latency(int argc, char** argv) {
       if (!limit) return latency_usage(stderr, 2);
       options.memory_limit = *limit;
       options.memory_limit_text = argv[i];
+    } else if (arg == "--time-budget" && has_value) {
+      char* end = nullptr;
+      options.time_budget = std::strtod(argv[++i], &end);
+      if (!end || *end != '\0' || options.time_budget < 0) return latency_usage(stderr, 2);
     } else if (arg == "--list") {
       options.list = true;
     } else if (arg == "--help" || arg == "-h") {
@@ -558,12 +568,14 @@ int run_latency(int argc, char** argv) {
 
   std::printf("angara-scale --cases latency: what a prologue waits for.  Each case is computed as 'angara-route generate\n"
               "--dry-run --lp-time 0' computes it (compute_job_routes, default chain %s, verifier included),\n"
-              "seed %llu, memory limit %s, on ONE core (ANGARA_THREADS=1), each in a forked child killed with SIGKILL\n"
+              "seed %llu, memory limit %s, time budget %s, on ONE core (ANGARA_THREADS=1), each in a forked child killed with SIGKILL\n"
               "after %d s of CPU time (or 3x that in wall time).  CPU s: CLOCK_PROCESS_CPUTIME_ID around the computation.  Peak RSS: the\n"
               "child's (wait4); growth: its peak after the computation less its peak before.  Estimate: the\n"
               "pipeline's memory estimate (routing/memory.hpp) for the member that won.\n\n",
               default_algorithm_chain().c_str(), static_cast<unsigned long long>(options.seed),
-              options.memory_limit_text.c_str(), options.case_limit);
+              options.memory_limit_text.c_str(),
+              options.time_budget < 0 ? "default (routing.time_budget)" : (fixed(options.time_budget, 2) + " s").c_str(),
+              options.case_limit);
   std::printf("| case | machine | allocation | nodes | CPU s | peak RSS MB | growth MB | estimate MB | max load | bound | "
               "load/bound | outcome |\n");
   std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
@@ -594,7 +606,7 @@ int run_latency(int argc, char** argv) {
         in >> estimate >> gamma >> bound >> winner;
         std::getline(in >> std::ws, passed);
         std::string outcome = "verified (" + winner + ")";
-        if (!passed.empty()) outcome += "; passed over " + passed;
+        if (!passed.empty()) outcome += (passed.rfind("budget cut: ", 0) == 0 ? "; " : "; passed over ") + passed;
         std::printf("%.3f | %s | %s | %s | %llu | %llu | %s | %s |\n", cpu, peak.c_str(), growth.c_str(),
                     fixed(static_cast<double>(estimate) / (1024.0 * 1024.0), 0).c_str(), gamma, bound,
                     bound ? fixed(static_cast<double>(gamma) / static_cast<double>(bound), 2).c_str() : "-",
@@ -619,7 +631,7 @@ int usage() {
                "usage: angara-scale [--tori T1,T2,...] [--algorithms A1,...] [--limit CPU_SECONDS]\n"
                "                    [--threads N] [--baseline OLD_ANGARA_ROUTE] [--baseline-max-nodes N]\n"
                "       angara-scale --cases latency [--only NAME,...] [--case-limit SECONDS] [--seed S]\n"
-               "                    [--memory-limit SIZE|none] [--list]   (--cases latency --help for more)\n");
+               "                    [--memory-limit SIZE|none] [--time-budget S] [--list]   (--cases latency --help for more)\n");
   return 2;
 }
 

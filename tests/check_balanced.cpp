@@ -10,6 +10,7 @@
 #include "angara/route.hpp"
 #include "routing/common/candidates.hpp"
 #include "routing/generator.hpp"
+#include "routing/generators/balanced/block.hpp"
 #include "routing/check/lp_bound.hpp"
 #include "routing/check/metrics.hpp"
 #include "routing/check/verifier.hpp"
@@ -49,7 +50,7 @@ std::vector<std::vector<Direction>> candidates(const Network& net, const char* f
   return minimal_routes(net, rules, t.id(t.parse_coord(from)), t.id(t.parse_coord(to)), 64);
 }
 
-RouteTable balanced(const Network& net, const std::vector<NodeId>& nodes, const GeneratorOptions& options = {}) {
+RouteTable balanced_table(const Network& net, const std::vector<NodeId>& nodes, const GeneratorOptions& options = {}) {
   return generate("balanced", net, nodes, options);
 }
 
@@ -59,7 +60,7 @@ std::string bad_option_message(const std::string& key, const std::string& value)
   GeneratorOptions bad;
   bad.extra[key] = value;
   const Network net(Torus::parse("4x4"));
-  return error_message<std::invalid_argument>([&] { balanced(net, {0, 5}, bad); });
+  return error_message<std::invalid_argument>([&] { balanced_table(net, {0, 5}, bad); });
 }
 
 }  // namespace
@@ -144,7 +145,7 @@ START_TEST(test_first_step_variant) {
   ck_assert(rules.turn_allowed(Torus::channel(t.id({1, 0, 0, 0}), kPlusY), kPlusX));
   ck_assert_std_str_eq(joined(candidates(net, "1,0", "2,1")), "+X +Y | +Y +X");
   // The balanced table over the whole machine uses only these turns.
-  verified(net, balanced(net, live_nodes(net)));
+  verified(net, balanced_table(net, live_nodes(net)));
 }
 END_TEST
 
@@ -196,7 +197,7 @@ START_TEST(test_desmos_blocks) {
     std::uint64_t max_gamma;
   } rows[] = {{{2, 1, 1, 1}, 1}, {{4, 1, 1, 1}, 2}, {{4, 2, 1, 1}, 4}, {{4, 2, 2, 1}, 8}, {{4, 2, 2, 2}, 16}};
   for (const auto& row : rows) {
-    const RouteTable table = balanced(net, block(t, row.extent));
+    const RouteTable table = balanced_table(net, block(t, row.extent));
     const VerifyReport report = verified(net, table);
     ck_assert_uint_eq(report.metrics.max_gamma, row.max_gamma);
     ck_assert_uint_eq(report.metrics.lower_bound, row.max_gamma);
@@ -226,7 +227,7 @@ START_TEST(test_whole_machines_reach_bound) {
   };
   for (const auto& row : rows) {
     const Network net(Torus::parse(row.torus));
-    const VerifyReport report = verified(net, balanced(net, live_nodes(net)));
+    const VerifyReport report = verified(net, balanced_table(net, live_nodes(net)));
     ck_assert_msg(report.metrics.max_gamma == row.max_gamma, "%s: max gamma %lu, expected %lu", row.torus,
                   static_cast<unsigned long>(report.metrics.max_gamma), static_cast<unsigned long>(row.max_gamma));
     ck_assert_uint_eq(report.metrics.lower_bound, row.max_gamma);
@@ -238,7 +239,7 @@ END_TEST
 // 3x3x3 has no tied pair: every route is forced and every channel carries 9.
 START_TEST(test_forced_routes_uniform) {
   const Network net(Torus::parse("3x3x3"));
-  const RouteTable table = balanced(net, live_nodes(net));
+  const RouteTable table = balanced_table(net, live_nodes(net));
   verified(net, table);
   const std::vector<std::uint64_t> loads = channel_loads(net, table);
   for (ChannelId c = 0; c < net.torus().channel_slots(); ++c)
@@ -257,7 +258,7 @@ START_TEST(test_faulty_machine_routed) {
   Network net(Torus::parse("4x4"));
   const Torus& t = net.torus();
   net.fail_node(t.id({1, 1, 0, 0}));
-  const RouteTable table = balanced(net, live_nodes(net));
+  const RouteTable table = balanced_table(net, live_nodes(net));
   const VerifyReport report = verified(net, table);
   const auto from = table.index_of(t.id({0, 1, 0, 0})), to = table.index_of(t.id({1, 2, 0, 0}));
   ck_assert_uint_eq(table.route(from, to).hops.size(), 4);
@@ -289,12 +290,12 @@ START_TEST(test_start_option) {
     GeneratorOptions options;
     options.extra["start"] = start;
     options.extra["turns"] = "off";
-    VerifyReport report = verified(net, balanced(net, half, options));
+    VerifyReport report = verified(net, balanced_table(net, half, options));
     ck_assert_uint_eq(report.metrics.lower_bound, 4);
     ck_assert_uint_eq(report.metrics.max_gamma, 5);
     ck_assert_uint_eq(report.fs_ls_routes, 0);
     options.extra.erase("turns");
-    report = verified(net, balanced(net, half, options));
+    report = verified(net, balanced_table(net, half, options));
     ck_assert_uint_eq(report.metrics.max_gamma, 4);
     ck_assert_uint_gt(report.fs_ls_routes, 0);
   }
@@ -326,8 +327,8 @@ START_TEST(test_turns_on_sub_allocations) {
     const std::vector<NodeId> nodes = block(net.torus(), row.extent);
     GeneratorOptions off;
     off.extra["turns"] = "off";
-    const VerifyReport dor = verified(net, balanced(net, nodes, off));
-    const VerifyReport turns = verified(net, balanced(net, nodes));
+    const VerifyReport dor = verified(net, balanced_table(net, nodes, off));
+    const VerifyReport turns = verified(net, balanced_table(net, nodes));
     ck_assert_uint_eq(dor.metrics.max_gamma, row.dor);
     ck_assert_uint_eq(dor.fs_ls_routes, 0);
     ck_assert_uint_eq(turns.metrics.max_gamma, row.with_turns);
@@ -362,8 +363,8 @@ START_TEST(test_long_way_on_scattered_sets) {
       if ((n * row.multiplier + 11) % t.node_count() < t.node_count() / 2) nodes.push_back(n);
     GeneratorOptions minimal;
     minimal.extra["long_way"] = "0";
-    const VerifyReport plain = verified(net, balanced(net, nodes, minimal));
-    const RouteTable table = balanced(net, nodes);
+    const VerifyReport plain = verified(net, balanced_table(net, nodes, minimal));
+    const RouteTable table = balanced_table(net, nodes);
     const VerifyReport longer = verified(net, table);
     const LpBound lp = lp_lower_bound(net, nodes);
     ck_assert_uint_eq(plain.metrics.max_gamma, row.minimal);
@@ -400,17 +401,17 @@ START_TEST(test_work_budget_cuts_the_refinement) {
     if ((n * 37 + 11) % t.node_count() < t.node_count() / 2) nodes.push_back(n);
   GeneratorOptions unlimited;
   unlimited.budget = std::make_shared<WorkBudget>();
-  const RouteTable full = balanced(net, nodes, unlimited);
+  const RouteTable full = balanced_table(net, nodes, unlimited);
   ck_assert(unlimited.budget->cut().empty());
   ck_assert_uint_gt(unlimited.budget->used(), 0);
   GeneratorOptions off;
   off.extra["turns"] = "off";
-  const std::uint64_t none = verified(net, balanced(net, nodes, off)).metrics.max_gamma;
+  const std::uint64_t none = verified(net, balanced_table(net, nodes, off)).metrics.max_gamma;
 
   const auto with_budget = [&](std::uint64_t steps, std::vector<std::string>* cut) {
     GeneratorOptions options;
     options.budget = std::make_shared<WorkBudget>(steps);
-    RouteTable table = balanced(net, nodes, options);
+    RouteTable table = balanced_table(net, nodes, options);
     *cut = options.budget->cut();
     return table;
   };
@@ -426,11 +427,15 @@ START_TEST(test_work_budget_cuts_the_refinement) {
   const std::uint64_t cut_gamma = verified(net, cut_table).metrics.max_gamma;
   ck_assert_uint_le(verified(net, full).metrics.max_gamma, cut_gamma);
   ck_assert_uint_le(cut_gamma, none);
-  // No work at all: the refinement does not start.
+  // No work at all: the load balancing stops at once (a table: the greedy
+  // start) and the refinement does not start.
   std::vector<std::string> nothing;
-  with_budget(1, &nothing);
-  ck_assert_uint_eq(nothing.size(), 1);
-  ck_assert_std_str_eq(nothing.front().c_str(), "First/Last Step refinement (stopped early)");
+  const RouteTable greedy = with_budget(1, &nothing);
+  verified(net, greedy);
+  ck_assert_uint_eq(nothing.size(), 2);
+  const std::string first = nothing[0], second = nothing[1];
+  ck_assert_std_str_eq(first, "load balancing (stopped early)");
+  ck_assert_std_str_eq(second, "First/Last Step refinement");
 }
 END_TEST
 
@@ -450,8 +455,8 @@ START_TEST(test_turns_on_faulty_machine) {
   const std::vector<NodeId> nodes = {0, 3, 5, 9, 12, 17, 22, 27, 30, 33, 38, 41, 44, 50, 55, 61};
   GeneratorOptions off;
   off.extra["turns"] = "off";
-  const RouteTable before = balanced(net, nodes, off);
-  const RouteTable after = balanced(net, nodes);
+  const RouteTable before = balanced_table(net, nodes, off);
+  const RouteTable after = balanced_table(net, nodes);
   const VerifyReport plain = verified(net, before);
   const VerifyReport refined = verified(net, after);
   ck_assert_uint_eq(plain.metrics.max_gamma, 6);
@@ -491,8 +496,8 @@ START_TEST(test_refinement_repair_on_faulty_machine) {
     nodes.push_back(angara_test::node_at(t, coord));
   GeneratorOptions off;
   off.extra["turns"] = "off";
-  const VerifyReport plain = verified(net, balanced(net, nodes, off));
-  const VerifyReport refined = verified(net, balanced(net, nodes));
+  const VerifyReport plain = verified(net, balanced_table(net, nodes, off));
+  const VerifyReport refined = verified(net, balanced_table(net, nodes));
   ck_assert_uint_eq(plain.metrics.max_gamma, 20);
   ck_assert_uint_eq(refined.metrics.max_gamma, 19);
 }
@@ -521,18 +526,69 @@ START_TEST(test_direct_construction_matches_candidates) {
     if (row.fail_outside) net.fail_node(t.node_count() - 1);
     const std::vector<NodeId> nodes = row.extent[0] ? block(t, row.extent) : live_nodes(net);
     setenv("ANGARA_THREADS", "2", 1);
-    const RouteTable direct = balanced(net, nodes);
+    const RouteTable direct = balanced_table(net, nodes);
     unsetenv("ANGARA_THREADS");
-    const RouteTable searched = balanced(net, nodes, candidates);
+    const RouteTable searched = balanced_table(net, nodes, candidates);
     ck_assert_msg(angara_test::same_routes(direct, searched), "%s: the direct construction differs", row.torus);
     verified(net, direct);
   }
   Network broken(Torus::parse("4x4"));
   broken.fail_link(0, kPlusX);
-  ck_assert(angara_test::same_routes(balanced(broken, live_nodes(broken)),
-                                     balanced(broken, live_nodes(broken), candidates)));
+  ck_assert(angara_test::same_routes(balanced_table(broken, live_nodes(broken)),
+                                     balanced_table(broken, live_nodes(broken), candidates)));
   ck_assert_std_str_eq(bad_option_message("construction", "fast"),
                        "balanced: option 'construction' expects direct or candidates, got 'fast'");
+}
+END_TEST
+
+// A block of a larger torus (block_table): its closed form is minimal and
+// verified; with turns off the search from it reaches what the search from
+// the greedy start does.  A failure inside the block, or an arc long enough
+// for minimal routes to leave it, has no closed form.
+START_TEST(test_block_closed_form) {
+  GeneratorOptions off, candidates_off;
+  off.extra["turns"] = "off";
+  candidates_off.extra["turns"] = "off";
+  candidates_off.extra["construction"] = "candidates";
+  const struct {
+    const char* torus;
+    Coord extent;
+  } rows[] = {{"8x8x4", {8, 3, 2, 1}}, {"8x8", {4, 8, 1, 1}}, {"8x8x8", {8, 4, 4, 1}}, {"6x6", {6, 3, 1, 1}}};
+  for (const auto& row : rows) {
+    const Network net(Torus::parse(row.torus));
+    const std::vector<NodeId> nodes = block(net.torus(), row.extent);
+    const RouteTable direct = balanced_table(net, nodes, off);
+    const RouteTable searched = balanced_table(net, nodes, candidates_off);
+    const VerifyReport a = verified(net, direct), b = verified(net, searched);
+    ck_assert_msg(a.metrics.max_gamma == b.metrics.max_gamma, "%s: max load %llu, search %llu", row.torus,
+                  static_cast<unsigned long long>(a.metrics.max_gamma),
+                  static_cast<unsigned long long>(b.metrics.max_gamma));
+    ck_assert_uint_eq(a.non_minimal, 0);
+    // With turns on the refinement starts from the closed form.
+    verified(net, balanced_table(net, nodes));
+  }
+  // 8x4 of 8x8: X a ring of 8 (ties split by source parity), Y an arc of 4
+  // whose middle cut carries 16 sources times 16 targets over 8 lines, 32 a
+  // channel, as does +X; -X comes after +Y in direction order, so the line
+  // at Y offset w carries the pairs that went up to w or start at w: 2w + 1
+  // of 4 per line, 7/4 of 32 on the top line.
+  // (The search's ring ties then take -X where the lines are loaded: 42.)
+  const Network net(Torus::parse("8x8"));
+  RouteTable closed(block(net.torus(), {8, 4, 1, 1}));
+  ck_assert(balanced::block_table(net, closed, FlowControl::bubble));
+  ck_assert_uint_eq(verified(net, closed).metrics.max_gamma, 56);
+  ck_assert_uint_eq(verified(net, balanced_table(net, closed.nodes(), off)).metrics.max_gamma, 42);
+  // Under flow control none the ring of 8 would close a cycle.
+  ck_assert(!balanced::block_table(net, closed, FlowControl::none));
+  // A failed link inside the block, a long arc (6 of 8), a whole torus.
+  Network broken(Torus::parse("8x8"));
+  broken.fail_link(0, kPlusX);
+  RouteTable none(block(net.torus(), {8, 4, 1, 1}));
+  ck_assert(!balanced::block_table(broken, none, FlowControl::bubble));
+  RouteTable long_arc(block(net.torus(), {8, 6, 1, 1}));
+  ck_assert(!balanced::block_table(net, long_arc, FlowControl::bubble));
+  RouteTable whole(block(net.torus(), {8, 8, 1, 1}));
+  ck_assert(!balanced::block_table(net, whole, FlowControl::bubble));
 }
 END_TEST
 
@@ -563,6 +619,7 @@ int main() {
   tcase_add_test(generator_case, test_turns_on_faulty_machine);
   tcase_add_test(generator_case, test_refinement_repair_on_faulty_machine);
   tcase_add_test(generator_case, test_direct_construction_matches_candidates);
+  tcase_add_test(generator_case, test_block_closed_form);
   tcase_add_test(generator_case, test_work_budget_cuts_the_refinement);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);

@@ -37,6 +37,12 @@ struct CheckedTurnStats {
   std::size_t shortened = 0;  // detours replaced by shorter encodable routes
 };
 
+// The budget's steps (routing/common/work_budget.hpp) one detour's
+// shortening costs; detours past what options.budget has left keep their
+// routes (the stage then notes its cut).  Pairs without a route are always
+// routed.
+constexpr std::uint64_t kDetourWork = 45000;
+
 // Runs the stage on `table` (layer 0 routes) and throws RoutingError with
 // describe_unrouted_pairs() (routing/common/oracle.hpp) when pairs stay without a
 // route.  Does nothing on a network without failures, so fault-free tables

@@ -7,7 +7,9 @@
 // the deadlock-safe FS/LS orders), so every table is minimal where faults
 // allow, encodable and deadlock-free by construction.  The choice:
 //  0. whole sub-tori (the whole machine, Desmos-like blocks) without faults
-//     get an exact construction by displacement (sub_torus_choice);
+//     get an exact construction by displacement (sub_torus_choice), and
+//     blocks of a larger torus (whole rings and short arcs, meshes) one in
+//     closed form (block_table);
 //  1. otherwise greedy: pairs in a fixed order, most constrained first, each
 //     taking the candidate that least raises the loads it crosses;
 //  2. local search: a route crossing a channel at the max load moves to
@@ -28,7 +30,7 @@
 //
 // This file holds the generator, its options and the order of the stages;
 // the stages themselves are in routing/generators/balanced/: stage 0 in
-// sub_torus.hpp, stages 1-3 in balancer.hpp, stage 5 in refinement.hpp
+// sub_torus.hpp and block.hpp, stages 1-3 in balancer.hpp, stage 5 in refinement.hpp
 // (stage 4 is routing/common/checked_turns.hpp).
 #include <cstddef>
 #include <cstdint>
@@ -43,6 +45,7 @@
 #include "routing/common/checked_turns.hpp"
 #include "routing/generator.hpp"
 #include "routing/generators/balanced/balancer.hpp"
+#include "routing/generators/balanced/block.hpp"
 #include "routing/generators/balanced/refinement.hpp"
 #include "routing/generators/balanced/sub_torus.hpp"
 
@@ -70,12 +73,14 @@ Start read_start(const GeneratorOptions& options) {
 }
 
 // Option `construction`: direct (the default) writes whole fault-free
-// sub-tori straight from their displacement classes (sub_torus_table);
+// sub-tori straight from their displacement classes (sub_torus_table) and
+// fault-free blocks of a larger torus in closed form (block_table);
 // candidates always goes through the candidate set, for comparison.
 const OptionSpec kConstructionOption{"construction", OptionSpec::Kind::word, "direct", {"direct", "candidates"}, 0, 0,
                                       "a whole fault-free machine or sub-torus is written straight from its displacement "
-                                      "classes (the same table in a fraction of the time and memory), or always through "
-                                      "the candidate set, for comparison"};
+                                      "classes (the same table in a fraction of the time and memory), and a fault-free "
+                                      "block of a larger torus (whole rings and short arcs) in closed form, or always "
+                                      "through the candidate set, for comparison"};
 
 bool read_construction(const GeneratorOptions& options) {
   return option_text("balanced", kConstructionOption, options) == "direct";
@@ -148,30 +153,62 @@ class BalancedGenerator : public Generator {
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override {
     // The shared allocation check: "NAME: allocated node ... has failed".
-    RouteTable empty = start_route_table(name(), network, allocation);
+    RouteTable direct = start_route_table(name(), network, allocation);
     const Start start = read_start(options);
     const int long_way = read_long_way(options);
-    if (read_construction(options))
-      if (std::optional<RouteTable> table = balanced::sub_torus_table(network, std::move(empty)))
-        return std::move(*table);
+    if (read_construction(options) && balanced::sub_torus_table(network, direct)) return direct;
+    // A block's direction-order table in closed form (block_table): the
+    // start of the search below when all its routes are candidates.
+    const bool block = read_construction(options) && balanced::block_table(network, direct, options.flow_control);
     const TurnRules rules(network);
     // Pairs without a candidate are routed (or refused, with the reason) by
     // the checked-turn stage, as are detours it can shorten.
     const CandidateSet set(network, rules, allocation, balanced::kCandidateCap, /*allow_unroutable=*/true);
-    RouteTable table = balance(network, set, start, options);
+    std::vector<std::uint32_t> block_seed;
+    if (block && !balanced::choice_of_table(set, direct, &block_seed)) block_seed.clear();
+    direct = RouteTable();  // its words, n^2 of them, are not needed any more
+    RouteTable table = balance(network, set, start, options, block_seed);
     complete_with_checked_turns(name(), network, table, options);
     if (read_turns(options)) balanced::refine_with_turns(network, set, options, long_way, table);
     return table;
   }
 
  private:
-  RouteTable balance(const Network& network, const CandidateSet& set, Start start,
-                     const GeneratorOptions& options) const {
+  // `block_seed`: a block's closed form as a choice of candidates (empty:
+  // none), searched from instead of the greedy start.
+  RouteTable balance(const Network& network, const CandidateSet& set, Start start, const GeneratorOptions& options,
+                     const std::vector<std::uint32_t>& block_seed) const {
     const std::uint32_t bound = balanced::candidate_space_bound(set);
     const std::size_t slots = network.torus().channel_slots();
 
+    // Stages 2 and 3 run on the budget too (routing.time_budget): the
+    // greedy start, or a block's closed form, is already a table.
+    // A limited budget gives them half of what is left (an eighth from a
+    // block's closed form, where the First/Last Step refinement is what
+    // lowers the max load: 1766 against 2155 with half on the 8x8x4x4
+    // block of 8x8x8x8), so that the stages after them (detours around
+    // failures, the refinement) get the rest.
+    WorkBudget* budget = options.budget.get();
+    const auto searched = [&](balanced::Balancer& searching) {
+      if (!budget || budget->unlimited()) {
+        searching.limit_work(budget);
+        balanced::search(searching, bound);
+        return;
+      }
+      WorkBudget share(budget->exhausted() ? 1 : (budget->limit() - budget->used()) / (block_seed.empty() ? 2 : 8) + 1);
+      searching.limit_work(&share);
+      balanced::search(searching, bound);
+      searching.limit_work(nullptr);
+      budget->spend(share.used());
+      if (share.exhausted()) budget->note_cut("load balancing (stopped early)");
+    };
     balanced::Balancer balancer(set, slots);
     std::vector<std::uint32_t> seed;
+    if (!block_seed.empty()) {
+      balancer.assign(block_seed);
+      searched(balancer);
+      return set.make_table(balancer.choice(), "balanced");
+    }
     if (balanced::sub_torus_choice(network, set, &seed)) {
       balancer.assign(seed);
       balanced::search(balancer, bound);
@@ -191,11 +228,11 @@ class BalancedGenerator : public Generator {
       }
     }
     if (!from_sssp) balancer.assign_greedy();
-    balanced::search(balancer, bound);
+    searched(balancer);
     if (start == Start::best && from_sssp && balancer.max_load() > bound) {
       balanced::Balancer greedy(set, slots);
       greedy.assign_greedy();
-      balanced::search(greedy, bound);
+      searched(greedy);
       if (greedy.better_than(balancer)) return set.make_table(greedy.choice(), "balanced");
     }
     return set.make_table(balancer.choice(), "balanced");

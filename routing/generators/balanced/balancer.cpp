@@ -181,7 +181,10 @@ bool Balancer::negotiate(std::uint32_t target, int iterations) {
     if (over_budget()) break;  // rolled back below, as a failed negotiation
     for (std::size_t p = 0; p < set_.pair_count(); ++p) {
       if (set_.variants(p) < 2) continue;
-      pending_work_ += set_.variants(p);
+      // An iteration over a million pairs is seconds: the budget is looked
+      // at within it, and its end rolls the negotiation back.
+      if (budget_ && (p & 1023) == 0 && over_budget()) break;
+      pending_work_ += 2 * kEvaluationWork * set_.variants(p);  // costing walks loads and history
       for (ChannelId c : set_.channels(p, choice_[p])) --loads_[c];
       auto cost_of = [&](std::uint32_t v) {
         double cost = 0;
@@ -222,6 +225,7 @@ bool Balancer::negotiate(std::uint32_t target, int iterations) {
       choice_[p] = best;
       for (ChannelId c : set_.channels(p, best)) ++loads_[c];
     }
+    if (budget_ && budget_->exhausted()) break;
     bool over = false;
     for (ChannelId c : used_)
       if (loads_[c] > target) {
@@ -317,7 +321,7 @@ void Balancer::apply(std::size_t p, std::uint32_t to) {
 bool Balancer::best_move(std::size_t p, std::uint32_t* to) {
   MoveDelta best;
   moves_.clear();
-  pending_work_ += set_.variants(p);
+  pending_work_ += kEvaluationWork * set_.variants(p);
   for (std::uint32_t v = 0; v < set_.variants(p); ++v) {
     if (v == choice_[p]) continue;
     const MoveDelta delta = evaluate(p, v);

@@ -22,6 +22,12 @@ namespace angara::balanced {
 // The most candidate routes a pair keeps in the candidate sets searched here.
 constexpr std::size_t kCandidateCap = 64;
 
+// The budget's steps (WorkBudget) one evaluated candidate costs: a step is
+// one channel a dependency-graph search expands (about 20 ns on the
+// reference machine), an evaluation or a negotiation's costing of a
+// candidate walks its channels and their loads (50-180 ns).
+constexpr std::uint64_t kEvaluationWork = 6;
+
 // The effect of moving one pair to another candidate.
 struct MoveDelta {
   bool valid = false;           // false: the move would raise the max load

@@ -115,10 +115,10 @@ bool sub_torus_choice(const Network& network, const CandidateSet& set, std::vect
   return true;
 }
 
-std::optional<RouteTable> sub_torus_table(const Network& network, RouteTable table) {
+bool sub_torus_table(const Network& network, RouteTable& table) {
   const Torus& torus = network.torus();
   const std::vector<NodeId>& nodes = table.nodes();
-  if (nodes.size() < 2) return std::nullopt;
+  if (nodes.size() < 2) return false;
   const Coord first = torus.coord(nodes.front());
   std::array<bool, kMaxDims> spanned{};
   std::array<std::size_t, kMaxDims> weight{};  // mixed radix of the sub-torus, X fastest
@@ -131,14 +131,14 @@ std::optional<RouteTable> sub_torus_table(const Network& network, RouteTable tab
     weight[dim] = expected;
     if (spanned[dim]) expected *= static_cast<std::size_t>(torus.size(dim));
   }
-  if (expected != nodes.size()) return std::nullopt;
+  if (expected != nodes.size()) return false;
   for (NodeId node : nodes) {
     const Coord c = torus.coord(node);
     for (int dim = 0; dim < kMaxDims; ++dim)
-      if (!spanned[dim] && c[dim] != first[dim]) return std::nullopt;
+      if (!spanned[dim] && c[dim] != first[dim]) return false;
     for (int rank = 0; rank < kDirectionCount; ++rank) {
       const Direction d(rank);
-      if (spanned[d.dim()] && !network.channel_alive(node, d)) return std::nullopt;
+      if (spanned[d.dim()] && !network.channel_alive(node, d)) return false;
     }
   }
 
@@ -178,7 +178,7 @@ std::optional<RouteTable> sub_torus_table(const Network& network, RouteTable tab
       hops.clear();
       for (int rank = 0; rank < kDirectionCount; ++rank) hops.insert(hops.end(), counts[odd][rank], Direction(rank));
       const std::optional<PackedRoute> packed = RouteTable::pack(Route{hops});
-      if (!packed) return std::nullopt;
+      if (!packed) return false;
       (odd ? odd_route : even_route)[index] = *packed;
     }
     if (split_dim[index] < 0) {
@@ -205,10 +205,10 @@ std::optional<RouteTable> sub_torus_table(const Network& network, RouteTable tab
       const std::vector<std::uint64_t>& load = split_load[rank];
       if (load.empty()) continue;
       for (std::uint64_t value : load)
-        if (value != load.front()) return std::nullopt;
+        if (value != load.front()) return false;
       level[negative] += load.front();
     }
-    if (level[0] != level[1]) return std::nullopt;
+    if (level[0] != level[1]) return false;
   }
 
   // Rows: the class of (s, t) is the displacement t - s per spanned
@@ -252,7 +252,7 @@ std::optional<RouteTable> sub_torus_table(const Network& network, RouteTable tab
       }
     }
   });
-  return table;
+  return true;
 }
 
 }  // namespace angara::balanced

@@ -50,7 +50,8 @@ bool sub_torus_choice(const Network& network, const CandidateSet& set, std::vect
 // shifts hops between channels of one dimension, all at the same load, so it
 // raises the spread or the max).  So this path returns exactly the table the
 // full path returns; any other case (a size-6 ring's split class covers its
-// channels once or twice) takes the full path.  Returns nullopt then.
-std::optional<RouteTable> sub_torus_table(const Network& network, RouteTable table);
+// channels once or twice) takes the full path.  Returns false then, with
+// `table` (from start_route_table) untouched; true when it filled it.
+bool sub_torus_table(const Network& network, RouteTable& table);
 
 }  // namespace angara::balanced
