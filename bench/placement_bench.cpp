@@ -47,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "angara/hostlist.hpp"
 #include "angara/network.hpp"
 #include "routing/generator.hpp"
 #include "routing/check/lp_bound.hpp"
@@ -54,6 +55,7 @@
 #include "bench/trace_replay.hpp"
 #include "bench/workload.hpp"
 #include "cli/exit_status.hpp"
+#include "placement/block_choice.hpp"
 #include "placement/placement.hpp"
 #include "placement/slurm_order.hpp"
 #include "routing/check/verifier.hpp"
@@ -551,9 +553,112 @@ int trace_replay(int argc, char** argv) {
 
 }  // namespace
 
+// --select-latency: what `angara-route select --count N --busy HALF` spends
+// after reading its input, on a machine with a seeded random share of the
+// nodes taken by one running job (drawn as angara-scale's linear cases draw
+// their busy half: Fisher-Yates over mt19937_64(seed * 1000003 + 6)): the
+// running job's channels (add_region_channels), select_nodes and the largest
+// free block left.  --write-config DIR writes DIR/machine.yaml and
+// DIR/busy.hostlist for timing the command itself.
+// CPU time of this thread: the machine is shared, and wall time moves with
+// its load.
+double cpu_ms() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
+}
+
+int select_latency(int argc, char** argv) {
+  std::string machine = "8x8x8x8", config_dir;
+  std::vector<std::size_t> counts;
+  double busy_fraction = 0.5;
+  std::uint64_t seed = 1;
+  int repeat = 5;
+  for (int i = 1; i < argc; ++i) {
+    const std::string option = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (option == "--select-latency") continue;
+    if (option == "--machines" && has_value) machine = argv[++i];
+    else if (option == "--count" && has_value) counts.push_back(std::strtoul(argv[++i], nullptr, 10));
+    else if (option == "--busy-fraction" && has_value) busy_fraction = std::atof(argv[++i]);
+    else if (option == "--seed" && has_value) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (option == "--repeat" && has_value) repeat = std::max(1, std::atoi(argv[++i]));
+    else if (option == "--write-config" && has_value) config_dir = argv[++i];
+    else {
+      std::fprintf(stderr,
+                   "usage: angara-placement-bench --select-latency [--machines AxBx..] [--count N]... "
+                   "[--busy-fraction F] [--seed S] [--repeat R] [--write-config DIR]\n");
+      return cli::kExitUsage;
+    }
+  }
+  if (counts.empty()) counts = {256};
+  const Torus torus = Torus::parse(machine);
+  const Network network(torus);
+  std::vector<NodeId> order(torus.node_count());
+  for (NodeId node = 0; node < torus.node_count(); ++node) order[node] = node;
+  std::mt19937_64 rng(seed * 1000003u + 6);
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+  const std::size_t busy_count = static_cast<std::size_t>(busy_fraction * static_cast<double>(torus.node_count()));
+  std::vector<NodeId> busy(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(busy_count));
+  std::sort(busy.begin(), busy.end());
+  const int digits = static_cast<int>(std::to_string(torus.node_count() - 1).size());
+  const auto name = [digits](NodeId node) {
+    std::string text = std::to_string(node);
+    return "n" + std::string(static_cast<std::size_t>(std::max(0, digits - static_cast<int>(text.size()))), '0') + text;
+  };
+  if (!config_dir.empty()) {
+    std::ofstream yaml(config_dir + "/machine.yaml");
+    std::vector<std::string> names;
+    for (NodeId node = 0; node < torus.node_count(); ++node) names.push_back(name(node));
+    yaml << "machine:\n  torus: " << machine << "\n  nodes: " << compress_hostlist(names) << "\n";
+    names.clear();
+    for (NodeId node : busy) names.push_back(name(node));
+    std::ofstream(config_dir + "/busy.hostlist") << compress_hostlist(names) << "\n";
+    if (!yaml) throw std::runtime_error("cannot write " + config_dir + "/machine.yaml");
+  }
+  std::printf("angara-placement-bench --select-latency: %s, %zu of %u nodes busy (one running job, seed %llu), "
+              "best of %d, CPU milliseconds\n",
+              machine.c_str(), busy.size(), static_cast<unsigned>(torus.node_count()),
+              static_cast<unsigned long long>(seed), repeat);
+  std::printf("%6s %9s %9s %9s %9s  %-8s %-7s %6s %9s\n", "count", "busy_ch", "select", "largest", "total", "kind",
+              "routed", "foreign", "bound");
+  for (std::size_t count : counts) {
+    double best[3] = {1e30, 1e30, 1e30};
+    PlacementResult result;
+    for (int r = 0; r < repeat; ++r) {
+      double start = cpu_ms();
+      PlacementRequest request;
+      request.node_count = count;
+      request.free.assign(torus.node_count(), 1);
+      for (NodeId node : busy) request.free[node] = 0;
+      add_region_channels(network, busy, request.busy);
+      const double channels_ms =
+          cpu_ms() - start;
+      start = cpu_ms();
+      result = select_nodes(network, request);
+      const double select_ms = cpu_ms() - start;
+      start = cpu_ms();
+      std::vector<unsigned char> left = request.free;
+      for (NodeId node : result.nodes) left[node] = 0;
+      largest_free_block(network, left);
+      const double largest_ms =
+          cpu_ms() - start;
+      best[0] = std::min(best[0], channels_ms);
+      best[1] = std::min(best[1], select_ms);
+      best[2] = std::min(best[2], largest_ms);
+    }
+    const Candidate& w = result.compared[result.winner];
+    std::printf("%6zu %9.2f %9.2f %9.2f %9.2f  %-8s %-7s %6zu %9llu\n", count, best[0], best[1], best[2],
+                best[0] + best[1] + best[2], candidate_kind_name(w.kind), result.routed ? "yes" : "no",
+                w.foreign_routers, static_cast<unsigned long long>(w.routed ? w.max_gamma : w.lower_bound));
+  }
+  return cli::kExitOk;
+}
+
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
+    if (option == "--select-latency") return select_latency(argc, argv);
     if (option == "--trace" || option == "--load" || option == "--write-trace" || option == "--policies" ||
         option == "--simulate" || option == "--failed" || option == "--cores-per-node" || option == "--leaf-size" ||
         option == "--fast-routing" || option == "--help" || option == "-h") {

@@ -28,6 +28,10 @@ constexpr std::size_t kMaxRoutingAttempts = 64;
 // Seeds tried for nearest-node sets; above this many free nodes a stride
 // sample is taken.
 constexpr std::size_t kMaxSeeds = 512;
+// On machines scored in closed form, seeds times the count stay below this
+// (each seed walks out to `count` free nodes): 256 seeds for 256 nodes, 32
+// for 2048, so that select stays within tens of milliseconds.
+constexpr std::size_t kClosedFormSeedNodes = 65536;
 // Blocks kept per shape class, and nearest-node sets kept: the best of each
 // is compared, the others are fallbacks when candidates cannot be routed.
 constexpr std::size_t kBlocksKept = 8;
@@ -41,10 +45,11 @@ constexpr std::size_t kFullyRouted = 2;
 constexpr NodeId kOnePassMaxNodes = 512;
 // On those machines, candidates scored in closed form are routed only when
 // the leading one's routing work (ordered pairs times mean distance, the
-// hops balanced lays) is at most this: about 10 ms in direction order on
-// 8x8x8x8 (a 32-node scattered set); a 256-node scattered set (600 ms) is
+// hops balanced lays) is at most this: 4 sets scored and 2 routed as
+// configured take about 20 ms for 16 scattered nodes of 8x8x8x8 (work
+// 1500), 50 ms for 32 (6000); a 256-node scattered set (600 ms each) is
 // chosen in closed form.
-constexpr double kClosedFormRoutingWork = 8000;
+constexpr double kClosedFormRoutingWork = 500;
 // Candidates listed when the choice is made in closed form.
 constexpr std::size_t kClosedFormListed = 8;
 // Best-fit runs along row-major orders other than the node order that are
@@ -351,9 +356,11 @@ std::vector<Candidate> Selector::nearest_candidates() {
   std::vector<NodeId> seeds;
   for (NodeId node = 0; node < n; ++node)
     if (is_free(node)) seeds.push_back(node);
-  if (seeds.size() > kMaxSeeds) {
+  const std::size_t max_seeds =
+      closed_forms_ ? std::clamp<std::size_t>(kClosedFormSeedNodes / count_, 16, kMaxSeeds) : kMaxSeeds;
+  if (seeds.size() > max_seeds) {
     std::vector<NodeId> sample;
-    for (std::size_t i = 0; i < kMaxSeeds; ++i) sample.push_back(seeds[i * seeds.size() / kMaxSeeds]);
+    for (std::size_t i = 0; i < max_seeds; ++i) sample.push_back(seeds[i * seeds.size() / max_seeds]);
     seeds.swap(sample);
   }
 
@@ -606,8 +613,9 @@ PlacementResult Selector::run() {
                      [](const Candidate& a, const Candidate& b) { return objective_key(a) < objective_key(b); });
     const double pairs = static_cast<double>(count_) * static_cast<double>(count_ - 1);
     if (pairs * pool.front().average_distance > kClosedFormRoutingWork) return closed_form_result(std::move(pool), start);
-    compare = std::min(pool.size(), request_.route_limit);
+    compare = std::min(pool.size(), kFullyRouted);
   }
+  const bool routing_few = closed_forms;
 
   // Two passes on large machines when the generator has a cheaper setting
   // (Generator::scoring_options: balanced in direction order, a few
@@ -621,7 +629,8 @@ PlacementResult Selector::run() {
   const std::unique_ptr<Generator> engine = make_generator(request_.algorithm);
   const std::optional<GeneratorOptions> cheaper =
       engine && torus_.node_count() > kOnePassMaxNodes ? engine->scoring_options(scoring) : std::nullopt;
-  const bool two_passes = cheaper.has_value();
+  // The closed-form best two are routed as configured at once.
+  const bool two_passes = cheaper.has_value() && !routing_few;
   if (two_passes) scoring = *cheaper;
   // The machine-wide objective (block_choice.hpp), on the routed tables:
   // isolated (no router outside the set on its routes) first, else the
