@@ -325,6 +325,8 @@ const char kReplayUsage[] =
     "usage: angara-placement-bench --trace FILE.swf [--cores-per-node C] [replay options]\n"
     "       angara-placement-bench --load L [--jobs N] [--write-trace FILE] [replay options]\n"
     "       angara-placement-bench [--jobs N] [--seed S] [--machines LIST] [--lp] [--per-job FILE]  (FCFS comparison)\n"
+    "       angara-placement-bench --select-latency [--machines M] [--count N]... [--busy-fraction F] [--seed S]\n"
+    "                              [--repeat R] [--write-config DIR]  (select's CPU time on a busy machine)\n"
     "Trace replay: FCFS + EASY backfill; every job placed by each policy, routed with balanced.\n"
     "  --trace FILE         a Standard Workload Format trace (Parallel Workloads Archive)\n"
     "  --cores-per-node C   processors of the trace per node (default 1)\n"
@@ -340,6 +342,7 @@ const char kReplayUsage[] =
     "  --simulate N         simulate N sampled jobs' all-to-all beside the running jobs' (flow simulator)\n"
     "  --per-job FILE       one line per started job\n"
     "  --fast-routing       route with balanced in direction order (turns off), as node selection scores\n"
+    "  --hold-box-spares    angara: a job in a box holds the box's other routers from jobs of 2+ nodes\n"
     "Exit status: 0 done, 2 bad command line, 3 bad trace line (FILE:LINE: what was expected), 5 unreadable file.\n";
 
 int replay_usage_error(const std::string& message) {
@@ -370,7 +373,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 int trace_replay(int argc, char** argv) {
   std::string trace_path, write_path, per_job_path;
   std::size_t cores_per_node = 1, job_count = 500, leaf_size = 8, simulate = 0, failed = 0, seed = 1;
-  bool have_failed = false, direction_order = false;
+  bool have_failed = false, direction_order = false, hold_box_spares = false;
   double load = 0;
   std::vector<std::string> machines = {"8x8x8", "8x8x4x4"};
   std::vector<ReplayPolicy> policies = {ReplayPolicy::angara, ReplayPolicy::linear, ReplayPolicy::tree};
@@ -382,6 +385,10 @@ int trace_replay(int argc, char** argv) {
     }
     if (option == "--fast-routing") {
       direction_order = true;
+      continue;
+    }
+    if (option == "--hold-box-spares") {
+      hold_box_spares = true;
       continue;
     }
     if (i + 1 >= argc) return replay_usage_error("unknown option or missing value: '" + option + "'");
@@ -518,9 +525,9 @@ int trace_replay(int argc, char** argv) {
 
     std::printf("\nmachine %s, %zu failed routers (%s)\ntrace: %s\n", torus.to_string().c_str(), failures,
                 failed_list.c_str(), source.c_str());
-    std::printf("%-7s %5s %5s %4s %4s %6s %9s %8s %6s %7s %7s %6s %5s %4s %4s %4s %9s %4s %7s %7s %7s\n", "policy", "jobs",
+    std::printf("%-7s %5s %5s %4s %4s %6s %9s %8s %6s %7s %7s %6s %5s %4s %4s %4s %9s %4s %7s %7s %7s %6s\n", "policy", "jobs",
                 "start", "skip", "unrt", "util", "wait_s", "bsld", "isol%", "shared", "shload", "shjob%", "block", "box", "open",
-                "fb", "bw_GB/s", "sim", "pl_ms", "route_s", "wall_s");
+                "fb", "bw_GB/s", "sim", "pl_ms", "route_s", "wall_s", "own%");
     std::fflush(stdout);
     for (ReplayPolicy policy : policies) {
       ReplayOptions options;
@@ -530,12 +537,13 @@ int trace_replay(int argc, char** argv) {
       options.per_job = per_job;
       options.machine_label = torus.to_string();
       options.route_in_direction_order = direction_order;
+      options.hold_box_spares = hold_box_spares;
       const ReplayResult r = replay_trace(network, jobs, options);
       const double routed = r.routed ? static_cast<double>(r.routed) : 1.0;
       char bandwidth[32] = "-";
       if (r.simulated) std::snprintf(bandwidth, sizeof bandwidth, "%.3f", r.mean_bandwidth / 1e9);
       const bool angara_policy = policy == ReplayPolicy::angara;
-      std::printf("%-7s %5zu %5zu %4zu %4zu %6.3f %9.0f %8.2f %6.1f %7.1f %7.1f %6.1f %5s %4s %4s %4s %9s %4zu %7.2f %7.1f %7.1f\n",
+      std::printf("%-7s %5zu %5zu %4zu %4zu %6.3f %9.0f %8.2f %6.1f %7.1f %7.1f %6.1f %5s %4s %4s %4s %9s %4zu %7.2f %7.1f %7.1f %6.1f\n",
                   replay_policy_name(policy), r.jobs, r.started, r.too_large, r.unroutable, r.utilisation, r.mean_wait,
                   r.mean_bounded_slowdown, 100.0 * static_cast<double>(r.isolated) / routed, r.shared_channels, r.shared_load,
                   100.0 * static_cast<double>(r.sharing) / routed,
@@ -543,7 +551,7 @@ int trace_replay(int argc, char** argv) {
                   angara_policy ? std::to_string(r.boxes).c_str() : "-",
                   angara_policy ? std::to_string(r.open_blocks).c_str() : "-",
                   angara_policy ? std::to_string(r.fallbacks).c_str() : "-", bandwidth, r.simulated, r.place_ms,
-                  r.route_seconds, r.seconds);
+                  r.route_seconds, r.seconds, 100.0 * static_cast<double>(r.own_only) / routed);
       std::fflush(stdout);
     }
   }
@@ -661,7 +669,7 @@ int main(int argc, char** argv) {
     if (option == "--select-latency") return select_latency(argc, argv);
     if (option == "--trace" || option == "--load" || option == "--write-trace" || option == "--policies" ||
         option == "--simulate" || option == "--failed" || option == "--cores-per-node" || option == "--leaf-size" ||
-        option == "--fast-routing" || option == "--help" || option == "-h") {
+        option == "--fast-routing" || option == "--hold-box-spares" || option == "--help" || option == "-h") {
       try {
         return trace_replay(argc, argv);
       } catch (const std::invalid_argument& e) {
