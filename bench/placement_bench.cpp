@@ -47,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "angara/hostlist.hpp"
 #include "angara/network.hpp"
 #include "routing/generator.hpp"
 #include "routing/check/lp_bound.hpp"
@@ -54,6 +55,7 @@
 #include "bench/trace_replay.hpp"
 #include "bench/workload.hpp"
 #include "cli/exit_status.hpp"
+#include "placement/block_choice.hpp"
 #include "placement/placement.hpp"
 #include "placement/slurm_order.hpp"
 #include "routing/check/verifier.hpp"
@@ -323,6 +325,8 @@ const char kReplayUsage[] =
     "usage: angara-placement-bench --trace FILE.swf [--cores-per-node C] [replay options]\n"
     "       angara-placement-bench --load L [--jobs N] [--write-trace FILE] [replay options]\n"
     "       angara-placement-bench [--jobs N] [--seed S] [--machines LIST] [--lp] [--per-job FILE]  (FCFS comparison)\n"
+    "       angara-placement-bench --select-latency [--machines M] [--count N]... [--busy-fraction F] [--seed S]\n"
+    "                              [--repeat R] [--write-config DIR]  (select's CPU time on a busy machine)\n"
     "Trace replay: FCFS + EASY backfill; every job placed by each policy, routed with balanced.\n"
     "  --trace FILE         a Standard Workload Format trace (Parallel Workloads Archive)\n"
     "  --cores-per-node C   processors of the trace per node (default 1)\n"
@@ -338,6 +342,7 @@ const char kReplayUsage[] =
     "  --simulate N         simulate N sampled jobs' all-to-all beside the running jobs' (flow simulator)\n"
     "  --per-job FILE       one line per started job\n"
     "  --fast-routing       route with balanced in direction order (turns off), as node selection scores\n"
+    "  --hold-box-spares    angara: a job in a box holds the box's other routers from jobs of 2+ nodes\n"
     "Exit status: 0 done, 2 bad command line, 3 bad trace line (FILE:LINE: what was expected), 5 unreadable file.\n";
 
 int replay_usage_error(const std::string& message) {
@@ -368,7 +373,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 int trace_replay(int argc, char** argv) {
   std::string trace_path, write_path, per_job_path;
   std::size_t cores_per_node = 1, job_count = 500, leaf_size = 8, simulate = 0, failed = 0, seed = 1;
-  bool have_failed = false, direction_order = false;
+  bool have_failed = false, direction_order = false, hold_box_spares = false;
   double load = 0;
   std::vector<std::string> machines = {"8x8x8", "8x8x4x4"};
   std::vector<ReplayPolicy> policies = {ReplayPolicy::angara, ReplayPolicy::linear, ReplayPolicy::tree};
@@ -380,6 +385,10 @@ int trace_replay(int argc, char** argv) {
     }
     if (option == "--fast-routing") {
       direction_order = true;
+      continue;
+    }
+    if (option == "--hold-box-spares") {
+      hold_box_spares = true;
       continue;
     }
     if (i + 1 >= argc) return replay_usage_error("unknown option or missing value: '" + option + "'");
@@ -516,9 +525,9 @@ int trace_replay(int argc, char** argv) {
 
     std::printf("\nmachine %s, %zu failed routers (%s)\ntrace: %s\n", torus.to_string().c_str(), failures,
                 failed_list.c_str(), source.c_str());
-    std::printf("%-7s %5s %5s %4s %4s %6s %9s %8s %6s %7s %7s %6s %5s %4s %4s %4s %9s %4s %7s %7s %7s\n", "policy", "jobs",
+    std::printf("%-7s %5s %5s %4s %4s %6s %9s %8s %6s %7s %7s %6s %5s %4s %4s %4s %9s %4s %7s %7s %7s %6s\n", "policy", "jobs",
                 "start", "skip", "unrt", "util", "wait_s", "bsld", "isol%", "shared", "shload", "shjob%", "block", "box", "open",
-                "fb", "bw_GB/s", "sim", "pl_ms", "route_s", "wall_s");
+                "fb", "bw_GB/s", "sim", "pl_ms", "route_s", "wall_s", "own%");
     std::fflush(stdout);
     for (ReplayPolicy policy : policies) {
       ReplayOptions options;
@@ -528,12 +537,13 @@ int trace_replay(int argc, char** argv) {
       options.per_job = per_job;
       options.machine_label = torus.to_string();
       options.route_in_direction_order = direction_order;
+      options.hold_box_spares = hold_box_spares;
       const ReplayResult r = replay_trace(network, jobs, options);
       const double routed = r.routed ? static_cast<double>(r.routed) : 1.0;
       char bandwidth[32] = "-";
       if (r.simulated) std::snprintf(bandwidth, sizeof bandwidth, "%.3f", r.mean_bandwidth / 1e9);
       const bool angara_policy = policy == ReplayPolicy::angara;
-      std::printf("%-7s %5zu %5zu %4zu %4zu %6.3f %9.0f %8.2f %6.1f %7.1f %7.1f %6.1f %5s %4s %4s %4s %9s %4zu %7.2f %7.1f %7.1f\n",
+      std::printf("%-7s %5zu %5zu %4zu %4zu %6.3f %9.0f %8.2f %6.1f %7.1f %7.1f %6.1f %5s %4s %4s %4s %9s %4zu %7.2f %7.1f %7.1f %6.1f\n",
                   replay_policy_name(policy), r.jobs, r.started, r.too_large, r.unroutable, r.utilisation, r.mean_wait,
                   r.mean_bounded_slowdown, 100.0 * static_cast<double>(r.isolated) / routed, r.shared_channels, r.shared_load,
                   100.0 * static_cast<double>(r.sharing) / routed,
@@ -541,7 +551,7 @@ int trace_replay(int argc, char** argv) {
                   angara_policy ? std::to_string(r.boxes).c_str() : "-",
                   angara_policy ? std::to_string(r.open_blocks).c_str() : "-",
                   angara_policy ? std::to_string(r.fallbacks).c_str() : "-", bandwidth, r.simulated, r.place_ms,
-                  r.route_seconds, r.seconds);
+                  r.route_seconds, r.seconds, 100.0 * static_cast<double>(r.own_only) / routed);
       std::fflush(stdout);
     }
   }
@@ -551,12 +561,115 @@ int trace_replay(int argc, char** argv) {
 
 }  // namespace
 
+// --select-latency: what `angara-route select --count N --busy HALF` spends
+// after reading its input, on a machine with a seeded random share of the
+// nodes taken by one running job (drawn as angara-scale's linear cases draw
+// their busy half: Fisher-Yates over mt19937_64(seed * 1000003 + 6)): the
+// running job's channels (add_region_channels), select_nodes and the largest
+// free block left.  --write-config DIR writes DIR/machine.yaml and
+// DIR/busy.hostlist for timing the command itself.
+// CPU time of this thread: the machine is shared, and wall time moves with
+// its load.
+double cpu_ms() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
+}
+
+int select_latency(int argc, char** argv) {
+  std::string machine = "8x8x8x8", config_dir;
+  std::vector<std::size_t> counts;
+  double busy_fraction = 0.5;
+  std::uint64_t seed = 1;
+  int repeat = 5;
+  for (int i = 1; i < argc; ++i) {
+    const std::string option = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (option == "--select-latency") continue;
+    if (option == "--machines" && has_value) machine = argv[++i];
+    else if (option == "--count" && has_value) counts.push_back(std::strtoul(argv[++i], nullptr, 10));
+    else if (option == "--busy-fraction" && has_value) busy_fraction = std::atof(argv[++i]);
+    else if (option == "--seed" && has_value) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (option == "--repeat" && has_value) repeat = std::max(1, std::atoi(argv[++i]));
+    else if (option == "--write-config" && has_value) config_dir = argv[++i];
+    else {
+      std::fprintf(stderr,
+                   "usage: angara-placement-bench --select-latency [--machines AxBx..] [--count N]... "
+                   "[--busy-fraction F] [--seed S] [--repeat R] [--write-config DIR]\n");
+      return cli::kExitUsage;
+    }
+  }
+  if (counts.empty()) counts = {256};
+  const Torus torus = Torus::parse(machine);
+  const Network network(torus);
+  std::vector<NodeId> order(torus.node_count());
+  for (NodeId node = 0; node < torus.node_count(); ++node) order[node] = node;
+  std::mt19937_64 rng(seed * 1000003u + 6);
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+  const std::size_t busy_count = static_cast<std::size_t>(busy_fraction * static_cast<double>(torus.node_count()));
+  std::vector<NodeId> busy(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(busy_count));
+  std::sort(busy.begin(), busy.end());
+  const int digits = static_cast<int>(std::to_string(torus.node_count() - 1).size());
+  const auto name = [digits](NodeId node) {
+    std::string text = std::to_string(node);
+    return "n" + std::string(static_cast<std::size_t>(std::max(0, digits - static_cast<int>(text.size()))), '0') + text;
+  };
+  if (!config_dir.empty()) {
+    std::ofstream yaml(config_dir + "/machine.yaml");
+    std::vector<std::string> names;
+    for (NodeId node = 0; node < torus.node_count(); ++node) names.push_back(name(node));
+    yaml << "machine:\n  torus: " << machine << "\n  nodes: " << compress_hostlist(names) << "\n";
+    names.clear();
+    for (NodeId node : busy) names.push_back(name(node));
+    std::ofstream(config_dir + "/busy.hostlist") << compress_hostlist(names) << "\n";
+    if (!yaml) throw std::runtime_error("cannot write " + config_dir + "/machine.yaml");
+  }
+  std::printf("angara-placement-bench --select-latency: %s, %zu of %u nodes busy (one running job, seed %llu), "
+              "best of %d, CPU milliseconds\n",
+              machine.c_str(), busy.size(), static_cast<unsigned>(torus.node_count()),
+              static_cast<unsigned long long>(seed), repeat);
+  std::printf("%6s %9s %9s %9s %9s  %-8s %-7s %6s %9s\n", "count", "busy_ch", "select", "largest", "total", "kind",
+              "routed", "foreign", "bound");
+  for (std::size_t count : counts) {
+    double best[3] = {1e30, 1e30, 1e30};
+    PlacementResult result;
+    for (int r = 0; r < repeat; ++r) {
+      double start = cpu_ms();
+      PlacementRequest request;
+      request.node_count = count;
+      request.free.assign(torus.node_count(), 1);
+      for (NodeId node : busy) request.free[node] = 0;
+      add_region_channels(network, busy, request.busy);
+      const double channels_ms =
+          cpu_ms() - start;
+      start = cpu_ms();
+      result = select_nodes(network, request);
+      const double select_ms = cpu_ms() - start;
+      start = cpu_ms();
+      std::vector<unsigned char> left = request.free;
+      for (NodeId node : result.nodes) left[node] = 0;
+      largest_free_block(network, left);
+      const double largest_ms =
+          cpu_ms() - start;
+      best[0] = std::min(best[0], channels_ms);
+      best[1] = std::min(best[1], select_ms);
+      best[2] = std::min(best[2], largest_ms);
+    }
+    const Candidate& w = result.compared[result.winner];
+    std::printf("%6zu %9.2f %9.2f %9.2f %9.2f  %-8s %-7s %6zu %9llu\n", count, best[0], best[1], best[2],
+                best[0] + best[1] + best[2], candidate_kind_name(w.kind), result.routed ? "yes" : "no",
+                w.foreign_routers, static_cast<unsigned long long>(w.routed ? w.max_gamma : w.lower_bound));
+  }
+  return cli::kExitOk;
+}
+
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
+    if (option == "--select-latency") return select_latency(argc, argv);
     if (option == "--trace" || option == "--load" || option == "--write-trace" || option == "--policies" ||
         option == "--simulate" || option == "--failed" || option == "--cores-per-node" || option == "--leaf-size" ||
-        option == "--fast-routing" || option == "--help" || option == "-h") {
+        option == "--fast-routing" || option == "--hold-box-spares" || option == "--help" || option == "-h") {
       try {
         return trace_replay(argc, argv);
       } catch (const std::invalid_argument& e) {

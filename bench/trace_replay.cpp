@@ -4,6 +4,7 @@
 #include <chrono>
 #include <deque>
 #include <limits>
+#include <map>
 #include <memory>
 #include <stdexcept>
 
@@ -47,6 +48,7 @@ struct RunningJob {
   std::vector<NodeId> nodes;
   std::shared_ptr<const RouteTable> table;  // null for a single node
   std::vector<std::uint64_t> loads;         // channel loads of its routes; empty for a single node
+  std::vector<NodeId> held;                 // hold_box_spares: the other routers of its box
 };
 
 // A job to simulate: its table and those of the jobs running at its start.
@@ -63,6 +65,7 @@ class Replay {
         trace_(trace),
         options_(options),
         free_(torus_.node_count(), 0),
+        held_(torus_.node_count(), 0),
         busy_(torus_.channel_slots(), 0),
         balanced_(make_generator("balanced")),
         route_options_(options.route_in_direction_order
@@ -125,6 +128,7 @@ class Replay {
         continue;
       }
       for (NodeId node : job.nodes) free_[node] = 1;
+      for (NodeId node : job.held) held_[node] = 0;
       free_count_ += job.nodes.size();
       for (std::size_t c = 0; c < job.loads.size(); ++c) busy_[c] -= job.loads[c];
       running_[i] = std::move(running_.back());
@@ -167,7 +171,21 @@ class Replay {
     }
   }
 
-  std::vector<NodeId> place(const TraceJob& job, std::string& kind, RouteTable& table, bool& routed_by_select) {
+  RouteTable route_job(const std::vector<NodeId>& nodes, bool& routed) {
+    try {
+      RouteTable table = balanced_->generate(network_, nodes, route_options_);
+      table.algorithm = "balanced";
+      routed = verify(network_, table, VerifyOptions{}).ok();
+      return table;
+    } catch (const RoutingError&) {
+      routed = false;
+      return RouteTable();
+    }
+  }
+
+  // `held`: hold_box_spares, the routers of a box the job does not get.
+  std::vector<NodeId> place(const TraceJob& job, std::string& kind, RouteTable& table, bool& routed_by_select,
+                            std::vector<NodeId>& held) {
     const Clock::time_point began = Clock::now();
     std::vector<NodeId> nodes;
     kind = replay_policy_name(options_.policy);
@@ -175,23 +193,42 @@ class Replay {
       case ReplayPolicy::linear: nodes = best_fit_run(linear_order_, free_, job.nodes); break;
       case ReplayPolicy::tree: nodes = tree_best_fit(nested_, free_, job.nodes, options_.leaf_size); break;
       case ReplayPolicy::angara: {
+        // Held box routers are not offered to jobs of 2+ nodes; a 1-node
+        // job takes one first (it routes nothing through the box).
+        std::vector<unsigned char> offered = free_;
+        if (options_.hold_box_spares) {
+          if (job.nodes == 1)
+            for (NodeId node = 0; node < torus_.node_count(); ++node)
+              if (free_[node] && held_[node]) {
+                ++result_.exact_blocks;
+                kind = "block";
+                nodes = {node};
+                break;
+              }
+          if (!nodes.empty()) break;
+          if (job.nodes > 1)
+            for (NodeId node = 0; node < torus_.node_count(); ++node) offered[node] = free_[node] && !held_[node];
+        }
         BlockChoiceRequest request;
         request.node_count = job.nodes;
-        request.free = free_;
+        request.free = offered;
         request.busy_ports.assign(torus_.node_count(), 0);
         for (ChannelId c = 0; c < busy_.size(); ++c)
           if (busy_[c]) ++request.busy_ports[Torus::channel_node(c)];
+        request.bound_cache = &bounds_;
         const BlockChoice choice = choose_free_block(network_, request);
         if (choice.blocks.empty()) {
           ++result_.fallbacks;
           kind = "fallback";
-          nodes = best_fit_run(linear_order_, free_, job.nodes);
+          nodes = best_fit_run(linear_order_, offered, job.nodes);
+          if (nodes.size() != job.nodes) nodes = best_fit_run(linear_order_, free_, job.nodes);
         } else {
           const FreeBlock& block = choice.blocks.front();
           nodes.assign(block.nodes.begin(), block.nodes.begin() + static_cast<std::ptrdiff_t>(job.nodes));
           if (!choice.exact) {
             ++result_.boxes;
             kind = "box";
+            if (options_.hold_box_spares) held.assign(block.nodes.begin() + static_cast<std::ptrdiff_t>(job.nodes), block.nodes.end());
           } else if (block.isolated) {
             ++result_.exact_blocks;
             kind = "block";
@@ -231,16 +268,11 @@ class Replay {
     std::string kind;
     RouteTable table;
     bool routed = true;
-    std::vector<NodeId> nodes = place(job, kind, table, routed);
+    std::vector<NodeId> held;
+    std::vector<NodeId> nodes = place(job, kind, table, routed, held);
     if (options_.policy != ReplayPolicy::select && nodes.size() > 1) {
       const Clock::time_point began = Clock::now();
-      try {
-        table = balanced_->generate(network_, nodes, route_options_);
-        table.algorithm = "balanced";
-        routed = verify(network_, table, VerifyOptions{}).ok();
-      } catch (const RoutingError&) {
-        routed = false;
-      }
+      table = route_job(nodes, routed);
       result_.route_seconds += seconds_since(began);
     }
     if (!routed || nodes.size() != job.nodes) {
@@ -252,7 +284,8 @@ class Replay {
     run.end = now + job.runtime;
     run.estimated_end = now + estimate(job);
     run.nodes = nodes;
-    std::size_t foreign = 0, shared = 0;
+    run.held = held;
+    std::size_t foreign = 0, foreign_held = 0, shared = 0;
     std::uint64_t shared_load = 0;
     if (nodes.size() > 1) {
       run.loads = channel_loads(network_, table);
@@ -260,19 +293,21 @@ class Replay {
       // set is isolated), and channels running jobs' routes use too.
       std::vector<unsigned char> member(torus_.node_count(), 0), counted(torus_.node_count(), 0);
       for (NodeId node : nodes) member[node] = 1;
+      for (NodeId node : held) member[node] = 2;  // its own box's routers, held from other jobs
       for (ChannelId c = 0; c < run.loads.size(); ++c) {
         if (!run.loads[c]) continue;
         shared += busy_[c] != 0;
         shared_load += busy_[c];
         const NodeId from = Torus::channel_node(c);
         for (NodeId end : {from, torus_.neighbor(from, Torus::channel_direction(c))})
-          if (!member[end] && !counted[end]) {
+          if (member[end] != 1 && !counted[end]) {
             counted[end] = 1;
-            ++foreign;
+            ++(member[end] == 2 ? foreign_held : foreign);
           }
       }
       ++result_.routed;
       result_.isolated += foreign == 0;
+      result_.own_only += foreign == 0 && foreign_held == 0;
       result_.sharing += shared > 0;
       shared_sum_ += static_cast<double>(shared);
       shared_load_sum_ += static_cast<double>(shared_load);
@@ -287,6 +322,7 @@ class Replay {
       for (std::size_t c = 0; c < run.loads.size(); ++c) busy_[c] += run.loads[c];
     }
     for (NodeId node : nodes) free_[node] = 0;
+    for (NodeId node : held) held_[node] = 1;
     free_count_ -= nodes.size();
     ++result_.started;
     const double wait = now - job.submit;
@@ -296,7 +332,7 @@ class Replay {
     if (options_.per_job)
       std::fprintf(options_.per_job, "%s %s %ld %zu %s %.0f %zu %zu %s\n", options_.machine_label.c_str(),
                    replay_policy_name(options_.policy), job.id, nodes.size(), kind.c_str(), wait, foreign, shared,
-                   nodes.size() > 1 ? (foreign == 0 ? "isolated" : "open") : "single");
+                   nodes.size() > 1 ? (foreign != 0 ? "open" : foreign_held ? "isolated-in-box" : "isolated") : "single");
     running_.push_back(std::move(run));
   }
 
@@ -324,6 +360,8 @@ class Replay {
   const std::vector<TraceJob>& trace_;
   const ReplayOptions& options_;
   std::vector<unsigned char> free_;
+  std::map<ShapeClassKey, IntactBound> bounds_;  // choose_free_block's, kept across jobs
+  std::vector<unsigned char> held_;  // hold_box_spares: routers of a running job's box it does not use
   std::size_t alive_ = 0, free_count_ = 0;
   std::vector<std::uint64_t> busy_;  // per channel slot: running jobs' routes
   std::unique_ptr<Generator> balanced_;

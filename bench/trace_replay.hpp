@@ -46,6 +46,13 @@ struct ReplayOptions {
   // node selection scores candidates with, milliseconds a job) instead of
   // as configured (seconds for a job of hundreds of nodes).
   bool route_in_direction_order = false;
+  // angara: a job placed in a box (a subset of a free isolated box larger
+  // than the job) holds the box's other routers while it runs: no other
+  // job of 2+ nodes is given them (1-node jobs, which route nothing, take
+  // them first), so its minimal routes, which stay inside the isolated box,
+  // cross no other job's routers.  select/angara does not hold them (Slurm
+  // may give them to any job); this models what such a hold would give.
+  bool hold_box_spares = false;
 };
 
 struct ReplayResult {
@@ -54,7 +61,8 @@ struct ReplayResult {
   std::size_t started = 0;
   std::size_t unroutable = 0;  // placed, but balanced found no valid routing: dropped
   std::size_t routed = 0;      // started jobs of 2+ nodes
-  std::size_t isolated = 0;    // of those, whose routes cross no router outside their nodes
+  std::size_t isolated = 0;    // of those, whose routes cross no router outside their nodes (and their held box routers)
+  std::size_t own_only = 0;    // of those, whose routes cross no router outside their nodes at all
   std::size_t sharing = 0;     // of those, that share a channel with a job running at their start
   double shared_channels = 0;  // mean over routed jobs: channels also used by running jobs' routes
   double shared_load = 0;      // mean over routed jobs: running jobs' routes on the channels it uses

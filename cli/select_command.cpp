@@ -127,10 +127,14 @@ std::string explain_choice(const Config& config, const Network& network, const P
   out << " of the " << torus.to_string() << " machine\n";
   if (w.foreign_routers == 0)
     out << "  isolation: isolated, every route stays on its own " << result.nodes.size() << " routers\n";
+  else if (w.closed_form)
+    out << "  isolation: its minimal routes may cross up to " << w.foreign_routers
+        << " routers it does not own (no free isolated block of this size; not routed)\n";
   else
     out << "  isolation: its routes cross " << w.foreign_routers
         << " routers it does not own (no free set of this size keeps them inside)\n";
-  out << "  shared with running jobs: " << w.shared_channels << " channels\n";
+  out << "  shared with running jobs: " << (w.closed_form && w.foreign_routers ? "up to " : "") << w.shared_channels
+      << " channels\n";
   out << "  left for later jobs: ";
   if (largest_left)
     out << "largest free block " << format_shape(torus, largest_left->shape) << " (" << largest_left->nodes.size()
@@ -138,11 +142,16 @@ std::string explain_choice(const Config& config, const Network& network, const P
   else
     out << "no free block";
   out << "; leans on " << w.contact << " taken or failed routers\n";
-  out << "  own max load: " << w.max_gamma << " routes on a channel (lower bound " << w.lower_bound << "), mean route "
-      << hops << " hops\n";
+  if (w.closed_form)
+    out << "  own max load: lower bound " << w.lower_bound << " routes on a channel, mean distance " << hops
+        << " hops (scored in closed form, not routed: the job's prologue computes its table)\n";
+  else
+    out << "  own max load: " << w.max_gamma << " routes on a channel (lower bound " << w.lower_bound
+        << "), mean route " << hops << " hops\n";
   char ms[32];
   std::snprintf(ms, sizeof ms, "%.0f", result.seconds * 1000);
-  out << "  compared " << result.compared.size() << " routed sets of " << result.considered << " scored in " << ms
+  out << "  compared " << result.compared.size() << (result.routed ? " routed" : " closed-form") << " sets of "
+      << result.considered << " scored in " << ms
       << " ms" << (network.failed_nodes().empty() && network.failed_links().empty() ? "" : ", around the failures")
       << "\n";
   return out.str();
@@ -178,7 +187,8 @@ std::string format_json(const Config& config, const PlacementResult& result, con
     if (c.routable) {
       out << ",\"max_gamma\":" << c.max_gamma << ",\"shared_channels\":" << c.shared_channels
           << ",\"foreign_routers\":" << c.foreign_routers
-          << ",\"average_hops\":" << hops << ",\"routed\":" << json_quote(c.estimate ? "scoring" : "as configured");
+          << ",\"average_hops\":" << hops
+          << ",\"routed\":" << json_quote(c.closed_form ? "closed form" : c.estimate ? "scoring" : "as configured");
       if (c.estimated_gamma) out << ",\"scoring_max_gamma\":" << c.estimated_gamma;
     } else
       out << ",\"failure\":" << json_quote(c.failure);
@@ -319,10 +329,19 @@ int select_command(int argc, char** argv) {
   for (NodeId node : config.nodes_by_names(free_names)) request.free[node] = 1;
   for (NodeId node : config.nodes_by_names(unavailable)) request.free[node] = 0;
   // Running jobs: their nodes are taken, and their routes (the generator is
-  // deterministic, so these are the tables they run on) load channels.
+  // deterministic, so these are the tables they run on) load channels.  On
+  // machines where candidates are scored in closed form, a running job's
+  // channels are those of its route region (exact for an isolated block, a
+  // superset otherwise): routing a 2048-node job would take a minute.
+  const bool closed_forms = scores_in_closed_form(config.torus);
   for (const std::vector<std::string>& job : busy_jobs) {
     if (job.empty()) continue;
-    for (NodeId node : config.nodes_by_names(job)) request.free[node] = 0;
+    const std::vector<NodeId> job_nodes = config.nodes_by_names(job);
+    for (NodeId node : job_nodes) request.free[node] = 0;
+    if (closed_forms) {
+      add_region_channels(network, job_nodes, request.busy);
+      continue;
+    }
     JobRequest busy;
     busy.job = "running";
     busy.node_names = job;

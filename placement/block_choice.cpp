@@ -1,6 +1,8 @@
 #include "placement/block_choice.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -106,6 +108,93 @@ std::size_t BlockScanner::failed_links_inside(const Shape& shape, const Coord& o
   return count;
 }
 
+bool BlockScanner::any_free(const Shape& shape) {
+  const std::vector<std::int64_t>& taken = taken_.of(shape);
+  return std::find(taken.begin(), taken.end(), 0) != taken.end();
+}
+
+RouteRegion route_region(const Torus& torus, const std::vector<NodeId>& nodes) {
+  RouteRegion region;
+  region.shape.fill(1);
+  if (nodes.empty()) return region;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int size = torus.size(dim);
+    std::vector<char> used(static_cast<std::size_t>(size), 0);
+    for (NodeId node : nodes) used[torus.coord(node)[dim]] = 1;
+    // The longest cyclic run of unused coordinates; the arc starts after it.
+    int longest = 0, end_of_longest = 0;
+    for (int start = 0; start < size; ++start) {
+      if (used[start]) continue;
+      int length = 0;
+      while (length < size && !used[(start + length) % size]) ++length;
+      if (length > longest) {
+        longest = length;
+        end_of_longest = (start + length) % size;
+      }
+    }
+    const int extent = size - longest;
+    const bool isolated = extent == 1 || extent == size || 2 * (extent - 1) < size;
+    region.shape[dim] = isolated ? extent : size;
+    region.origin[dim] = isolated && extent != size ? end_of_longest : 0;
+  }
+  return region;
+}
+
+IntactBound region_bound(const Torus& torus, const std::vector<NodeId>& nodes) {
+  IntactBound result;
+  const double n = static_cast<double>(nodes.size());
+  if (nodes.size() < 2) return result;
+  const RouteRegion region = route_region(torus, nodes);
+  const double volume = static_cast<double>(shape_volume(region.shape));
+  double hops_total = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int size = torus.size(dim), extent = region.shape[dim];
+    if (extent < 2) continue;
+    std::vector<double> histogram(static_cast<std::size_t>(size), 0);
+    for (NodeId node : nodes) ++histogram[torus.coord(node)[dim]];
+    double hops = 0;  // over ordered pairs
+    for (int x = 0; x < size; ++x)
+      for (int y = 0; y < size; ++y) hops += histogram[x] * histogram[y] * torus.ring_distance(dim, x, y);
+    hops_total += hops;
+    // Channels of this dimension in the region, both directions.
+    double channels;
+    if (size == 2)
+      channels = torus.single_cabled(dim) ? volume : 2 * volume;
+    else if (extent == size)
+      channels = 2 * volume;
+    else
+      channels = 2 * volume * static_cast<double>(extent - 1) / static_cast<double>(extent);
+    result.bound = std::max<std::uint64_t>(result.bound, static_cast<std::uint64_t>(std::ceil(hops / channels - 1e-9)));
+  }
+  result.distance = hops_total / (n * (n - 1));
+  return result;
+}
+
+std::vector<ChannelId> region_channels(const Network& network, const RouteRegion& region) {
+  const Torus& torus = network.torus();
+  // Per dimension, whether each coordinate is on the region's arc: a
+  // neighbour differs from its node in one coordinate only.
+  std::array<std::vector<char>, kMaxDims> on_arc;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int size = torus.size(dim);
+    on_arc[dim].assign(static_cast<std::size_t>(size), 0);
+    for (int i = 0; i < region.shape[dim]; ++i) on_arc[dim][(region.origin[dim] + i) % size] = 1;
+  }
+  std::vector<ChannelId> channels;
+  for (NodeId node : block_nodes(torus, region.shape, region.origin)) {
+    const Coord c = torus.coord(node);
+    for (int rank = 0; rank < kDirectionCount; ++rank) {
+      const Direction d(rank);
+      if (!torus.direction_present(d)) continue;
+      const int size = torus.size(d.dim());
+      if (!on_arc[d.dim()][(c[d.dim()] + d.step() + size) % size]) continue;
+      const ChannelId channel = Torus::channel(node, d);
+      if (network.channel_alive(channel)) channels.push_back(channel);
+    }
+  }
+  return channels;
+}
+
 bool better_block(const FreeBlock& a, const FreeBlock& b) {
   const auto key = [](const FreeBlock& k) {
     return std::make_tuple(!k.isolated, k.failed_links_inside, k.busy_ports, -static_cast<std::int64_t>(k.contact),
@@ -201,20 +290,53 @@ BlockChoice choose_free_block(const Network& network, const BlockChoiceRequest& 
 
 std::optional<FreeBlock> largest_free_block(const Network& network, const std::vector<unsigned char>& free) {
   const Torus& torus = network.torus();
+  std::vector<unsigned char> live(torus.node_count(), 0);
   std::size_t free_count = 0;
-  for (NodeId node = 0; node < torus.node_count(); ++node) free_count += free.at(node) && network.node_alive(node);
-  for (std::size_t volume = free_count; volume >= 1; --volume) {
-    std::vector<Shape> shapes = shapes_of_volume(torus, volume);
-    shapes.erase(std::remove_if(shapes.begin(), shapes.end(), [&](const Shape& s) { return !isolated_shape(torus, s); }),
-                 shapes.end());
-    if (shapes.empty()) continue;
-    BlockChoiceRequest request;
-    request.node_count = volume;
-    request.free = free;
-    request.largest_box_factor = 1.0;
-    BlockChoice choice = choose_free_block(network, request);
-    if (!choice.blocks.empty() && choice.exact && choice.blocks.front().isolated) return choice.blocks.front();
+  for (NodeId node = 0; node < torus.node_count(); ++node) {
+    live[node] = free.at(node) && network.node_alive(node);
+    free_count += live[node];
   }
+  if (free_count == 0) return std::nullopt;
+  // The isolated extents of each dimension, smallest first.
+  std::array<std::vector<int>, kMaxDims> extents;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    for (int e = 1; e <= torus.size(dim); ++e)
+      if (e == 1 || e == torus.size(dim) || 2 * (e - 1) < torus.size(dim)) extents[dim].push_back(e);
+  std::vector<Shape> shapes;
+  Shape shape{};
+  for (int a : extents[0])
+    for (int b : extents[1])
+      for (int c : extents[2])
+        for (int d : extents[3]) {
+          shape = {a, b, c, d};
+          if (shape_volume(shape) <= free_count) shapes.push_back(shape);
+        }
+  std::stable_sort(shapes.begin(), shapes.end(),
+                   [](const Shape& x, const Shape& y) { return shape_volume(x) < shape_volume(y); });
+  BlockScanner scanner(network, live, {});
+  std::map<Shape, bool> has_free;
+  std::size_t largest = 0;
+  for (const Shape& s : shapes) {
+    bool possible = true;
+    for (int dim = 0; dim < kMaxDims && possible; ++dim) {
+      if (s[dim] == 1) continue;
+      Shape smaller = s;
+      const std::vector<int>& allowed = extents[dim];
+      smaller[dim] = *(std::lower_bound(allowed.begin(), allowed.end(), s[dim]) - 1);
+      const auto found = has_free.find(smaller);
+      possible = found != has_free.end() && found->second;
+    }
+    const bool found = possible && scanner.any_free(s);
+    has_free.emplace(s, found);
+    if (found) largest = std::max(largest, shape_volume(s));
+  }
+  if (largest == 0) return std::nullopt;
+  BlockChoiceRequest request;
+  request.node_count = largest;
+  request.free = live;
+  request.largest_box_factor = 1.0;
+  BlockChoice choice = choose_free_block(network, request);
+  if (!choice.blocks.empty() && choice.exact && choice.blocks.front().isolated) return choice.blocks.front();
   return std::nullopt;
 }
 

@@ -28,6 +28,10 @@ constexpr std::size_t kMaxRoutingAttempts = 64;
 // Seeds tried for nearest-node sets; above this many free nodes a stride
 // sample is taken.
 constexpr std::size_t kMaxSeeds = 512;
+// On machines scored in closed form, seeds times the count stay below this
+// (each seed walks out to `count` free nodes): 256 seeds for 256 nodes, 32
+// for 2048, so that select stays within tens of milliseconds.
+constexpr std::size_t kClosedFormSeedNodes = 65536;
 // Blocks kept per shape class, and nearest-node sets kept: the best of each
 // is compared, the others are fallbacks when candidates cannot be routed.
 constexpr std::size_t kBlocksKept = 8;
@@ -39,6 +43,15 @@ constexpr std::size_t kNearestLeading = 2;
 // machine where every candidate is routed as configured at once (see run()).
 constexpr std::size_t kFullyRouted = 2;
 constexpr NodeId kOnePassMaxNodes = 512;
+// On those machines, candidates scored in closed form are routed only when
+// the leading one's routing work (ordered pairs times mean distance, the
+// hops balanced lays) is at most this: 4 sets scored and 2 routed as
+// configured take about 20 ms for 16 scattered nodes of 8x8x8x8 (work
+// 1500), 50 ms for 32 (6000); a 256-node scattered set (600 ms each) is
+// chosen in closed form.
+constexpr double kClosedFormRoutingWork = 500;
+// Candidates listed when the choice is made in closed form.
+constexpr std::size_t kClosedFormListed = 8;
 // Best-fit runs along row-major orders other than the node order that are
 // routed (the lowest intact bounds first).
 constexpr std::size_t kOtherRunsRouted = 5;
@@ -53,8 +66,15 @@ class Selector {
 
   // Blocks of the shapes of one class, best first, at most kBlocksKept.
   std::vector<Candidate> free_blocks(const std::vector<Shape>& shapes);
-  // The first `leaders` are one block of each of the best shape classes.
-  std::vector<Candidate> block_candidates(std::size_t& leaders);
+  // The first `leaders` are one block of each of the best shape classes;
+  // with `isolated_only`, of the isolated shape classes alone (whose bounds
+  // are closed forms).
+  std::vector<Candidate> block_candidates(std::size_t& leaders, bool isolated_only);
+  // Scores a candidate without routing it (Candidate::closed_form).
+  void score_closed_form(Candidate& candidate) const;
+  // The result of a choice made in closed form among `scored`.
+  PlacementResult closed_form_result(std::vector<Candidate> scored,
+                                     std::chrono::steady_clock::time_point start) const;
   // Sets of the `count` free nodes nearest to a seed (the smallest cube
   // around it first, then torus distance), for when no block fits or a count
   // has no good block shape.  Kept: the few distinct sets with the least total
@@ -78,6 +98,7 @@ class Selector {
   BlockScanner scanner_;     // free blocks, their busy ports and contact
   std::size_t considered_ = 0;
   bool has_failures_ = false;
+  bool closed_forms_ = false;  // scores_in_closed_form: region_bound instead of intact_bound
 };
 
 // "3 of 56 ordered pairs have no encodable route around the failures
@@ -123,6 +144,7 @@ Selector::Selector(const Network& network, const PlacementRequest& request)
   if (!request.busy.empty() && request.busy.size() != torus_.channel_slots())
     throw std::invalid_argument("placement: busy-channel loads have the wrong size");
   has_failures_ = !network.failed_nodes().empty() || !network.failed_links().empty();
+  closed_forms_ = scores_in_closed_form(torus_);
   free_.assign(torus_.node_count(), 0);
   for (NodeId node = 0; node < torus_.node_count(); ++node)
     free_[node] = network.node_alive(node) && (request.free.empty() || request.free[node] != 0);
@@ -166,7 +188,7 @@ std::vector<Candidate> Selector::free_blocks(const std::vector<Shape>& shapes) {
 // then mean distance; in each class its free blocks, least busy and best
 // packed first.  One block of each of the first classes leads the list; the
 // others follow as fallbacks.
-std::vector<Candidate> Selector::block_candidates(std::size_t& leader_count) {
+std::vector<Candidate> Selector::block_candidates(std::size_t& leader_count, bool isolated_only) {
   std::vector<Shape> shapes;
   if (request_.shape) {
     shapes.push_back(*request_.shape);
@@ -181,10 +203,13 @@ std::vector<Candidate> Selector::block_candidates(std::size_t& leader_count) {
   const std::array<std::size_t, kMaxDims> channels = channels_per_dimension(Network(torus_));
   std::map<ShapeClassKey, ShapeClass> classes;
   for (const Shape& shape : shapes) {
+    if (isolated_only && !isolated_shape(torus_, shape)) continue;
     auto [it, inserted] = classes.try_emplace(class_key(torus_, channels, shape));
     if (inserted) {
-      it->second.bound = block_bound(torus_, shape);
       it->second.isolated = isolated_shape(torus_, shape);
+      // block_bound is a closed form for isolated shapes only.
+      it->second.bound = it->second.isolated || !closed_forms_ ? block_bound(torus_, shape)
+                                                               : region_bound(torus_, block_nodes(torus_, shape, Coord{}));
     }
     it->second.shapes.push_back(shape);
   }
@@ -237,7 +262,8 @@ void Selector::measure_set(Candidate& candidate) const {
   }
   for (int dim = 0; dim < kMaxDims; ++dim)
     candidate.shape[dim] = static_cast<int>(std::count(used[dim].begin(), used[dim].end(), 1));
-  const IntactBound bound = intact_bound(torus_, candidate.nodes);
+  const IntactBound bound =
+      closed_forms_ ? region_bound(torus_, candidate.nodes) : intact_bound(torus_, candidate.nodes);
   candidate.lower_bound = bound.bound;
   candidate.average_distance = bound.distance;
 }
@@ -330,9 +356,11 @@ std::vector<Candidate> Selector::nearest_candidates() {
   std::vector<NodeId> seeds;
   for (NodeId node = 0; node < n; ++node)
     if (is_free(node)) seeds.push_back(node);
-  if (seeds.size() > kMaxSeeds) {
+  const std::size_t max_seeds =
+      closed_forms_ ? std::clamp<std::size_t>(kClosedFormSeedNodes / count_, 16, kMaxSeeds) : kMaxSeeds;
+  if (seeds.size() > max_seeds) {
     std::vector<NodeId> sample;
-    for (std::size_t i = 0; i < kMaxSeeds; ++i) sample.push_back(seeds[i * seeds.size() / kMaxSeeds]);
+    for (std::size_t i = 0; i < max_seeds; ++i) sample.push_back(seeds[i * seeds.size() / max_seeds]);
     seeds.swap(sample);
   }
 
@@ -403,6 +431,43 @@ std::vector<Candidate> Selector::nearest_candidates() {
   return out;
 }
 
+void Selector::score_closed_form(Candidate& candidate) const {
+  candidate.closed_form = true;
+  candidate.routed = false;
+  candidate.routable = true;
+  candidate.estimate = false;
+  const RouteRegion region = route_region(torus_, candidate.nodes);
+  candidate.foreign_routers = shape_volume(region.shape) - candidate.nodes.size();
+  candidate.shared_channels = 0;
+  if (!request_.busy.empty())
+    for (ChannelId c : region_channels(network_, region)) candidate.shared_channels += request_.busy[c] != 0;
+  std::vector<unsigned char> scratch(torus_.node_count(), 0);
+  candidate.contact = set_contact(candidate.nodes, scratch);
+  candidate.max_gamma = candidate.lower_bound;
+  candidate.average_hops = candidate.average_distance;
+}
+
+// The objective's key (see run()), on routed tables or closed forms.
+auto objective_key(const Candidate& k) {
+  return std::make_tuple(k.foreign_routers, k.shared_channels, -static_cast<std::int64_t>(k.contact), k.max_gamma,
+                         k.average_hops, k.kind);
+}
+
+PlacementResult Selector::closed_form_result(std::vector<Candidate> scored,
+                                             std::chrono::steady_clock::time_point start) const {
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const Candidate& a, const Candidate& b) { return objective_key(a) < objective_key(b); });
+  if (scored.size() > kClosedFormListed) scored.resize(kClosedFormListed);
+  PlacementResult result;
+  result.routed = false;
+  result.winner = 0;
+  result.nodes = scored.front().nodes;
+  result.compared = std::move(scored);
+  result.considered = considered_ + scanner_.origins_scanned();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
 // Routes a candidate and measures its table; the verifier runs on the
 // winner only (run() below), so a losing candidate costs one generator run.
 // When the generator cannot route a set on a machine with failures, the
@@ -412,6 +477,7 @@ std::vector<Candidate> Selector::nearest_candidates() {
 void Selector::route(Candidate& candidate, RouteTable& table, const GeneratorOptions& options) const {
   candidate.routed = true;
   candidate.routable = false;
+  candidate.closed_form = false;
   // One measure of contact for every kind, so that blocks, nearest sets and
   // runs compare on it (the block scan's per-layer count only ranks blocks).
   std::vector<unsigned char> scratch(torus_.node_count(), 0);
@@ -470,8 +536,22 @@ PlacementResult Selector::run() {
     throw PlacementError(std::to_string(count_) + " nodes asked, only " + std::to_string(free_count) +
                          " free live nodes on the " + torus_.to_string() + " machine");
 
+  // On large machines, an isolated block without a failed cable inside is
+  // chosen in closed form: its routes stay on its routers (no other set
+  // can do better on the objective's first item), its bound is its shape's,
+  // and its shared channels are the busy ones between its routers.
+  const bool closed_forms = closed_forms_;
   std::size_t leaders = 0;
-  std::vector<Candidate> pool = block_candidates(leaders);
+  if (closed_forms) {
+    std::vector<Candidate> isolated;
+    for (Candidate& block : block_candidates(leaders, true))
+      if (scanner_.failed_links_inside(block.shape, block.origin) == 0) {
+        score_closed_form(block);
+        isolated.push_back(std::move(block));
+      }
+    if (!isolated.empty()) return closed_form_result(std::move(isolated), start);
+  }
+  std::vector<Candidate> pool = block_candidates(leaders, false);
   if (request_.shape && pool.empty())
     throw PlacementError("no free block of shape " + format_shape(torus_, *request_.shape) + " on the " +
                          torus_.to_string() + " machine");
@@ -523,7 +603,19 @@ PlacementResult Selector::run() {
   pool.swap(unique);
   // Fallback blocks (more of a class already compared) are routed only
   // while nothing could be.
-  const std::size_t compare = std::min(unique_leaders, request_.route_limit + runs);
+  std::size_t compare = std::min(unique_leaders, request_.route_limit + runs);
+  // Large machines: every candidate scored in closed form, best first; the
+  // leading few are routed only when that is cheap, else the closed-form
+  // best is the choice.
+  if (closed_forms && !pool.empty()) {
+    for (Candidate& candidate : pool) score_closed_form(candidate);
+    std::stable_sort(pool.begin(), pool.end(),
+                     [](const Candidate& a, const Candidate& b) { return objective_key(a) < objective_key(b); });
+    const double pairs = static_cast<double>(count_) * static_cast<double>(count_ - 1);
+    if (pairs * pool.front().average_distance > kClosedFormRoutingWork) return closed_form_result(std::move(pool), start);
+    compare = std::min(pool.size(), kFullyRouted);
+  }
+  const bool routing_few = closed_forms;
 
   // Two passes on large machines when the generator has a cheaper setting
   // (Generator::scoring_options: balanced in direction order, a few
@@ -537,7 +629,8 @@ PlacementResult Selector::run() {
   const std::unique_ptr<Generator> engine = make_generator(request_.algorithm);
   const std::optional<GeneratorOptions> cheaper =
       engine && torus_.node_count() > kOnePassMaxNodes ? engine->scoring_options(scoring) : std::nullopt;
-  const bool two_passes = cheaper.has_value();
+  // The closed-form best two are routed as configured at once.
+  const bool two_passes = cheaper.has_value() && !routing_few;
   if (two_passes) scoring = *cheaper;
   // The machine-wide objective (block_choice.hpp), on the routed tables:
   // isolated (no router outside the set on its routes) first, else the
@@ -546,10 +639,7 @@ PlacementResult Selector::run() {
   // or failed nodes right outside it: it fills a hole instead of cutting the
   // free space), then its routed max gamma and shorter mean route; on a tie
   // a block before a nearest set, then the earlier candidate.
-  const auto key = [](const Candidate& k) {
-    return std::make_tuple(k.foreign_routers, k.shared_channels, -static_cast<std::int64_t>(k.contact),
-                           k.max_gamma, k.average_hops, k.kind);
-  };
+  const auto key = [](const Candidate& k) { return objective_key(k); };
 
   PlacementResult result;
   std::vector<RouteTable> tables;  // of result.compared
@@ -616,6 +706,14 @@ PlacementResult Selector::run() {
 
 const char* candidate_kind_name(CandidateKind kind) {
   return kind == CandidateKind::block ? "block" : kind == CandidateKind::nearest ? "nearest" : "run";
+}
+
+bool scores_in_closed_form(const Torus& torus) { return torus.node_count() > kOnePassMaxNodes; }
+
+void add_region_channels(const Network& network, const std::vector<NodeId>& job, std::vector<std::uint64_t>& busy) {
+  busy.resize(network.torus().channel_slots(), 0);
+  if (job.empty()) return;
+  for (ChannelId c : region_channels(network, route_region(network.torus(), job))) ++busy[c];
 }
 
 PlacementResult select_nodes(const Network& network, const PlacementRequest& request) {

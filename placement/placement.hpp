@@ -10,7 +10,15 @@
 // and ranked on their routed tables, and the winner is verified.  On
 // machines of more than 512 nodes with balanced (its option turns not set),
 // every candidate is first scored by balanced in direction order (turns:
-// off) and only the best two are routed as configured.  The blocks, their
+// off) and only the best two are routed as configured.  On those machines
+// the candidates are first scored in closed form (score_closed_form): an
+// isolated block without a failed cable inside wins without any routing
+// (its routes stay inside, its bound is the shape's, its shared channels
+// are the busy ones between its routers), and other sets are routed only
+// when routing them is cheap (kClosedFormRoutingWork); otherwise the
+// closed-form best is the choice and the prologue computes its table.
+// `select --count 256` on a half-busy 8x8x8x8 takes a few milliseconds
+// instead of seconds (doc/benchmarks.md, "Select latency").  The blocks, their
 // shapes and PlacementError are in blocks.hpp; the objective by geometry
 // alone (the select plugin's) in block_choice.hpp; Slurm's own order and
 // best fit in slurm_order.hpp.
@@ -79,6 +87,11 @@ struct Candidate {
   bool estimate = false;
   // Routed as configured after the scoring pass: the scoring pass's max gamma.
   std::uint64_t estimated_gamma = 0;
+  // Scored in closed form, not routed: max_gamma is its intact bound,
+  // average_hops its mean distance, foreign_routers the routers of its
+  // route region (route_region) it does not own (exact, 0, for an isolated
+  // block), shared_channels the busy channels of that region.
+  bool closed_form = false;
 };
 
 struct PlacementResult {
@@ -87,6 +100,9 @@ struct PlacementResult {
   VerifyReport report;
   std::vector<Candidate> compared;  // the routed candidates, in the order tried
   std::size_t winner = 0;           // index into compared
+  // False when the winner was chosen in closed form: `table` is empty and
+  // `report` says nothing (the job's prologue computes and verifies it).
+  bool routed = true;
   std::size_t considered = 0;       // candidate sets scored (routed or not)
   double seconds = 0;
 };
@@ -95,6 +111,17 @@ struct PlacementResult {
 // be met (fewer free live nodes than asked, a bad shape, no free block of the
 // asked shape), RoutingError when no candidate set can be routed.
 PlacementResult select_nodes(const Network& network, const PlacementRequest& request);
+
+// Whether select_nodes scores candidates in closed form first (machines of
+// more than 512 nodes), and whether `angara-route select` estimates running
+// jobs' channels instead of routing them (add_region_channels).
+bool scores_in_closed_form(const Torus& torus);
+
+// Adds one route to every live channel of the route region of `job`
+// (route_region): the channels a running isolated block's routes use, a
+// superset for other sets.  Routing a running job of 2048 scattered nodes
+// costs a minute; this costs microseconds.
+void add_region_channels(const Network& network, const std::vector<NodeId>& job, std::vector<std::uint64_t>& busy);
 
 // Adds the channel loads of `table` (routes per channel slot) to `busy`,
 // sizing it to the torus first.

@@ -2,6 +2,8 @@
 // and Slurm's order (placement/slurm_order.hpp): exact choices on small tori.
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -389,27 +391,124 @@ START_TEST(half_of_4x4x4) {
 }
 END_TEST
 
-// On a machine of more than 512 nodes balanced scores every candidate in
-// direction order (turns: off) and routes only the two best as configured;
-// the winner is one of those two, and its table is the one verified.
+// On a machine of more than 512 nodes, when no isolated block is free
+// (every other node taken, like a chessboard) and routing the leading set
+// is cheap (8 nodes), the candidates are scored in closed form and only the
+// best two are routed, as configured; the winner is one of those two, and
+// its table is the one verified.
 START_TEST(large_machine_scores_then_routes_two) {
-  const Network network(Torus::parse("8x8x16"));
+  const Torus torus = Torus::parse("8x8x16");
+  const Network network(torus);
+  PlacementRequest request;
+  request.node_count = 8;
+  request.free.assign(torus.node_count(), 0);
+  for (NodeId node = 0; node < torus.node_count(); ++node) {
+    const Coord c = torus.coord(node);
+    request.free[node] = (c[0] + c[1] + c[2]) % 2 == 0;
+  }
+  const PlacementResult result = select_nodes(network, request);
+  ck_assert(result.routed);
+  ck_assert_uint_eq(result.compared.size(), 2);
+  for (const Candidate& c : result.compared) {
+    ck_assert(c.routable);
+    ck_assert(c.routed);
+    ck_assert(!c.closed_form);
+    ck_assert(!c.estimate);
+    ck_assert_uint_eq(c.nodes.size(), 8);
+    for (NodeId node : c.nodes) ck_assert(request.free[node]);
+  }
+  ck_assert_uint_eq(winner(result).max_gamma, result.report.metrics.max_gamma);
+  ck_assert(result.report.ok());
+}
+END_TEST
+
+// On a machine of more than 512 nodes a free isolated block is chosen in
+// closed form, without routing: its routes stay inside (0 foreign routers),
+// its max load is its shape's bound, and the running jobs' routes on the
+// channels between its routers are its shared channels.
+START_TEST(large_machine_isolated_block_in_closed_form) {
+  const Torus torus = Torus::parse("8x8x16");
+  const Network network(torus);
   PlacementRequest request;
   request.node_count = 16;
   const PlacementResult result = select_nodes(network, request);
-  std::size_t as_configured = 0;
-  for (const Candidate& c : result.compared) {
-    ck_assert(c.routable);
-    if (!c.estimate) {
-      ++as_configured;
-      ck_assert_uint_gt(c.estimated_gamma, 0);
-      ck_assert_uint_le(c.max_gamma, c.estimated_gamma);  // First/Last Steps never make it worse here
-    }
-  }
-  ck_assert_uint_eq(as_configured, 2);
-  ck_assert_uint_gt(result.compared.size(), 2);
-  ck_assert(!winner(result).estimate);
-  ck_assert_uint_eq(winner(result).max_gamma, result.report.metrics.max_gamma);
+  ck_assert(!result.routed);
+  ck_assert_uint_eq(result.table.size(), 0);
+  const Candidate& w = winner(result);
+  ck_assert(w.closed_form);
+  ck_assert_uint_eq(w.kind == CandidateKind::block, 1);
+  ck_assert_uint_eq(w.foreign_routers, 0);
+  ck_assert_uint_eq(w.max_gamma, block_bound(torus, w.shape).bound);
+  ck_assert_uint_eq(w.nodes.size(), 16);
+  ck_assert(isolated_shape(torus, w.shape));
+  for (const Candidate& c : result.compared) ck_assert_uint_le(w.lower_bound, c.lower_bound);
+
+  // A running job whose region covers the winner's routers: the winner now
+  // counts its channels as shared, and another block wins.
+  std::vector<std::uint64_t> busy;
+  add_region_channels(network, w.nodes, busy);
+  request.busy = busy;
+  const PlacementResult second = select_nodes(network, request);
+  ck_assert(!second.routed);
+  ck_assert(winner(second).nodes != w.nodes);
+  ck_assert_uint_eq(winner(second).shared_channels, 0);
+}
+END_TEST
+
+// A random half of 8x8x8x8 taken (angara-scale's linear cases draw it the
+// same way): no block of 256 nodes is free, and routing a 256-node
+// scattered set would take seconds, so the set is chosen in closed form;
+// its estimated foreign routers come from its route region.
+START_TEST(half_busy_8x8x8x8_in_closed_form) {
+  const Torus torus = Torus::parse("8x8x8x8");
+  const Network network(torus);
+  std::vector<NodeId> order(torus.node_count());
+  for (NodeId node = 0; node < torus.node_count(); ++node) order[node] = node;
+  std::mt19937_64 random(6);
+  std::shuffle(order.begin(), order.end(), random);
+  PlacementRequest request;
+  request.node_count = 256;
+  request.free.assign(torus.node_count(), 1);
+  for (std::size_t i = 0; i < order.size() / 2; ++i) request.free[order[i]] = 0;
+  const PlacementResult result = select_nodes(network, request);
+  ck_assert(!result.routed);
+  const Candidate& w = winner(result);
+  ck_assert(w.closed_form);
+  ck_assert_uint_eq(w.nodes.size(), 256);
+  for (NodeId node : w.nodes) ck_assert(request.free[node]);
+  const RouteRegion region = route_region(torus, w.nodes);
+  ck_assert_uint_eq(w.foreign_routers, shape_volume(region.shape) - 256);
+  ck_assert_uint_gt(w.max_gamma, 0);
+  ck_assert_double_le(result.seconds, 1.0);  // milliseconds here; seconds when it routed
+}
+END_TEST
+
+// The route region: the shortest cyclic arc of the coordinates per
+// dimension, the whole ring when that arc is not isolated; its channels;
+// the volume bound and the largest free isolated block.
+START_TEST(route_regions_and_volume_bounds) {
+  const Torus t8 = Torus::parse("8x8");
+  const RouteRegion wrap = route_region(t8, ids(t8, {"7,0", "0,0", "1,1"}));
+  ck_assert(wrap.shape == (Shape{3, 2, 1, 1}));
+  ck_assert_int_eq(wrap.origin[0], 7);
+  const RouteRegion wide = route_region(t8, ids(t8, {"0,0", "4,0"}));
+  ck_assert(wide.shape == (Shape{8, 1, 1, 1}));  // 0 and 4: as near either way round
+  const Network network(t8);
+  // A 3x2 block: 2 * (2 * 2) X channels and 2 * 3 Y channels.
+  ck_assert_uint_eq(region_channels(network, wrap).size(), 14);
+  // A whole ring of 8: each node is 1, 1, 2, 2, 3, 3 and 4 hops from the others.
+  std::vector<NodeId> ring;
+  for (int x = 0; x < 8; ++x) ring.push_back(t8.id(Coord{x, 0, 0, 0}));
+  const IntactBound bound = region_bound(t8, ring);
+  ck_assert_uint_eq(bound.bound, 8);  // 8 nodes x 16 hops = 128 hops over 16 channels
+  ck_assert_double_eq_tol(bound.distance, 128.0 / 56.0, 1e-9);
+
+  std::vector<unsigned char> free(t8.node_count(), 1);
+  for (int y = 0; y < 8; ++y) free[t8.id(Coord{3, y, 0, 0})] = 0;  // a wall at X = 3
+  const std::optional<FreeBlock> largest = largest_free_block(network, free);
+  ck_assert(largest.has_value());
+  ck_assert_uint_eq(largest->nodes.size(), 32);  // 4x8: 7 free columns, and 4 is the longest isolated arc
+  for (NodeId node : largest->nodes) ck_assert(free[node]);
 }
 END_TEST
 
@@ -500,6 +599,9 @@ int main() {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, desmos_eight_nodes_get_a_slab);
   tcase_add_test(tc, large_machine_scores_then_routes_two);
+  tcase_add_test(tc, large_machine_isolated_block_in_closed_form);
+  tcase_add_test(tc, half_busy_8x8x8x8_in_closed_form);
+  tcase_add_test(tc, route_regions_and_volume_bounds);
   tcase_add_test(tc, desmos_packs_next_to_a_running_job);
   tcase_add_test(tc, desmos_shape_4x2);
   tcase_add_test(tc, busy_channels_steer_away);

@@ -91,6 +91,22 @@ waits=$(awk '!/^#/ { printf "%s:%s ", $3, $6 }' "$work/easy.jobs")
 if [ "$waits" = "1:0 3:0 4:0 2:99 5:196 " ]; then ok "EASY: jobs 3 and 4 backfill, job 2 starts at its reservation ($waits)"
 else not_ok "EASY: job:wait pairs '$waits', wanted '1:0 3:0 4:0 2:99 5:196 '"; fi
 
+# A job in a box holds the box's other routers (--hold-box-spares): its
+# routes may cross them, so isol% (column 9) counts it and own% (column 22,
+# routes on its own routers alone) does not; without the hold the two are
+# the same, and the hold isolates more jobs on the shipped trace.
+expect "angara without a hold" 0 "$bench" --trace "$trace" --machines 4x4x4 --failed 2 --seed 2 --policies angara
+plain_isol=$(awk '$1 == "angara" { print $9 }' "$work/out") plain_own=$(awk '$1 == "angara" { print $22 }' "$work/out")
+expect "angara holding box routers" 0 "$bench" --trace "$trace" --machines 4x4x4 --failed 2 --seed 2 \
+  --policies angara --hold-box-spares
+held_isol=$(awk '$1 == "angara" { print $9 }' "$work/out") held_own=$(awk '$1 == "angara" { print $22 }' "$work/out")
+if awk -v pi="$plain_isol" -v po="$plain_own" -v hi="$held_isol" -v ho="$held_own" \
+  'BEGIN { exit !(pi == po && hi > pi && hi >= ho && ho > 0) }'; then
+  ok "held box routers: isol% $held_isol > $plain_isol without the hold (own% $held_own, $plain_own)"
+else
+  not_ok "held box routers: isol% '$held_isol' own% '$held_own', without '$plain_isol' / '$plain_own'"
+fi
+
 # Bad input.
 { echo "; Version: 2"; echo "1 0 -1 100 4 -1 -1 4 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"; echo "2 10 -1 100 4 -1 -1 4 -1 -1 1 -1 -1 -1 -1 -1 -1"; } \
   >"$work/short.swf"
