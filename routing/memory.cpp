@@ -136,6 +136,7 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
   context.mean_hops = hops;
   context.channel_slots = slots;
   context.layers = layers;
+  context.dims = std::max(1, torus.present_dims());
   const std::unique_ptr<Generator> engine = make_generator(generator);
   if (const GeneratorInfo* info = find_generator(generator); info && !info->start_from.empty())
     context.start_peak_bytes = make_generator(info->start_from)->peak_bytes(context, options);

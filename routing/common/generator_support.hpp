@@ -48,6 +48,7 @@ struct MemoryContext {
   double mean_hops = 0;              // minimal hop count, mean over the torus
   double channel_slots = 0;
   double layers = 1;                 // virtual channels
+  int dims = 1;                      // dimensions of the torus of size above 1
   // The peak of the generator this one starts from (GeneratorInfo::start_from),
   // 0 when it starts from none.
   double start_peak_bytes = 0;

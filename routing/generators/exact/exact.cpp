@@ -15,6 +15,7 @@
 //                    one rank per intact ring direction, then with ranks per
 //                    channel.
 // shared.hpp holds what they share: the limits, the candidates, the model.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,12 +48,17 @@ class ExactGenerator : public Generator {
   // size (peaks of 35 MiB on a 3x3 and 4 nodes of one, where the per-pair
   // model is under 1 MiB: bench/angara-sweep).  Under flow control none a
   // fault-free torus is as hard as a faulty one (every ring is a cycle): 165
-  // MiB of peak on a whole 8x8, 32 KiB a pair over the solver.
+  // MiB of peak on a whole 8x8, 32 KiB a pair over the solver.  Fault-free
+  // under bubble the model grows with the dimensions (every pair has more
+  // encodable orders and First/Last Steps): 8 KiB a pair and dimension, at
+  // least 16 (a whole 3x3x3x3: 195 MiB of peak, 23 KiB a pair over the solver).
   double peak_bytes(const MemoryContext& context, const GeneratorOptions& options) const override {
     constexpr double kSolverBytes = 32.0 * (1 << 20);
     if (context.faults && context.allocation_size > kMaxNodes)
       return kSolverBytes + context.start_peak_bytes + 1000.0 * (1 << 20);
-    const double per_pair = context.faults || options.flow_control == FlowControl::none ? 90.0 : 16.0;
+    const double per_pair = context.faults || options.flow_control == FlowControl::none
+                                ? 90.0
+                                : std::max(16.0, 8.0 * context.dims);
     if (context.allocation_size <= kMaxNodes)
       return kSolverBytes + context.pairs * per_pair * 1024 + context.channel_slots * context.layers * 16;
     return kSolverBytes + Generator::peak_bytes(context, options);
