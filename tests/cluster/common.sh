@@ -59,6 +59,30 @@ check() {
 }
 
 job_field() { scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+job_state() { job_field "$1" JobState; }
+
+# The job's AdminComment, spaces kept (scontrol prints it on a line of its own).
+admin_comment() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*[^ ]\) *$/\1/p'; }
+
+# Waits until the job reaches one of the states (a regular expression).
+wait_job_state() {  # JOB PATTERN [SECONDS]
+  local job=$1 pattern=$2 limit=${3:-60} deadline
+  deadline=$((SECONDS + limit))
+  while [ $SECONDS -lt $deadline ]; do
+    [[ $(job_state "$job") =~ ^($pattern)$ ]] && return 0
+    sleep 0.5
+  done
+  echo "      job $job is '$(job_state "$job")' (reason $(job_field "$job" Reason)), expected $pattern" >&2
+  return 1
+}
+wait_job_done() { wait_job_state "$1" "COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|BOOT_FAIL|OUT_OF_MEMORY" "${2:-90}"; }
+
+# A table file's header value: table_field FILE job|algorithm|fingerprint.
+table_field() { sed -n "s/^$2 //p" "$1" 2>/dev/null | head -n 1; }
+drained_nodes() { sinfo -h -N -t drain,drained,draining -o '%N' 2>/dev/null | sort -u | tr '\n' ' '; }
+
+# The test cluster's plugstack.conf (cluster.sh plugstack), for a test that has set $state.
+plugstack() { "$here/cluster.sh" plugstack "$state" "$@"; }
 
 # The plugin the tests load; a missing build is an error (exit 99), not a skip.
 plugin=$top_builddir/spank/.libs/spank-angara.so

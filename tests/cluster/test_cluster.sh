@@ -45,30 +45,9 @@ EOF
 }
 write_config "$config" ""
 
-plugstack() { "$here/cluster.sh" plugstack "$state" "$@"; }
 
 slurmd_log() { cat "$state/log/slurmd-$1.log"; }
 
-# The job's AdminComment, spaces kept (scontrol prints it on a line of its own).
-admin_comment() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*[^ ]\) *$/\1/p'; }
-
-# Waits until the job reaches one of the states (a regular expression).
-wait_job_state() {
-  local job=$1 pattern=$2 limit=${3:-60} deadline state
-  deadline=$((SECONDS + limit))
-  while [ $SECONDS -lt $deadline ]; do
-    state=$(job_field "$job" JobState)
-    [[ $state =~ ^($pattern)$ ]] && return 0
-    sleep 0.5
-  done
-  echo "      job $job is '$(job_field "$job" JobState)' (reason $(job_field "$job" Reason)), expected $pattern" >&2
-  return 1
-}
-
-wait_job_done() { wait_job_state "$1" "COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL" "${2:-90}"; }
-
-# A table file's header value: table_field FILE job|algorithm|fingerprint.
-table_field() { sed -n "s/^$2 //p" "$1" 2>/dev/null | head -n 1; }
 
 # Copies the job's table of every node (each node copies its own, inside the job).
 copy_tables_step() {

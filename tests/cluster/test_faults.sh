@@ -75,7 +75,6 @@ EOF
 write_config "$config" ""
 write_config "$state/desmos01-failed.yaml" "desmos01"
 
-plugstack() { "$here/cluster.sh" plugstack "$state" "$@"; }
 # A stuck node holding a job's shared= lock: one process (sleep, which the
 # subshell becomes) holds it, without the cluster lock (fd 9); killing
 # holder_pid releases it.
@@ -87,21 +86,6 @@ hold_lock() {  # LOCKFILE
   ) &
   holder_pid=$!
 }
-job_state() { job_field "$1" JobState; }
-wait_job_state() {  # JOB PATTERN [SECONDS]
-  local job=$1 pattern=$2 limit=${3:-60} deadline
-  deadline=$((SECONDS + limit))
-  while [ $SECONDS -lt $deadline ]; do
-    [[ $(job_state "$job") =~ ^($pattern)$ ]] && return 0
-    sleep 0.5
-  done
-  echo "      job $job is '$(job_state "$job")' (reason $(job_field "$job" Reason)), expected $pattern" >&2
-  return 1
-}
-wait_job_done() { wait_job_state "$1" "COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|BOOT_FAIL|OUT_OF_MEMORY" "${2:-90}"; }
-table_field() { sed -n "s/^$2 //p" "$1" 2>/dev/null | head -n 1; }
-admin_comment() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*[^ ]\) *$/\1/p'; }
-drained_nodes() { sinfo -h -N -t drain,drained,draining -o '%N' 2>/dev/null | sort -u | tr '\n' ' '; }
 slurmd_logs() { cat "$state"/log/slurmd-desmos*.log; }
 # Every table file readable whole (magic, version, CRC): "NAME JOB ALGORITHM FINGERPRINT".
 table_state() {  # FILE

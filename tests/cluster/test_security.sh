@@ -85,12 +85,9 @@ tables:
   directory: $tables
 EOF
 
-plugstack() { "$here/cluster.sh" plugstack "$state" "$@"; }
 as_user() { runuser -u "$user" -- env SLURM_CONF="$SLURM_CONF" "$@"; }
 # sbatch as the user, from the user's directory; prints what sbatch prints.
 user_sbatch() { (cd "$uhome" && as_user sbatch --parsable -D "$uhome" "$@"); }
-admin_comment() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*[^ ]\) *$/\1/p'; }
-table_field() { sed -n "s/^$2 //p" "$1" 2>/dev/null | head -n 1; }
 comment() { echo "# $*"; }
 
 # What became of a job: completed, held (pending, requeued and held),
