@@ -23,7 +23,8 @@
 // else is a finding, one line each: a crash (signal), a hang (time limit), a
 // sanitizer report, an exception of another type, a table the verifier
 // rejected, a bad message, or (not under a sanitizer) a peak RSS above the
-// memory estimate (routing/memory.hpp) by more than --memory-slack.  The
+// memory estimate (routing/memory.hpp) by more than --memory-slack (0 by
+// default: an estimate is an upper bound).  The
 // exit status is 1 when there is any finding.
 #include <fcntl.h>
 #include <poll.h>
@@ -83,7 +84,7 @@ struct Options {
   int jobs = 2;
   double time_limit = 0;       // wall seconds a case may take; 0: the mode's default
   std::size_t max_message = 400;
-  double memory_slack = 0.25;  // a peak above estimate * (1 + slack) is a finding
+  double memory_slack = 0;  // a peak above estimate * (1 + slack) is a finding: an estimate is an upper bound
   bool list = false;
   bool verbose = false;
   std::string show;            // print this case's angara.yaml and command

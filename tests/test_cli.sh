@@ -692,7 +692,7 @@ printf 'machine: {torus: 10x10, nodes: "n[00-99]"}\nfailures: {nodes: [n36, n88,
   >"$work/exact10.yaml"
 expect "exact on a faulty 10x10 is refused under 64M before any work" 9 "$tool" generate --dry-run --lp-time 0 \
   --config "$work/exact10.yaml" -a exact --memory-limit 64M
-contains "the estimate names exact's model" "$work/err" "generator exact 859 MiB"
+contains "the estimate names exact's model" "$work/err" "generator exact 1.2 GiB"
 
 # --- files root reads for select and rebuild must be root's alone ---
 printf '# angara-route node-states v1\ntime=%s\ndown=\nunavailable=\n' "$(date +%s)" >"$work/open-states"

@@ -352,9 +352,13 @@ class HiryGenerator final : public Generator {
   std::vector<OptionSpec> option_specs() const override { return {kPathsPerPairOption, kAttemptsOption}; }
   double peak_bytes(const MemoryContext& context, const GeneratorOptions& options) const override {
     const auto cap = static_cast<double>(option_integer(name(), kPathsPerPairOption, options));
-    // Per pair its paths (a route object and its hops each) and the search's
-    // distance matrix per virtual channel.
-    return context.pairs * (cap * (48 + context.mean_hops) + 2.0 * (context.layers + 2)) +
+    // Per pair two vectors, and per path a route (its object and its hops'
+    // heap block) and the same path as channels (a vector and 4 bytes a
+    // hop), with the allocator's 16 bytes a block; the searches' distance
+    // matrices per virtual channel.  Measured peaks: a whole 8x8x8, 138 MiB
+    // on one virtual channel and 189 on eight; a whole 4x4x4x4, 41 MiB on two
+    // (bench/angara-sweep).
+    return context.pairs * (64 + cap * (112 + 6 * context.mean_hops) + 2.0 * (context.layers + 2)) +
            context.live_nodes * 8.0 * 16;
   }
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,

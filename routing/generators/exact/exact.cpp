@@ -37,30 +37,23 @@ class ExactGenerator : public Generator {
   std::string_view name() const override { return "exact"; }
   RouteTable generate(const Network& network, const std::vector<NodeId>& allocation,
                       const GeneratorOptions& options) const override;
-  // Above kMaxNodes around failures: the starting table's peak and the
-  // repair's solver model, held to a million candidate hops of under 1 KB
-  // each (677 MB of peak measured at 800000).  The rank search after an
-  // undecided repair needs far less (doc/benchmarks.md, "Memory estimate").
-  // Up to kMaxNodes, Z3's model of every pair's candidates: 73-86 KiB a pair
-  // measured around failures (9x9 and 10x10 with three failed routers and a
-  // cable: 545 and 705 MB of peak), 12 KiB on a fault-free 8x8 (58 MB).
-  // Besides, Z3 itself once loaded: 27-30 MiB over the program whatever the
-  // size (peaks of 35 MiB on a 3x3 and 4 nodes of one, where the per-pair
-  // model is under 1 MiB: bench/angara-sweep).  Under flow control none a
-  // fault-free torus is as hard as a faulty one (every ring is a cycle): 165
-  // MiB of peak on a whole 8x8, 32 KiB a pair over the solver.  Fault-free
-  // under bubble the model grows with the dimensions (every pair has more
-  // encodable orders and First/Last Steps): 8 KiB a pair and dimension, at
-  // least 16 (a whole 3x3x3x3: 195 MiB of peak, 23 KiB a pair over the solver).
+  // Z3 itself once loaded: 27-30 MiB over the program whatever the size
+  // (peaks of 35 MiB on a 3x3 and 4 nodes of one), its heap at start
+  // (kSolverStartBytes) included.  Its heap is capped per
+  // question (SolverMemoryCap, shared.hpp): above kMaxNodes around failures
+  // the repair's and the rank search's cap beside the starting table's
+  // peak, and 128 MiB of their own candidates (the repair holds a million
+  // candidate hops at most); up to kMaxNodes the whole question's cap, per
+  // pair, which holds its candidates too.
   double peak_bytes(const MemoryContext& context, const GeneratorOptions& options) const override {
     constexpr double kSolverBytes = 32.0 * (1 << 20);
     if (context.faults && context.allocation_size > kMaxNodes)
-      return kSolverBytes + context.start_peak_bytes + 1000.0 * (1 << 20);
-    const double per_pair = context.faults || options.flow_control == FlowControl::none
-                                ? 90.0
-                                : std::max(16.0, 8.0 * context.dims);
+      return kSolverBytes + context.start_peak_bytes + static_cast<double>(kLargeQuestionSolverBytes) +
+             128.0 * (1 << 20);
     if (context.allocation_size <= kMaxNodes)
-      return kSolverBytes + context.pairs * per_pair * 1024 + context.channel_slots * context.layers * 16;
+      return kSolverBytes +
+             context.pairs * whole_question_kib_per_pair(context.faults, options.flow_control, context.dims) * 1024 +
+             context.channel_slots * context.layers * 16;
     return kSolverBytes + Generator::peak_bytes(context, options);
   }
 };

@@ -232,7 +232,9 @@ class RankSearch {
         *log += "  solver: " + std::string(result == z3::sat ? "sat" : result == z3::unsat ? "unsat" : "unknown") +
                 ", " + std::to_string(resources) + " units\n";
       if (result == z3::unknown || (result == z3::sat && budget == 0))
-        throw undecided("the solver spent its resource budget");
+        throw undecided(memory_bound_reached_ ? "the solver reached its memory bound of " +
+                                                    std::to_string(kLargeQuestionSolverBytes >> 20) + " MiB"
+                                              : "the solver spent its resource budget");
       if (result == z3::unsat && proves_) {
         // The proof, asked once more in exact's own model (routes, their
         // dependencies, levels) over the same pairs and every route of theirs.
@@ -342,6 +344,17 @@ class RankSearch {
 
   // The question over the pairs so far; on sat, the new group ranks.
   std::pair<z3::check_result, std::uint64_t> solve(std::uint64_t limit) {
+    try {
+      const SolverMemoryCap cap(kLargeQuestionSolverBytes);
+      return solve_within_memory(limit);
+    } catch (const z3::exception& error) {
+      if (!is_out_of_memory(error)) throw;
+      memory_bound_reached_ = true;  // as undecided as a spent budget
+      return {z3::unknown, 0};
+    }
+  }
+
+  std::pair<z3::check_result, std::uint64_t> solve_within_memory(std::uint64_t limit) {
     z3::context context;
     z3::optimize solver(context);
     z3::params params(context);
@@ -455,6 +468,7 @@ class RankSearch {
   std::map<Edge, std::int32_t> edge_index_;
   std::vector<std::size_t> pairs_;
   std::uint64_t walked_ = 0;  // hops walked by the candidates' enumeration
+  bool memory_bound_reached_ = false;  // a question hit SolverMemoryCap
   std::vector<std::vector<std::int64_t>> alternatives_;  // ranks per group after a satisfiable answer
   std::vector<std::vector<std::vector<std::int32_t>>> candidates_;  // per pair: constraint sets (edge indices)
 };

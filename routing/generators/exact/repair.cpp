@@ -73,8 +73,10 @@ class Repair {
       const Answer answer = solve(network_, question_, flow_, nodes);
       budget -= std::min(budget, answer.resources);
       if (answer.result == z3::unknown || (answer.result == z3::unsat && budget == 0))
-        throw undecided("the solver spent its resource budget (" +
-                                     (answer.reason.empty() ? std::string("exhausted") : answer.reason) + ")");
+        throw undecided(answer.reason.rfind("its memory bound", 0) == 0
+                            ? "the solver reached " + answer.reason
+                            : "the solver spent its resource budget (" +
+                                  (answer.reason.empty() ? std::string("exhausted") : answer.reason) + ")");
       if (answer.result == z3::sat) {
         apply(network_, question_, answer.choice, flow_, table_);
         return std::move(table_);

@@ -30,6 +30,37 @@ constexpr unsigned kResourceLimit = 80'000'000;
 // Pairs a proof's message names at most.
 constexpr std::size_t kPairsShown = 4;
 
+// Z3's own heap at most while a question is asked: Z3's process-wide
+// memory_max_size, set for the question and cleared after it.  Past it an
+// allocation fails and the answer is unknown ("its memory bound"), so the
+// generator's estimate (exact.cpp) holds by construction; without it a
+// rank search over 2867 pairs of a faulty 6x6x6 under flow control none
+// grew Z3 to 1.4 GiB, and one on a faulty 8x8x8 past 6 GiB
+// (bench/angara-sweep).  Z3's heap before any question (a context, its
+// tables): every cap is on top of it, as under it Z3 cannot even start.
+constexpr std::uint64_t kSolverStartBytes = std::uint64_t{24} << 20;
+// The repair's and the rank search's questions:
+constexpr std::uint64_t kLargeQuestionSolverBytes = kSolverStartBytes + (std::uint64_t{872} << 20);
+// The question over every pair of an allocation of at most kMaxNodes: KiB a
+// pair, measured on whole allocations (peaks over the program and Z3's
+// start): around failures up to 113 KiB (10x10 with two failed routers and a
+// cable: 1055 MiB under either flow control; 9x9 and 10x10 with three failed
+// routers and a cable: 545 and 705 MB); fault-free under flow control none
+// 32 KiB (a whole 8x8: 165 MB), under bubble 8 KiB a pair and dimension, at
+// least 16 (a whole 3x3x3x3: 195 MB).
+double whole_question_kib_per_pair(bool faults, FlowControl flow, int dims);
+
+class SolverMemoryCap {
+ public:
+  explicit SolverMemoryCap(std::uint64_t bytes);
+  ~SolverMemoryCap();
+  SolverMemoryCap(const SolverMemoryCap&) = delete;
+  SolverMemoryCap& operator=(const SolverMemoryCap&) = delete;
+};
+
+// True for the exception Z3 throws when its heap reached the cap.
+bool is_out_of_memory(const z3::exception& error);
+
 using Hops = std::vector<Direction>;
 
 // An undecided search (limits reached, neither a table nor a proof): the
@@ -99,6 +130,7 @@ struct Question {
   std::vector<Dependency> fixed;
   Stage stage;
   unsigned resource_limit = kResourceLimit;
+  std::uint64_t memory_limit = kLargeQuestionSolverBytes;  // Z3's heap at most (SolverMemoryCap)
 };
 
 struct Answer {

@@ -103,7 +103,45 @@ std::uint64_t resources_spent(const z3::stats& statistics) {
   return 0;
 }
 
+double whole_question_kib_per_pair(bool faults, FlowControl flow, int dims) {
+  if (faults) return 128.0;
+  return flow == FlowControl::none ? 90.0 : std::max(16.0, 8.0 * dims);
+}
+
+SolverMemoryCap::SolverMemoryCap(std::uint64_t bytes) {
+  const std::uint64_t mib = std::max<std::uint64_t>(1, bytes >> 20);
+  z3::set_param("memory_max_size", std::to_string(mib).c_str());
+}
+
+SolverMemoryCap::~SolverMemoryCap() { z3::set_param("memory_max_size", "0"); }
+
+bool is_out_of_memory(const z3::exception& error) {
+  return std::string_view(error.msg()).find("out of memory") != std::string_view::npos;
+}
+
+namespace {
+
+Answer solve_within_memory(const Network& network, const Question& question, FlowControl flow,
+                           const std::vector<NodeId>& nodes);
+
+}  // namespace
+
 Answer solve(const Network& network, const Question& question, FlowControl flow, const std::vector<NodeId>& nodes) {
+  try {
+    const SolverMemoryCap cap(question.memory_limit);
+    return solve_within_memory(network, question, flow, nodes);
+  } catch (const z3::exception& error) {
+    if (!is_out_of_memory(error)) throw;
+    Answer answer;
+    answer.reason = "its memory bound of " + std::to_string(question.memory_limit >> 20) + " MiB";
+    return answer;
+  }
+}
+
+namespace {
+
+Answer solve_within_memory(const Network& network, const Question& question, FlowControl flow,
+                           const std::vector<NodeId>& nodes) {
   const Torus& torus = network.torus();
   z3::context context;
   z3::solver solver(context);
@@ -181,6 +219,8 @@ Answer solve(const Network& network, const Question& question, FlowControl flow,
   }
   return answer;
 }
+
+}  // namespace
 
 // The improvement pass: each listed pair in turn takes its shortest, least
 // loaded candidate that closes no forbidden cycle with the other routes,
@@ -261,6 +301,10 @@ RouteTable decide_whole(const Network& network, RouteTable table, FlowControl fl
   bool cut_off = false;
   Question question;
   question.n = n;
+  const bool faults = !network.failed_nodes().empty() || !network.failed_links().empty();
+  question.memory_limit = kSolverStartBytes + static_cast<std::uint64_t>(
+      static_cast<double>(n) * static_cast<double>(n) *
+      whole_question_kib_per_pair(faults, flow, std::max(1, network.torus().present_dims())) * 1024);
   for (std::size_t s = 0; s < n; ++s) {
     std::vector<std::vector<Hops>> from = encodable_routes_from(network, nodes[s], index_of, n);
     for (std::size_t d = 0; d < n; ++d) {
