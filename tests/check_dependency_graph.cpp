@@ -261,6 +261,75 @@ START_TEST(test_random_queries_match_the_verifier) {
 }
 END_TEST
 
+// Under flow control none the order is repaired at each insertion (Pearce
+// and Kelly): long walks on a larger torus, most against the order, and
+// every answer of closes_cycle() checked against a plain search for a walk
+// back and the accepted set against the verifier; then a ring added
+// unchecked (a cycle, which no order holds) and the answers checked again on
+// the fallback.
+START_TEST(test_dynamic_order_under_none) {
+  std::mt19937 rng(5);
+  const Torus torus = Torus::parse("5x4x3");
+  std::vector<Direction> present;
+  for (int rank = 0; rank < kDirectionCount; ++rank)
+    if (torus.direction_present(Direction(rank))) present.push_back(Direction(rank));
+  IncrementalDependencyGraph graph(torus, FlowControl::none);
+  std::vector<std::vector<ChannelId>> accepted;
+  std::size_t added = 0, closing = 0;
+  const auto check_queries = [&](int trial) {
+    for (int query = 0; query < 20; ++query) {
+      const NodeId node = rng() % torus.node_count();
+      const Direction first = present[rng() % present.size()], second = present[rng() % present.size()];
+      const ChannelId from = Torus::channel(node, first);
+      const ChannelId to = Torus::channel(torus.neighbor(node, first), second);
+      // Under none the edge closes a cycle iff `to` reaches `from` already.
+      std::vector<unsigned char> seen(torus.channel_slots(), 0);
+      std::vector<ChannelId> stack{to};
+      seen[to] = 1;
+      bool reaches = false;
+      while (!stack.empty() && !reaches) {
+        const ChannelId c = stack.back();
+        stack.pop_back();
+        reaches = c == from;
+        for (int rank = 0; rank < kDirectionCount; ++rank)
+          if (((graph.successors(c) >> rank) & 1u) && !seen[graph.target(c, rank)]) {
+            seen[graph.target(c, rank)] = 1;
+            stack.push_back(graph.target(c, rank));
+          }
+      }
+      const bool expected = !graph.has_edge(from, to) && reaches;
+      ck_assert_msg(graph.closes_cycle(from, to) == expected, "trial %d: closes_cycle %d, a walk back %d", trial, !expected,
+                    expected);
+      closing += expected;
+    }
+  };
+  for (int trial = 0; trial < 600; ++trial) {
+    std::vector<Direction> hops;
+    const int length = 2 + static_cast<int>(rng() % 6);
+    for (int k = 0; k < length; ++k) hops.push_back(present[rng() % present.size()]);
+    const std::vector<ChannelId> p = route_channels(torus, rng() % torus.node_count(), hops);
+    if (graph.try_add_path(p)) {
+      accepted.push_back(p);
+      ++added;
+    }
+    if (!accepted.empty() && rng() % 6 == 0) {
+      const std::size_t victim = rng() % accepted.size();
+      graph.remove_path(accepted[victim]);
+      accepted.erase(accepted.begin() + static_cast<long>(victim));
+    }
+    if (trial % 30 == 0) check_queries(trial);
+  }
+  ck_assert_msg(added > 100 && closing > 0, "%zu walks added, %zu closing queries: the test proves little", added,
+                closing);
+  ck_assert(!forbidden_cycle(verifier_graph(torus, accepted), FlowControl::none));
+  // Once around the X ring of node 0, unchecked: a cycle.
+  const std::vector<ChannelId> ring = route_channels(torus, 0, std::vector<Direction>(6, Direction(0)));
+  graph.add_path(ring);
+  accepted.push_back(ring);
+  for (int trial = 0; trial < 5; ++trial) check_queries(1000 + trial);
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("dependency_graph");
   TCase* tc = tcase_create("core");
@@ -274,6 +343,7 @@ int main() {
   tcase_add_test(tc, test_rejects_non_adjacent_channels);
   tcase_add_test(tc, test_random_paths_match_the_verifier);
   tcase_add_test(tc, test_random_queries_match_the_verifier);
+  tcase_add_test(tc, test_dynamic_order_under_none);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }

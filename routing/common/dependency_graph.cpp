@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -82,7 +83,14 @@ IncrementalDependencyGraph::IncrementalDependencyGraph(const Torus& torus, FlowC
       successors_(torus.channel_slots(), 0),
       counts_(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0),
       order_(torus.channel_slots(), 0),
-      listed_(torus.channel_slots(), 0) {}
+      listed_(torus.channel_slots(), 0) {
+  if (rule_ == FlowControl::none) {
+    // Any permutation orders the empty graph.
+    std::iota(order_.begin(), order_.end(), 0u);
+    order_stale_ = false;
+    dynamic_order_ = true;
+  }
+}
 
 void IncrementalDependencyGraph::clear() {
   for (const ChannelId c : active_) {
@@ -170,7 +178,9 @@ void IncrementalDependencyGraph::increment(ChannelId from, ChannelId to) {
       active_.push_back(from);
     }
     successors_[from] |= static_cast<std::uint8_t>(1u << Torus::channel_direction(to).rank());
-    if (order_[from] > order_[to]) {
+    if (dynamic_order_) {
+      if (order_[from] > order_[to]) reorder_after_insert(from, to);
+    } else if (order_[from] > order_[to]) {
       // A channel without successors may move later at will (every edge into
       // it still goes forward); otherwise the order must be recomputed.
       if (successors_[to] == 0)
@@ -179,6 +189,89 @@ void IncrementalDependencyGraph::increment(ChannelId from, ChannelId to) {
         order_stale_ = true;
     }
   }
+}
+
+template <typename Visit>
+void IncrementalDependencyGraph::for_each_predecessor(ChannelId c, Visit&& visit) const {
+  const NodeId tail = Torus::channel_node(c);
+  const int rank = Torus::channel_direction(c).rank();
+  for (int r = 0; r < kDirectionCount; ++r) {
+    const Direction d(r);
+    if (!torus_.direction_present(d)) continue;
+    const ChannelId p = Torus::channel(torus_.neighbor(tail, d.opposite()), d);
+    if (head_[p] == tail && ((successors_[p] >> rank) & 1u)) visit(p);
+  }
+}
+
+// Pearce and Kelly's insertion (their Fig. 2): the new edge from -> to goes
+// against the order, ord(to) < ord(from).  Forward from `to` over channels
+// ordered before `from` (set F), backward from `from` over channels ordered
+// after `to` (set B); B's channels then take the lowest of the positions
+// both sets held, in their old relative order, and F's the rest.  Nothing
+// outside B and F moves, and every edge still climbs.  An insertion that
+// closes a cycle (add_path's unchecked routes) cannot be ordered: the graph
+// then falls back to the stale order and Tarjan's refresh for good.
+void IncrementalDependencyGraph::reorder_after_insert(ChannelId from, ChannelId to) {
+  const std::uint32_t lower = order_[to], upper = order_[from];
+  if (reorder_stamp_.size() < slots_) reorder_stamp_.assign(slots_, 0);
+  if (++reorder_epoch_ == 0) {
+    std::fill(reorder_stamp_.begin(), reorder_stamp_.end(), 0);
+    reorder_epoch_ = 1;
+  }
+  const auto mark = [&](ChannelId c) {
+    if (reorder_stamp_[c] == reorder_epoch_) return false;
+    reorder_stamp_[c] = reorder_epoch_;
+    return true;
+  };
+  std::uint64_t work = 0;
+  reorder_forward_.assign(1, to);
+  reorder_stack_.assign(1, to);
+  mark(to);
+  while (!reorder_stack_.empty()) {
+    const ChannelId c = reorder_stack_.back();
+    reorder_stack_.pop_back();
+    ++work;
+    const std::uint8_t mask = successors_[c];
+    for (int rank = 0; mask >> rank; ++rank) {
+      if (!((mask >> rank) & 1u)) continue;
+      const ChannelId next = target(c, rank);
+      if (next == from) {  // a cycle: no order exists
+        dynamic_order_ = false;
+        order_stale_ = true;
+        search_work_->fetch_add(work, std::memory_order_relaxed);
+        return;
+      }
+      if (order_[next] < upper && mark(next)) {
+        reorder_forward_.push_back(next);
+        reorder_stack_.push_back(next);
+      }
+    }
+  }
+  reorder_backward_.assign(1, from);
+  reorder_stack_.assign(1, from);
+  mark(from);
+  while (!reorder_stack_.empty()) {
+    const ChannelId c = reorder_stack_.back();
+    reorder_stack_.pop_back();
+    ++work;
+    for_each_predecessor(c, [&](ChannelId p) {
+      if (order_[p] > lower && mark(p)) {
+        reorder_backward_.push_back(p);
+        reorder_stack_.push_back(p);
+      }
+    });
+  }
+  const auto by_order = [this](ChannelId a, ChannelId b) { return order_[a] < order_[b]; };
+  std::sort(reorder_backward_.begin(), reorder_backward_.end(), by_order);
+  std::sort(reorder_forward_.begin(), reorder_forward_.end(), by_order);
+  reorder_pool_.clear();
+  for (const ChannelId c : reorder_backward_) reorder_pool_.push_back(order_[c]);
+  for (const ChannelId c : reorder_forward_) reorder_pool_.push_back(order_[c]);
+  std::sort(reorder_pool_.begin(), reorder_pool_.end());
+  std::size_t k = 0;
+  for (const ChannelId c : reorder_backward_) order_[c] = reorder_pool_[k++];
+  for (const ChannelId c : reorder_forward_) order_[c] = reorder_pool_[k++];
+  search_work_->fetch_add(work, std::memory_order_relaxed);
 }
 
 // Tarjan's strongly connected components, iteratively.  Components come out

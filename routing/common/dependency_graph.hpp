@@ -86,6 +86,18 @@ class IncrementalDependencyGraph {
   // large torus most queries ask about dependencies in the order's direction.
   void refresh_order() const;
   void count_stale_work(std::uint64_t expanded) const;
+  // Under FlowControl::none the graph is acyclic and order_ is kept a
+  // permutation of the channel slots that every edge climbs strictly,
+  // repaired at each insertion against it by Pearce and Kelly's dynamic
+  // topological sort (J. Exp. Algorithmics 11, 2006): the channels between
+  // the two ends that the new edge's head reaches, and those that reach its
+  // tail, swap their positions.  Queries then never find the order stale,
+  // which under none (every ring a forbidden cycle, so most insertions go
+  // against any order) made every query a search of the whole graph.
+  void reorder_after_insert(ChannelId from, ChannelId to);
+  // Calls visit(p) for each channel p entering c's tail node with an edge to c.
+  template <typename Visit>
+  void for_each_predecessor(ChannelId c, Visit&& visit) const;
 
   Torus torus_;
   FlowControl rule_;
@@ -101,6 +113,12 @@ class IncrementalDependencyGraph {
   mutable std::vector<std::uint32_t> tarjan_index_, tarjan_low_;
   mutable std::vector<unsigned char> tarjan_on_stack_;
   mutable bool order_stale_ = true;
+  bool dynamic_order_ = false;  // order_ repaired per insertion (rule none): reorder_after_insert
+  // Scratch of reorder_after_insert().
+  std::vector<std::uint32_t> reorder_stamp_;
+  std::uint32_t reorder_epoch_ = 0;
+  std::vector<ChannelId> reorder_forward_, reorder_backward_, reorder_stack_;
+  std::vector<std::uint32_t> reorder_pool_;
   // Channels expanded by the searches made since the order went stale; at
   // the count of channels with edges the order is recomputed, so a run of
   // queries on a stale order costs at most about twice the cheaper of
