@@ -105,6 +105,20 @@ static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
 static angara_block_filter_t *filter = NULL;
 static char filter_problem[1024] = "not loaded yet";
 
+/* HoldBoxSpares (select_angara.conf, default yes): a job placed on part of
+ * a larger isolated box keeps the box's other nodes from jobs of two or
+ * more nodes while it runs, so that no later job's routes cross the routers
+ * its own routes use (doc/benchmarks.md, "Boxes that hold their other
+ * routers").  One-node jobs may take them: their routes cross nothing.
+ * Held under filter_lock; lost when slurmctld restarts. */
+static bool hold_box_spares = true;
+typedef struct {
+	uint32_t job_id;
+	bitstr_t *spares;
+} box_hold_t;
+static box_hold_t *holds = NULL;
+static size_t hold_count = 0, hold_capacity = 0;
+
 /* Jobs whose fallback was logged at info (once per job). */
 #define LOGGED_JOBS 1024
 static uint32_t logged_jobs[LOGGED_JOBS];
@@ -125,6 +139,7 @@ static size_t logged_next = 0;
 static void _read_conf(void)
 {
 	static s_p_options_t options[] = {
+		{"HoldBoxSpares", S_P_BOOLEAN},
 		{"MachineConfig", S_P_STRING},
 		{"WrappedSelectType", S_P_STRING},
 		{NULL}
@@ -136,13 +151,17 @@ static void _read_conf(void)
 
 	xfree(wrapped_type);
 	xfree(machine_config);
+	hold_box_spares = true;
 	if (path && (stat(path, &st) == 0)) {
 		table = s_p_hashtbl_create(options);
 		if (s_p_parse_file(table, NULL, path, false, NULL) ==
 		    SLURM_ERROR) {
-			complain(PREFIX "%s: cannot be parsed (keys: MachineConfig, WrappedSelectType); using the defaults",
+			complain(PREFIX "%s: cannot be parsed (keys: HoldBoxSpares, MachineConfig, WrappedSelectType); using the defaults",
 				 path);
 		} else {
+			bool hold = true;
+			if (s_p_get_boolean(&hold, "HoldBoxSpares", table))
+				hold_box_spares = hold;
 			if (s_p_get_string(&value, "WrappedSelectType", table))
 				wrapped_type = value;
 			value = NULL;
@@ -241,9 +260,10 @@ extern int init(void)
 	if (_load_wrapped() != SLURM_SUCCESS)
 		return SLURM_ERROR;
 	if (running_in_slurmctld())
-		info(PREFIX "%s %s for Slurm %s, wrapping %s, machine configuration %s",
+		info(PREFIX "%s %s for Slurm %s, wrapping %s, machine configuration %s, box spares %s",
 		     ANGARA_PACKAGE, ANGARA_VERSION,
-		     SLURM_VERSION_STRING, wrapped_type, machine_config);
+		     SLURM_VERSION_STRING, wrapped_type, machine_config,
+		     hold_box_spares ? "held" : "not held");
 	return SLURM_SUCCESS;
 }
 
@@ -254,6 +274,10 @@ extern int fini(void)
 	slurm_mutex_lock(&filter_lock);
 	angara_block_filter_destroy(filter);
 	filter = NULL;
+	for (size_t i = 0; i < hold_count; i++)
+		FREE_NULL_BITMAP(holds[i].spares);
+	xfree(holds);
+	hold_count = hold_capacity = 0;
 	slurm_mutex_unlock(&filter_lock);
 	if (wrapped_context) {
 		rc = plugin_context_destroy(wrapped_context);
@@ -312,6 +336,75 @@ static uint32_t _node_count(job_record_t *job_ptr, uint32_t min_nodes,
 	return 0;
 }
 
+/* The nodes other jobs' boxes hold (NULL: none); under filter_lock. */
+static bitstr_t *_held_nodes_locked(uint32_t job_id, int64_t size)
+{
+	bitstr_t *held = NULL;
+
+	for (size_t i = 0; i < hold_count; i++) {
+		if ((holds[i].job_id == job_id) ||
+		    (bit_size(holds[i].spares) != size))
+			continue;
+		if (!held)
+			held = bit_alloc(size);
+		bit_or(held, holds[i].spares);
+	}
+	return held;
+}
+
+static bitstr_t *_held_nodes(job_record_t *job_ptr, int64_t size)
+{
+	bitstr_t *held;
+
+	slurm_mutex_lock(&filter_lock);
+	held = _held_nodes_locked(job_ptr->job_id, size);
+	slurm_mutex_unlock(&filter_lock);
+	return held;
+}
+
+/* A job that starts on part of the box it was narrowed to holds the rest. */
+static void _hold_box(job_record_t *job_ptr, bitstr_t *box, bitstr_t *nodes)
+{
+	bitstr_t *spares = bit_copy(box);
+	char *names;
+
+	bit_and_not(spares, nodes);
+	if (bit_set_count(spares) == 0) {
+		FREE_NULL_BITMAP(spares);
+		return;
+	}
+	names = bitmap2node_name(spares);
+	slurm_mutex_lock(&filter_lock);
+	if (hold_count == hold_capacity) {
+		hold_capacity = hold_capacity ? 2 * hold_capacity : 16;
+		xrecalloc(holds, hold_capacity, sizeof(box_hold_t));
+	}
+	holds[hold_count].job_id = job_ptr->job_id;
+	holds[hold_count].spares = spares;
+	hold_count++;
+	slurm_mutex_unlock(&filter_lock);
+	info(PREFIX "%pJ holds %s, the rest of its box, from jobs of 2+ nodes while it runs",
+	     job_ptr, names);
+	xfree(names);
+}
+
+static void _release_box(job_record_t *job_ptr)
+{
+	slurm_mutex_lock(&filter_lock);
+	for (size_t i = 0; i < hold_count;) {
+		if (holds[i].job_id != job_ptr->job_id) {
+			i++;
+			continue;
+		}
+		char *names = bitmap2node_name(holds[i].spares);
+		debug(PREFIX "%pJ ended: %s no longer held", job_ptr, names);
+		xfree(names);
+		FREE_NULL_BITMAP(holds[i].spares);
+		holds[i] = holds[--hold_count];
+	}
+	slurm_mutex_unlock(&filter_lock);
+}
+
 /* The candidate nodes narrowed to the best free block, or NULL with `why`.
  * In run-now mode a node already running a job is not free (a block of
  * idle nodes first); in test-only and will-run modes Slurm's bitmap already
@@ -322,7 +415,7 @@ static bitstr_t *_narrow(job_record_t *job_ptr, bitstr_t *bitmap,
 {
 	unsigned char *usable, *failed, *chosen;
 	node_record_t *node_ptr;
-	bitstr_t *narrowed = NULL;
+	bitstr_t *narrowed = NULL, *held;
 	int i, result;
 	bool run_now = !SELECT_IS_MODE_TEST_ONLY(mode) &&
 		       !SELECT_IS_MODE_WILL_RUN(mode);
@@ -336,12 +429,15 @@ static bitstr_t *_narrow(job_record_t *job_ptr, bitstr_t *bitmap,
 	usable = xcalloc(node_record_count + 1, 1);
 	failed = xcalloc(node_record_count + 1, 1);
 	chosen = xcalloc(node_record_count + 1, 1);
+	held = (node_count > 1) ? _held_nodes_locked(job_ptr->job_id, bit_size(bitmap)) : NULL;
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		failed[i] = IS_NODE_DOWN(node_ptr) || IS_NODE_DRAIN(node_ptr) ||
 			    IS_NODE_FAIL(node_ptr);
 		usable[i] = bit_test(bitmap, i) &&
-			    !(run_now && node_ptr->run_job_cnt);
+			    !(run_now && node_ptr->run_job_cnt) &&
+			    !(held && bit_test(held, i));
 	}
+	FREE_NULL_BITMAP(held);
 	result = angara_block_filter_choose(filter, usable, failed,
 					    node_record_count, node_count,
 					    chosen, why, why_size);
@@ -391,11 +487,16 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 	spent = _microseconds_since(&start);
 
 	if (narrowed) {
+		bitstr_t *box = (run_now && hold_box_spares) ?
+				bit_copy(narrowed) : NULL;
 		rc = (*(wrapped.job_test))(job_ptr, narrowed, min_nodes,
 					   max_nodes, req_nodes, mode,
 					   preemptee_candidates,
 					   preemptee_job_list,
 					   exc_core_bitmap);
+		if ((rc == SLURM_SUCCESS) && box)
+			_hold_box(job_ptr, box, narrowed);
+		FREE_NULL_BITMAP(box);
 		if (rc == SLURM_SUCCESS) {
 			if (run_now) {
 				char *nodes = bitmap2node_name(narrowed);
@@ -415,9 +516,35 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 			 "; %s does not place the job there", wrapped_type);
 	}
 
+	/* Without a block: the wrapped plugin's choice, away from the nodes
+	 * boxes hold where it can place the job without them. */
+	if (hold_box_spares && (node_count != 1)) {
+		bitstr_t *held = _held_nodes(job_ptr, bit_size(bitmap));
+		if (held && bit_overlap_any(held, bitmap)) {
+			bitstr_t *without = bit_copy(bitmap);
+			bit_and_not(without, held);
+			rc = (*(wrapped.job_test))(job_ptr, without, min_nodes,
+						   max_nodes, req_nodes, mode,
+						   preemptee_candidates,
+						   preemptee_job_list,
+						   exc_core_bitmap);
+			if (rc == SLURM_SUCCESS) {
+				bit_copybits(bitmap, without);
+				snprintf(why + strlen(why),
+					 sizeof(why) - strlen(why),
+					 "; away from the nodes boxes hold");
+			}
+			FREE_NULL_BITMAP(without);
+			FREE_NULL_BITMAP(held);
+			if (rc == SLURM_SUCCESS)
+				goto placed;
+		}
+		FREE_NULL_BITMAP(held);
+	}
 	rc = (*(wrapped.job_test))(job_ptr, bitmap, min_nodes, max_nodes,
 				   req_nodes, mode, preemptee_candidates,
 				   preemptee_job_list, exc_core_bitmap);
+placed:
 	if (run_now && (rc == SLURM_SUCCESS)) {
 		char *nodes = bitmap2node_name(bitmap);
 		info(PREFIX "%pJ: no block (%s): placed by %s on %s",
@@ -486,6 +613,7 @@ extern int select_p_job_signal(job_record_t *job_ptr, int signal)
 
 extern int select_p_job_fini(job_record_t *job_ptr)
 {
+	_release_box(job_ptr);
 	return (*(wrapped.job_fini))(job_ptr);
 }
 

@@ -240,6 +240,37 @@ scancel "${drained_jobs[@]}"
 scontrol update NodeName=desmos05 State=RESUME
 queue_empty 30
 
+# --- 2b. a box's other nodes are held while its job runs ---------------------
+# Free: the 1x2x2x1 box desmos[00,04,08,12], desmos13 (desmos12's X
+# neighbour) and desmos23 (no neighbour free).  No 3-node block is free, so
+# a 3-node job gets three nodes of the box, which holds the fourth.  Without
+# the hold a 2-node job would get that node (with desmos13 it is the only
+# 2-node block, and Slurm's own choice takes the lowest free nodes); with
+# it, the job runs on desmos[13,23].
+queue_empty 30
+hold=$(sbatch --parsable -w "desmos[01-03,05-07,09-11,14-22,24-31]" -o /dev/null --wrap 'sleep 60')
+wait_state "$hold" RUNNING
+box_job=$(sbatch --parsable -N3 -o /dev/null --wrap 'sleep 40')
+wait_state "$box_job" RUNNING
+box_nodes=$(job_field "$box_job" NodeList)
+spare=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from check_blocks import expand
+box = {"desmos00", "desmos04", "desmos08", "desmos12"}
+used = set(expand(sys.argv[2]))
+print(" ".join(sorted(box - used)) if used <= box else "")' "$top_srcdir/tests/tools" "$box_nodes")
+pair=$(sbatch --parsable -N2 -o /dev/null --wrap 'sleep 20')
+wait_state "$pair" RUNNING
+pair_nodes=$(job_field "$pair" NodeList)
+if [ -n "$spare" ] && [ "${spare#* }" = "$spare" ] &&
+  wait_for_log "select/angara: JobId=$box_job holds $spare, the rest of its box" &&
+  [ "$pair_nodes" = "desmos[13,23]" ]; then
+  ok "a 3-node job on $box_nodes holds $spare, the rest of its box; a 2-node job then runs on $pair_nodes"
+else
+  not_ok "a box's other node is held from a 2-node job" "3-node job on $box_nodes (spare '$spare'), 2-node job on $pair_nodes" \
+    "$(grep 'select/angara: JobId' "$log" | tail -4)"
+fi
+scancel "$hold" "$box_job" "$pair"
+queue_empty 30
+
 # --- 3. a job test the plugin cannot narrow ---------------------------------
 # A job that names its nodes holds all but desmos[00,05,10,15] (no two of
 # them neighbours in a block): a 4-node job finds no free block and runs on
