@@ -343,6 +343,8 @@ const char kReplayUsage[] =
     "  --per-job FILE       one line per started job\n"
     "  --fast-routing       route with balanced in direction order (turns off), as node selection scores\n"
     "  --hold-box-spares    angara: a job in a box holds the box's other routers from jobs of 2+ nodes\n"
+    "  --block-wait S       angara: a job of 2+ nodes without a free block waits for one up to S seconds\n"
+    "                       after its submission, then takes linear best fit (default 0: no wait)\n"
     "Exit status: 0 done, 2 bad command line, 3 bad trace line (FILE:LINE: what was expected), 5 unreadable file.\n";
 
 int replay_usage_error(const std::string& message) {
@@ -374,6 +376,7 @@ int trace_replay(int argc, char** argv) {
   std::string trace_path, write_path, per_job_path;
   std::size_t cores_per_node = 1, job_count = 500, leaf_size = 8, simulate = 0, failed = 0, seed = 1;
   bool have_failed = false, direction_order = false, hold_box_spares = false;
+  double block_wait = 0;
   double load = 0;
   std::vector<std::string> machines = {"8x8x8", "8x8x4x4"};
   std::vector<ReplayPolicy> policies = {ReplayPolicy::angara, ReplayPolicy::linear, ReplayPolicy::tree};
@@ -416,6 +419,10 @@ int trace_replay(int argc, char** argv) {
       char* end = nullptr;
       load = std::strtod(value, &end);
       if (*value == '\0' || *end != '\0' || !(load > 0 && load <= 2)) return bad("an offered load in (0, 2]");
+    } else if (option == "--block-wait") {
+      char* end = nullptr;
+      block_wait = std::strtod(value, &end);
+      if (*value == '\0' || *end != '\0' || !(block_wait >= 0 && block_wait <= 1e7)) return bad("seconds from 0 to 1e7");
     } else if (option == "--machines") {
       machines = split_commas(value);
     } else if (option == "--policies") {
@@ -528,6 +535,7 @@ int trace_replay(int argc, char** argv) {
     std::printf("%-7s %5s %5s %4s %4s %6s %9s %8s %6s %7s %7s %6s %5s %4s %4s %4s %9s %4s %7s %7s %7s %6s\n", "policy", "jobs",
                 "start", "skip", "unrt", "util", "wait_s", "bsld", "isol%", "shared", "shload", "shjob%", "block", "box", "open",
                 "fb", "bw_GB/s", "sim", "pl_ms", "route_s", "wall_s", "own%");
+    if (block_wait > 0) std::printf("(bwait: angara's started jobs that waited for a block, up to %g s)\n", block_wait);
     std::fflush(stdout);
     for (ReplayPolicy policy : policies) {
       ReplayOptions options;
@@ -538,6 +546,7 @@ int trace_replay(int argc, char** argv) {
       options.machine_label = torus.to_string();
       options.route_in_direction_order = direction_order;
       options.hold_box_spares = hold_box_spares;
+      options.block_wait = block_wait;
       const ReplayResult r = replay_trace(network, jobs, options);
       const double routed = r.routed ? static_cast<double>(r.routed) : 1.0;
       char bandwidth[32] = "-";
@@ -552,6 +561,7 @@ int trace_replay(int argc, char** argv) {
                   angara_policy ? std::to_string(r.open_blocks).c_str() : "-",
                   angara_policy ? std::to_string(r.fallbacks).c_str() : "-", bandwidth, r.simulated, r.place_ms,
                   r.route_seconds, r.seconds, 100.0 * static_cast<double>(r.own_only) / routed);
+      if (block_wait > 0 && angara_policy) std::printf("bwait %zu\n", r.block_waits);
       std::fflush(stdout);
     }
   }

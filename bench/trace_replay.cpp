@@ -77,6 +77,8 @@ class Replay {
     for (NodeId node = 0; node < torus_.node_count(); ++node) linear_order_[node] = node;
     if (options.policy == ReplayPolicy::tree) nested_ = nested_blocks(torus_);
     simulate_.assign(trace.size(), 0);
+    waiting_.assign(trace.size(), 0);
+    waited_.assign(trace.size(), 0);
     for (std::size_t index : options.simulate) {
       if (index >= trace.size()) throw std::invalid_argument("a simulated job is not in the trace");
       simulate_[index] = 1;
@@ -92,6 +94,11 @@ class Replay {
       double now = std::numeric_limits<double>::infinity();
       if (next < trace_.size()) now = trace_[next].submit;
       for (const RunningJob& job : running_) now = std::min(now, job.end);
+      // A job that waits for a block is scheduled again when its wait ends.
+      for (std::size_t index : queue_)
+        if (waiting_[index] && trace_[index].submit + options_.block_wait > last_event_)
+          now = std::min(now, trace_[index].submit + options_.block_wait);
+      last_event_ = now;
       finish_until(now);
       for (; next < trace_.size() && trace_[next].submit <= now; ++next) {
         if (trace_[next].nodes > alive_) {
@@ -138,7 +145,7 @@ class Replay {
 
   // FCFS, then EASY backfill behind the head's reservation.
   void schedule(double now) {
-    while (!queue_.empty() && trace_[queue_.front()].nodes <= free_count_) {
+    while (!queue_.empty() && trace_[queue_.front()].nodes <= free_count_ && !must_wait(queue_.front(), now)) {
       start(queue_.front(), now);
       queue_.pop_front();
     }
@@ -161,7 +168,7 @@ class Replay {
       const TraceJob& job = trace_[*it];
       const bool fits = job.nodes <= free_count_;
       const bool before_shadow = now + estimate(job) <= shadow;
-      if (fits && (before_shadow || job.nodes <= extra)) {
+      if (fits && (before_shadow || job.nodes <= extra) && !must_wait(*it, now)) {
         if (!before_shadow) extra -= job.nodes;
         start(*it, now);
         it = queue_.erase(it);
@@ -169,6 +176,35 @@ class Replay {
         ++it;
       }
     }
+  }
+
+  // The free routers a job may be given (held box routers are not offered
+  // to jobs of 2+ nodes), and the best free block of its size among them.
+  BlockChoice choose_block(const TraceJob& job, std::vector<unsigned char>& offered) {
+    offered = free_;
+    if (options_.hold_box_spares && job.nodes > 1)
+      for (NodeId node = 0; node < torus_.node_count(); ++node) offered[node] = free_[node] && !held_[node];
+    BlockChoiceRequest request;
+    request.node_count = job.nodes;
+    request.free = offered;
+    request.busy_ports.assign(torus_.node_count(), 0);
+    for (ChannelId c = 0; c < busy_.size(); ++c)
+      if (busy_[c]) ++request.busy_ports[Torus::channel_node(c)];
+    request.bound_cache = &bounds_;
+    return choose_free_block(network_, request);
+  }
+
+  // block_wait: the job finds no block now and may still wait for one.
+  bool must_wait(std::size_t index, double now) {
+    const TraceJob& job = trace_[index];
+    if (options_.policy != ReplayPolicy::angara || options_.block_wait <= 0 || job.nodes < 2 ||
+        now >= job.submit + options_.block_wait)
+      return false;
+    std::vector<unsigned char> offered;
+    const bool wait = choose_block(job, offered).blocks.empty();
+    waiting_[index] = wait;
+    if (wait) waited_[index] = 1;
+    return wait;
   }
 
   RouteTable route_job(const std::vector<NodeId>& nodes, bool& routed) {
@@ -193,30 +229,19 @@ class Replay {
       case ReplayPolicy::linear: nodes = best_fit_run(linear_order_, free_, job.nodes); break;
       case ReplayPolicy::tree: nodes = tree_best_fit(nested_, free_, job.nodes, options_.leaf_size); break;
       case ReplayPolicy::angara: {
-        // Held box routers are not offered to jobs of 2+ nodes; a 1-node
-        // job takes one first (it routes nothing through the box).
-        std::vector<unsigned char> offered = free_;
-        if (options_.hold_box_spares) {
-          if (job.nodes == 1)
-            for (NodeId node = 0; node < torus_.node_count(); ++node)
-              if (free_[node] && held_[node]) {
-                ++result_.exact_blocks;
-                kind = "block";
-                nodes = {node};
-                break;
-              }
-          if (!nodes.empty()) break;
-          if (job.nodes > 1)
-            for (NodeId node = 0; node < torus_.node_count(); ++node) offered[node] = free_[node] && !held_[node];
-        }
-        BlockChoiceRequest request;
-        request.node_count = job.nodes;
-        request.free = offered;
-        request.busy_ports.assign(torus_.node_count(), 0);
-        for (ChannelId c = 0; c < busy_.size(); ++c)
-          if (busy_[c]) ++request.busy_ports[Torus::channel_node(c)];
-        request.bound_cache = &bounds_;
-        const BlockChoice choice = choose_free_block(network_, request);
+        // A 1-node job takes a held box router first (it routes nothing
+        // through the box).
+        if (options_.hold_box_spares && job.nodes == 1)
+          for (NodeId node = 0; node < torus_.node_count(); ++node)
+            if (free_[node] && held_[node]) {
+              ++result_.exact_blocks;
+              kind = "block";
+              nodes = {node};
+              break;
+            }
+        if (!nodes.empty()) break;
+        std::vector<unsigned char> offered;
+        const BlockChoice choice = choose_block(job, offered);
         if (choice.blocks.empty()) {
           ++result_.fallbacks;
           kind = "fallback";
@@ -321,6 +346,8 @@ class Replay {
       }
       for (std::size_t c = 0; c < run.loads.size(); ++c) busy_[c] += run.loads[c];
     }
+    result_.block_waits += waited_[index];
+    waiting_[index] = 0;
     for (NodeId node : nodes) free_[node] = 0;
     for (NodeId node : held) held_[node] = 1;
     free_count_ -= nodes.size();
@@ -362,6 +389,8 @@ class Replay {
   std::vector<unsigned char> free_;
   std::map<ShapeClassKey, IntactBound> bounds_;  // choose_free_block's, kept across jobs
   std::vector<unsigned char> held_;  // hold_box_spares: routers of a running job's box it does not use
+  std::vector<unsigned char> waiting_, waited_;  // block_wait, per trace job: waits now, has waited
+  double last_event_ = -std::numeric_limits<double>::infinity();
   std::size_t alive_ = 0, free_count_ = 0;
   std::vector<std::uint64_t> busy_;  // per channel slot: running jobs' routes
   std::unique_ptr<Generator> balanced_;

@@ -50,9 +50,12 @@ struct ReplayOptions {
   // than the job) holds the box's other routers while it runs: no other
   // job of 2+ nodes is given them (1-node jobs, which route nothing, take
   // them first), so its minimal routes, which stay inside the isolated box,
-  // cross no other job's routers.  select/angara does not hold them (Slurm
-  // may give them to any job); this models what such a hold would give.
+  // cross no other job's routers (select/angara's HoldBoxSpares).
   bool hold_box_spares = false;
+  // angara: a job of 2+ nodes that finds no free block (or box) waits for
+  // one up to this many seconds after its submission before it takes what
+  // linear best fit gives it (0: it never waits).  Backfill goes on behind it.
+  double block_wait = 0;
 };
 
 struct ReplayResult {
@@ -71,6 +74,7 @@ struct ReplayResult {
   double mean_bounded_slowdown = 0;
   // angara: how jobs were placed.
   std::size_t exact_blocks = 0, boxes = 0, open_blocks = 0, fallbacks = 0;
+  std::size_t block_waits = 0;  // block_wait: started jobs that waited for a block at least once
   // --simulate: jobs simulated, and their mean flow bandwidth (bytes/s) in
   // an all-to-all beside the running jobs' all-to-alls.
   std::size_t simulated = 0;

@@ -107,6 +107,22 @@ else
   not_ok "held box routers: isol% '$held_isol' own% '$held_own', without '$plain_isol' / '$plain_own'"
 fi
 
+# A job without a free block waits for one (--block-wait): some jobs wait,
+# and the mean wait (column 7) does not fall.
+expect "angara waiting up to an hour for blocks" 0 "$bench" --trace "$trace" --machines 4x4x4 --failed 2 --seed 2 \
+  --policies angara --hold-box-spares --block-wait 3600
+waited=$(awk '$1 == "bwait" { print $2 }' "$work/out") wait_with=$(awk '$1 == "angara" { print $7 }' "$work/out")
+expect "angara not waiting" 0 "$bench" --trace "$trace" --machines 4x4x4 --failed 2 --seed 2 --policies angara \
+  --hold-box-spares
+wait_without=$(awk '$1 == "angara" { print $7 }' "$work/out")
+if awk -v n="$waited" -v a="$wait_with" -v b="$wait_without" 'BEGIN { exit !(n > 0 && a >= b) }'; then
+  ok "block wait: $waited jobs waited for a block, mean wait $wait_with s against $wait_without"
+else
+  not_ok "block wait: bwait '$waited', mean wait '$wait_with' against '$wait_without'"
+fi
+expect "a bad --block-wait" 2 "$bench" --trace "$trace" --block-wait soon
+contains "says what it expects" "$work/err" "--block-wait expects seconds from 0 to 1e7, got 'soon'"
+
 # Bad input.
 { echo "; Version: 2"; echo "1 0 -1 100 4 -1 -1 4 -1 -1 1 -1 -1 -1 -1 -1 -1 -1"; echo "2 10 -1 100 4 -1 -1 4 -1 -1 1 -1 -1 -1 -1 -1 -1"; } \
   >"$work/short.swf"
