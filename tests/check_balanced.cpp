@@ -10,6 +10,7 @@
 #include "angara/route.hpp"
 #include "routing/common/candidates.hpp"
 #include "routing/generator.hpp"
+#include "routing/generators/balanced/around_failures.hpp"
 #include "routing/generators/balanced/block.hpp"
 #include "routing/check/lp_bound.hpp"
 #include "routing/check/metrics.hpp"
@@ -592,6 +593,63 @@ START_TEST(test_block_closed_form) {
 }
 END_TEST
 
+// A whole torus with failed routers, routed from the fault-free closed form
+// (balanced/around_failures.hpp; the generator takes this path from
+// kAroundFailuresMinNodes nodes, so it is called directly here).  On 4x4x4
+// without router 1,1,0 (node 5) the closed form loads every channel 32
+// times, the per-dimension bound; the 48 pairs whose minimal routes all
+// cross the failure detour, and the search brings the max load to 33, what
+// the search over every pair from the greedy start reaches too.
+START_TEST(test_around_failures_one_router) {
+  Network net(Torus::parse("4x4x4"));
+  net.fail_node(angara_test::node_at(net.torus(), "1,1,0"));
+  RouteTable table = start_route_table("balanced", net, live_nodes(net));
+  ck_assert(balanced::around_failures_table(net, table, GeneratorOptions{}));
+  const VerifyReport report = verified(net, table);
+  ck_assert_uint_eq(report.metrics.lower_bound, 32);
+  ck_assert_uint_eq(report.metrics.max_gamma, 33);
+  ck_assert_uint_eq(report.non_minimal, 48);
+  const VerifyReport full = verified(net, balanced_table(net, live_nodes(net)));
+  ck_assert_uint_eq(full.metrics.max_gamma, 33);
+  ck_assert_uint_eq(full.non_minimal, 48);
+  // The same on 8x8 without router 5,0: 69 against the bound 64, as the
+  // search over every pair.
+  Network plane(Torus::parse("8x8"));
+  plane.fail_node(angara_test::node_at(plane.torus(), "5,0"));
+  RouteTable plane_table = start_route_table("balanced", plane, live_nodes(plane));
+  ck_assert(balanced::around_failures_table(plane, plane_table, GeneratorOptions{}));
+  const VerifyReport plane_report = verified(plane, plane_table);
+  ck_assert_uint_eq(plane_report.metrics.lower_bound, 64);
+  ck_assert_uint_eq(plane_report.metrics.max_gamma, 69);
+}
+END_TEST
+
+// What the path leaves to the search over every pair: a machine without
+// failures, a part of the machine, flow control none, and failures that cut
+// a pair off (6x6 without routers 5,0, 0,1 and 1,1: 0,0 -> 5,1 has no
+// encodable route left), each with the table untouched.
+START_TEST(test_around_failures_declines) {
+  const Network healthy(Torus::parse("4x4x4"));
+  RouteTable whole = start_route_table("balanced", healthy, live_nodes(healthy));
+  ck_assert(!balanced::around_failures_table(healthy, whole, GeneratorOptions{}));
+  Network net(Torus::parse("4x4x4"));
+  net.fail_node(angara_test::node_at(net.torus(), "1,1,0"));
+  std::vector<NodeId> part = live_nodes(net);
+  part.pop_back();
+  RouteTable partial = start_route_table("balanced", net, part);
+  ck_assert(!balanced::around_failures_table(net, partial, GeneratorOptions{}));
+  GeneratorOptions none;
+  none.flow_control = FlowControl::none;
+  RouteTable strict = start_route_table("balanced", net, live_nodes(net));
+  ck_assert(!balanced::around_failures_table(net, strict, none));
+  Network cut(Torus::parse("6x6"));
+  for (const char* coord : {"5,0", "0,1", "1,1"}) cut.fail_node(angara_test::node_at(cut.torus(), coord));
+  RouteTable refused = start_route_table("balanced", cut, live_nodes(cut));
+  ck_assert(!balanced::around_failures_table(cut, refused, GeneratorOptions{}));
+  for (RouteTable* untouched : {&whole, &partial, &strict, &refused}) ck_assert(!untouched->has_route(0, 1));
+}
+END_TEST
+
 // Determinism (also on a partial allocation of a faulty 5x4x2), whole
 // machines, partial allocations with faults and the error messages are
 // checked for every generator in check_generators.
@@ -621,6 +679,8 @@ int main() {
   tcase_add_test(generator_case, test_direct_construction_matches_candidates);
   tcase_add_test(generator_case, test_block_closed_form);
   tcase_add_test(generator_case, test_work_budget_cuts_the_refinement);
+  tcase_add_test(generator_case, test_around_failures_one_router);
+  tcase_add_test(generator_case, test_around_failures_declines);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);
 }

@@ -44,6 +44,7 @@
 #include "routing/common/candidates.hpp"
 #include "routing/common/checked_turns.hpp"
 #include "routing/generator.hpp"
+#include "routing/generators/balanced/around_failures.hpp"
 #include "routing/generators/balanced/balancer.hpp"
 #include "routing/generators/balanced/block.hpp"
 #include "routing/generators/balanced/refinement.hpp"
@@ -157,6 +158,11 @@ class BalancedGenerator : public Generator {
     const Start start = read_start(options);
     const int long_way = read_long_way(options);
     if (read_construction(options) && balanced::sub_torus_table(network, direct)) return direct;
+    // A whole large torus with a few failures: the closed form wherever the
+    // failures leave it alone, the stages below only around them.
+    if (read_construction(options) && direct.size() >= balanced::kAroundFailuresMinNodes &&
+        balanced::around_failures_table(network, direct, options))
+      return direct;
     // A block's direction-order table in closed form (block_table): the
     // start of the search below when all its routes are candidates.
     const bool block = read_construction(options) && balanced::block_table(network, direct, options.flow_control);

@@ -1,0 +1,47 @@
+// Stage 0 of the balanced generator for a whole torus with a few failures
+// (routing/generators/balanced.cpp): the closed form of the fault-free
+// machine (sub_torus.hpp) for every pair whose route the failures leave
+// alone, and stages 1-4 only for the pairs around them.
+#pragma once
+
+#include <cstddef>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "routing/common/generator_support.hpp"
+
+namespace angara::balanced {
+
+// The smallest whole machine routed this way by the generator: below it the
+// greedy start over every pair costs little, and the tables of the fault
+// campaign (doc/benchmarks.md, "Fault campaign", up to 512 nodes) stay as
+// they are.
+constexpr std::size_t kAroundFailuresMinNodes = 1000;
+
+// A whole torus with failures: `table` (from start_route_table) holds every
+// live node of a machine whose fault-free table has the uniform closed form
+// of sub_torus_table().  The search starts from that closed form instead of
+// the greedy assignment (stage 1): every pair whose closed-form route the
+// failures leave alive keeps it, and only the pairs they cut (a few
+// thousand of a million on 8x8x4x4 with one to three failed routers) take a
+// candidate greedily around the others.  Stages 2 and 3 then balance every
+// pair on the budget (routing.time_budget), and the checked-turn stage
+// (routing/common/checked_turns.hpp) works only on the pairs the candidates
+// leave without a route or with a detour, on a dependency graph that takes
+// every other route unchecked: they close no forbidden cycle among
+// themselves, being direction-order routes and routes with the
+// augmentation's turns only (ANSU paper, section 3.2, Theorem 2;
+// doc/model.md, "Deadlock rule").  The closed form holds the load of every
+// channel at the per-dimension bound, so the search has only the failures'
+// disturbance to even out: on 8x8x4x4 with one failed router it reaches
+// 1045 (bound 1024) from 1222, where from the greedy start it stays near
+// 1030 but only after a greedy pass and a checked-turn pass over all pairs.
+//
+// Returns false, `table` untouched, when the allocation is not such a whole
+// machine, the flow control is not bubble (the closed form's rings close
+// cycles that are deadlocks under none), or the checked-turn stage leaves
+// pairs without a route (the full stage, where every pair's dependencies
+// are checked, may still route them).
+bool around_failures_table(const Network& network, RouteTable& table, const GeneratorOptions& options);
+
+}  // namespace angara::balanced
