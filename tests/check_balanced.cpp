@@ -9,6 +9,7 @@
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "routing/common/candidates.hpp"
+#include "routing/common/work_budget.hpp"
 #include "routing/generator.hpp"
 #include "routing/generators/balanced/around_failures.hpp"
 #include "routing/generators/balanced/block.hpp"
@@ -624,6 +625,43 @@ START_TEST(test_around_failures_one_router) {
 }
 END_TEST
 
+// A budget that cannot pay for the search over every pair (its set-up costs
+// 13 steps a pair, 51597 here) leaves the closed form wherever the failure
+// leaves it alive, and puts the pairs it cuts on their least loaded
+// candidates (max load 43 against 33 with the search); the report names the
+// search as not run.
+START_TEST(test_around_failures_small_budget) {
+  Network net(Torus::parse("4x4x4"));
+  const NodeId failed = angara_test::node_at(net.torus(), "1,1,0");
+  net.fail_node(failed);
+  GeneratorOptions options;
+  options.budget = std::make_shared<WorkBudget>(50000);
+  RouteTable table = start_route_table("balanced", net, live_nodes(net));
+  ck_assert(balanced::around_failures_table(net, table, options));
+  const VerifyReport report = verified(net, table);
+  ck_assert_uint_eq(report.metrics.max_gamma, 43);
+  ck_assert_uint_eq(options.budget->cut().size(), 2);
+  const std::string first_cut = options.budget->cut()[0];
+  ck_assert_std_str_eq(first_cut, std::string("load balancing (not run)"));
+  // Exactly the routes through the failed router changed.
+  const Network healthy(Torus::parse("4x4x4"));
+  const RouteTable closed = balanced_table(healthy, angara_test::all_nodes(healthy.torus()));
+  std::size_t changed = 0, crossing = 0;
+  for (std::size_t s = 0; s < table.size(); ++s)
+    for (std::size_t d = 0; d < table.size(); ++d) {
+      if (s == d) continue;
+      const std::size_t cs = closed.index_of(table.nodes()[s]), cd = closed.index_of(table.nodes()[d]);
+      bool through = false;
+      closed.walk(cs, cd, healthy.torus(), [&](NodeId at, Direction) { through = through || at == failed; });
+      const std::string mine = table.route(s, d).to_string(), theirs = closed.route(cs, cd).to_string();
+      changed += mine != theirs;
+      crossing += through;
+    }
+  ck_assert_uint_eq(crossing, 129);
+  ck_assert_uint_eq(changed, crossing);
+}
+END_TEST
+
 // What the path leaves to the search over every pair: a machine without
 // failures, a part of the machine, flow control none, and failures that cut
 // a pair off (6x6 without routers 5,0, 0,1 and 1,1: 0,0 -> 5,1 has no
@@ -680,6 +718,7 @@ int main() {
   tcase_add_test(generator_case, test_block_closed_form);
   tcase_add_test(generator_case, test_work_budget_cuts_the_refinement);
   tcase_add_test(generator_case, test_around_failures_one_router);
+  tcase_add_test(generator_case, test_around_failures_small_budget);
   tcase_add_test(generator_case, test_around_failures_declines);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);
