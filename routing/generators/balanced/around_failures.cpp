@@ -31,13 +31,17 @@ constexpr std::uint64_t kSetUpWorkPerPair = 13;
 
 void assign_greedy_remaining(const CandidateSet& set, std::vector<std::uint32_t>& choice,
                              std::vector<std::uint64_t>& loads) {
-  std::vector<std::size_t> order;
+  // Sorted by (fewest candidates, longest first route, pair) as one key.
+  std::vector<std::pair<std::uint64_t, std::size_t>> keyed;
   for (std::size_t p = 0; p < set.pair_count(); ++p)
-    if (choice[p] == kUnset && set.variants(p) > 0) order.push_back(p);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (set.variants(a) != set.variants(b)) return set.variants(a) < set.variants(b);
-    return set.channels(a, 0).size() > set.channels(b, 0).size();
-  });
+    if (choice[p] == kUnset && set.variants(p) > 0)
+      keyed.emplace_back(static_cast<std::uint64_t>(set.variants(p)) << 32 |
+                             (0xFFFFFFFFu - static_cast<std::uint32_t>(set.channels(p, 0).size())),
+                         p);
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<std::size_t> order(keyed.size());
+  for (std::size_t k = 0; k < keyed.size(); ++k) order[k] = keyed[k].second;
+  keyed = {};
   const auto fourth = [](std::uint64_t x) { return x * x * x * x; };
   for (std::size_t p : order) {
     std::uint32_t best = 0;
@@ -59,12 +63,46 @@ void assign_greedy_remaining(const CandidateSet& set, std::vector<std::uint32_t>
   }
 }
 
+// Every node within `radius` hops of a failed router or of an end of a
+// failed cable (over the torus's cables, failed or not).
+std::vector<unsigned char> near_failures(const Network& network, int radius) {
+  const Torus& torus = network.torus();
+  std::vector<unsigned char> near(torus.node_count(), 0);
+  std::vector<NodeId> frontier, next;
+  const auto mark = [&](NodeId node) {
+    if (near[node]) return;
+    near[node] = 1;
+    frontier.push_back(node);
+  };
+  for (NodeId node : network.failed_nodes()) mark(node);
+  for (ChannelId c : network.failed_links()) {
+    mark(Torus::channel_node(c));
+    mark(torus.neighbor(Torus::channel_node(c), Torus::channel_direction(c)));
+  }
+  for (int step = 0; step < radius; ++step) {
+    next.clear();
+    for (NodeId node : frontier)
+      for (int rank = 0; rank < kDirectionCount; ++rank) {
+        const Direction d(rank);
+        if (!torus.direction_present(d)) continue;
+        const NodeId to = torus.neighbor(node, d);
+        if (!near[to]) {
+          near[to] = 1;
+          next.push_back(to);
+        }
+      }
+    frontier.swap(next);
+  }
+  return near;
+}
+
 using Pair = std::pair<std::size_t, std::size_t>;  // allocation indices
 
 // Stages 1-3 over every pair from the closed form: the start keeps every
-// closed-form route the failures leave alive (always a candidate: a minimal
-// direction-order route) and assigns the others greedily around them; the
-// search balances every pair on half of what the budget has left.  Writes
+// closed-form route that stays clear of the failures' neighbourhood (always
+// a candidate: a minimal direction-order route) and assigns the others (cut
+// by a failure, or passing next to one) greedily around them; the search
+// balances every pair on half of what the budget has left.  Writes
 // every route into `result` and lists the pairs the checked-turn stage is
 // for (no candidate, or a detour).
 void search_every_pair(const Network& network, const RouteTable& closed, const GeneratorOptions& options,
@@ -75,6 +113,7 @@ void search_every_pair(const Network& network, const RouteTable& closed, const G
   const TurnRules rules(network);
   const CandidateSet set(network, rules, nodes, kCandidateCap, /*allow_unroutable=*/true);
 
+  const std::vector<unsigned char> near = near_failures(network, kAroundFailuresRadius);
   std::vector<std::uint32_t> choice(set.pair_count(), kUnset), kept(set.pair_count(), kUnset);
   std::vector<std::uint64_t> loads(torus.channel_slots(), 0);
   std::vector<ChannelId> walk;
@@ -83,16 +122,19 @@ void search_every_pair(const Network& network, const RouteTable& closed, const G
       const std::size_t p = set.pair(s, d);
       if (s == d || set.variants(p) == 0) continue;
       walk.clear();
-      bool alive = true;
+      bool alive = true, touches = near[nodes[s]] || near[nodes[d]];
       closed.walk(nodes[s], nodes[d], torus, [&](NodeId at, Direction hop) {
         walk.push_back(Torus::channel(at, hop));
         alive = alive && network.channel_alive(at, hop);
+        touches = touches || near[at];
       });
       if (!alive) continue;
       for (std::uint32_t v = 0; v < set.variants(p); ++v) {
         const ChannelSpan span = set.channels(p, v);
         if (span.size() == walk.size() && std::equal(span.begin(), span.end(), walk.begin())) {
-          kept[p] = choice[p] = v;
+          kept[p] = v;
+          if (touches) break;  // assigned greedily below
+          choice[p] = v;
           for (ChannelId c : walk) ++loads[c];
           break;
         }

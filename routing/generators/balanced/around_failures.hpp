@@ -18,14 +18,24 @@ namespace angara::balanced {
 // they are.
 constexpr std::size_t kAroundFailuresMinNodes = 1000;
 
+// Pairs whose closed-form route comes within this many hops of a failure
+// (a failed router, or either end of a failed cable), or starts or ends
+// there, are assigned greedily at the start of the search; the others start
+// on their closed-form route.  With 0 only the cut routes are reassigned,
+// and the search ends higher (8x8x4x4: 1046 and 1097 with one and three
+// failed routers, against 1037 and 1062 with 1 and 1032 and 1043 with 2, the
+// greedy start over every pair 1031 and 1038), 2 costs as much as a greedy
+// start over every pair where failures are many.
+constexpr int kAroundFailuresRadius = 1;
+
 // A whole torus with failures: `table` (from start_route_table) holds every
 // live node of a machine whose fault-free table has the uniform closed form
 // of sub_torus_table().  The search starts from that closed form instead of
-// the greedy assignment (stage 1): every pair whose closed-form route the
-// failures leave alive keeps it, and only the pairs they cut (a few
-// thousand of a million on 8x8x4x4 with one to three failed routers) take a
-// candidate greedily around the others.  Stages 2 and 3 then balance every
-// pair on the budget (routing.time_budget), and the checked-turn stage
+// the greedy assignment (stage 1): every pair whose closed-form route stays
+// clear of the failures keeps it, and only the pairs they cut or pass next
+// to (one in ten on 8x8x4x4 with three failed routers) take a candidate
+// greedily around the others.  Stages 2 and 3 then balance every pair on
+// the budget (routing.time_budget), and the checked-turn stage
 // (routing/common/checked_turns.hpp) works only on the pairs the candidates
 // leave without a route or with a detour, on a dependency graph that takes
 // every other route unchecked: they close no forbidden cycle among
@@ -34,8 +44,9 @@ constexpr std::size_t kAroundFailuresMinNodes = 1000;
 // doc/model.md, "Deadlock rule").  The closed form holds the load of every
 // channel at the per-dimension bound, so the search has only the failures'
 // disturbance to even out: on 8x8x4x4 with one failed router it reaches
-// 1045 (bound 1024) from 1222, where from the greedy start it stays near
-// 1030 but only after a greedy pass and a checked-turn pass over all pairs.
+// 1037 (bound 1024), where the greedy start over every pair reaches 1031
+// in a third more time, most of it the greedy pass and a checked-turn pass
+// over every pair.
 //
 // The search over every pair is optional work: the set-up of its candidate
 // set (13 budget steps a pair, 0.45 s of CPU for 8x8x4x4) is paid from the
