@@ -33,8 +33,7 @@ constexpr int kAroundFailuresRadius = 1;
 // of sub_torus_table().  The search starts from that closed form instead of
 // the greedy assignment (stage 1): every pair whose closed-form route stays
 // clear of the failures keeps it, and only the pairs they cut or pass next
-// to (one in ten on 8x8x4x4 with three failed routers) take a candidate
-// greedily around the others.  Stages 2 and 3 then balance every pair on
+// to take a candidate greedily around the others.  Stages 2 and 3 then balance every pair on
 // the budget (routing.time_budget), and the checked-turn stage
 // (routing/common/checked_turns.hpp) works only on the pairs the candidates
 // leave without a route or with a detour, on a dependency graph that takes
@@ -45,19 +44,22 @@ constexpr int kAroundFailuresRadius = 1;
 // channel at the per-dimension bound, so the search has only the failures'
 // disturbance to even out: on 8x8x4x4 with one failed router it reaches
 // 1037 (bound 1024), where the greedy start over every pair reaches 1031
-// in a third more time, most of it the greedy pass and a checked-turn pass
-// over every pair.
+// in 1.7 s of CPU against 1.2-1.4 s (bench/angara-scale --cases latency),
+// and the search from the greedy start followed by the checked-turn stage
+// over every pair 1031 in 2.4 s.
 //
 // The search over every pair is optional work: the set-up of its candidate
-// set (13 budget steps a pair, 0.45 s of CPU for 8x8x4x4) is paid from the
-// budget and runs only when as much again is left for the search.  Under a
-// smaller budget (a quarter of a second for 8x8x4x4) only the cut pairs get
-// routes, each greedily the least loaded of its minimal candidates or, when
-// the failures leave none, of its shortest live direction-order routes
-// (the long way round a ring; deadlock-free like every direction-order
-// route), and the budget's note says "load balancing (not run)": a table
-// in a tenth of the time, at 1.17 to 1.26 times the bound instead of 1.02
-// to 1.07 on 8x8x4x4 with one and three failed routers.
+// set (13 budget steps a pair, 0.45 s of CPU for 8x8x4x4 with one failed
+// router) is paid from the budget and runs only when as much again is left
+// for the search: from a routing.time_budget of about 1.1 s on 8x8x4x4.
+// Under a smaller budget only the cut pairs get new routes, each greedily
+// the least loaded of its minimal candidates or, when the failures leave
+// none, of its shortest live direction-order routes (the long way round a
+// ring; deadlock-free like every direction-order route), and the budget's
+// note says "load balancing (not run)": on 8x8x4x4 with one and three
+// failed routers and a 0.5 s budget, a table in 0.46-0.51 s at 1.17-1.26
+// times the bound, against 1.2-1.4 s at 1.01-1.04 with the default budget
+// (doc/benchmarks.md, "Latency of a job's tables").
 //
 // Returns false, `table` untouched, when the allocation is not such a whole
 // machine, the flow control is not bubble (the closed form's rings close
