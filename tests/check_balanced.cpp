@@ -9,7 +9,9 @@
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "routing/common/candidates.hpp"
+#include "routing/common/work_budget.hpp"
 #include "routing/generator.hpp"
+#include "routing/generators/balanced/around_failures.hpp"
 #include "routing/generators/balanced/block.hpp"
 #include "routing/check/lp_bound.hpp"
 #include "routing/check/metrics.hpp"
@@ -592,6 +594,100 @@ START_TEST(test_block_closed_form) {
 }
 END_TEST
 
+// A whole torus with failed routers, routed from the fault-free closed form
+// (balanced/around_failures.hpp; the generator takes this path from
+// kAroundFailuresMinNodes nodes, so it is called directly here).  On 4x4x4
+// without router 1,1,0 (node 5) the closed form loads every channel 32
+// times, the per-dimension bound; the 48 pairs whose minimal routes all
+// cross the failure detour, and the search brings the max load to 33, what
+// the search over every pair from the greedy start reaches too.
+START_TEST(test_around_failures_one_router) {
+  Network net(Torus::parse("4x4x4"));
+  net.fail_node(angara_test::node_at(net.torus(), "1,1,0"));
+  RouteTable table = start_route_table("balanced", net, live_nodes(net));
+  ck_assert(balanced::around_failures_table(net, table, GeneratorOptions{}));
+  const VerifyReport report = verified(net, table);
+  ck_assert_uint_eq(report.metrics.lower_bound, 32);
+  ck_assert_uint_eq(report.metrics.max_gamma, 33);
+  ck_assert_uint_eq(report.non_minimal, 48);
+  const VerifyReport full = verified(net, balanced_table(net, live_nodes(net)));
+  ck_assert_uint_eq(full.metrics.max_gamma, 33);
+  ck_assert_uint_eq(full.non_minimal, 48);
+  // The same on 8x8 without router 5,0: 69 against the bound 64, as the
+  // search over every pair.
+  Network plane(Torus::parse("8x8"));
+  plane.fail_node(angara_test::node_at(plane.torus(), "5,0"));
+  RouteTable plane_table = start_route_table("balanced", plane, live_nodes(plane));
+  ck_assert(balanced::around_failures_table(plane, plane_table, GeneratorOptions{}));
+  const VerifyReport plane_report = verified(plane, plane_table);
+  ck_assert_uint_eq(plane_report.metrics.lower_bound, 64);
+  ck_assert_uint_eq(plane_report.metrics.max_gamma, 69);
+}
+END_TEST
+
+// A budget that cannot pay for the search over every pair (its set-up costs
+// 13 steps a pair, 51597 here) leaves the closed form wherever the failure
+// leaves it alive, and puts the pairs it cuts on their least loaded
+// candidates (max load 43 against 33 with the search); the report names the
+// search as not run.
+START_TEST(test_around_failures_small_budget) {
+  Network net(Torus::parse("4x4x4"));
+  const NodeId failed = angara_test::node_at(net.torus(), "1,1,0");
+  net.fail_node(failed);
+  GeneratorOptions options;
+  options.budget = std::make_shared<WorkBudget>(50000);
+  RouteTable table = start_route_table("balanced", net, live_nodes(net));
+  ck_assert(balanced::around_failures_table(net, table, options));
+  const VerifyReport report = verified(net, table);
+  ck_assert_uint_eq(report.metrics.max_gamma, 43);
+  ck_assert_uint_eq(options.budget->cut().size(), 2);
+  const std::string first_cut = options.budget->cut()[0];
+  ck_assert_std_str_eq(first_cut, std::string("load balancing (not run)"));
+  // Exactly the routes through the failed router changed.
+  const Network healthy(Torus::parse("4x4x4"));
+  const RouteTable closed = balanced_table(healthy, angara_test::all_nodes(healthy.torus()));
+  std::size_t changed = 0, crossing = 0;
+  for (std::size_t s = 0; s < table.size(); ++s)
+    for (std::size_t d = 0; d < table.size(); ++d) {
+      if (s == d) continue;
+      const std::size_t cs = closed.index_of(table.nodes()[s]), cd = closed.index_of(table.nodes()[d]);
+      bool through = false;
+      closed.walk(cs, cd, healthy.torus(), [&](NodeId at, Direction) { through = through || at == failed; });
+      const std::string mine = table.route(s, d).to_string(), theirs = closed.route(cs, cd).to_string();
+      changed += mine != theirs;
+      crossing += through;
+    }
+  ck_assert_uint_eq(crossing, 129);
+  ck_assert_uint_eq(changed, crossing);
+}
+END_TEST
+
+// What the path leaves to the search over every pair: a machine without
+// failures, a part of the machine, flow control none, and failures that cut
+// a pair off (6x6 without routers 5,0, 0,1 and 1,1: 0,0 -> 5,1 has no
+// encodable route left), each with the table untouched.
+START_TEST(test_around_failures_declines) {
+  const Network healthy(Torus::parse("4x4x4"));
+  RouteTable whole = start_route_table("balanced", healthy, live_nodes(healthy));
+  ck_assert(!balanced::around_failures_table(healthy, whole, GeneratorOptions{}));
+  Network net(Torus::parse("4x4x4"));
+  net.fail_node(angara_test::node_at(net.torus(), "1,1,0"));
+  std::vector<NodeId> part = live_nodes(net);
+  part.pop_back();
+  RouteTable partial = start_route_table("balanced", net, part);
+  ck_assert(!balanced::around_failures_table(net, partial, GeneratorOptions{}));
+  GeneratorOptions none;
+  none.flow_control = FlowControl::none;
+  RouteTable strict = start_route_table("balanced", net, live_nodes(net));
+  ck_assert(!balanced::around_failures_table(net, strict, none));
+  Network cut(Torus::parse("6x6"));
+  for (const char* coord : {"5,0", "0,1", "1,1"}) cut.fail_node(angara_test::node_at(cut.torus(), coord));
+  RouteTable refused = start_route_table("balanced", cut, live_nodes(cut));
+  ck_assert(!balanced::around_failures_table(cut, refused, GeneratorOptions{}));
+  for (RouteTable* untouched : {&whole, &partial, &strict, &refused}) ck_assert(!untouched->has_route(0, 1));
+}
+END_TEST
+
 // Determinism (also on a partial allocation of a faulty 5x4x2), whole
 // machines, partial allocations with faults and the error messages are
 // checked for every generator in check_generators.
@@ -621,6 +717,9 @@ int main() {
   tcase_add_test(generator_case, test_direct_construction_matches_candidates);
   tcase_add_test(generator_case, test_block_closed_form);
   tcase_add_test(generator_case, test_work_budget_cuts_the_refinement);
+  tcase_add_test(generator_case, test_around_failures_one_router);
+  tcase_add_test(generator_case, test_around_failures_small_budget);
+  tcase_add_test(generator_case, test_around_failures_declines);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);
 }

@@ -296,7 +296,29 @@ void ShortestRouteSearch::collect(NodeId node, int stage, std::vector<Direction>
     const ChannelId into = arriving_channel(torus, node, d);
     if (!network_.channel_alive(into)) continue;
     const NodeId from = Torus::channel_node(into);
-    for (int before = 0; before < kStages && out.size() < limit; ++before) {
+    // Only these stages can lead into `stage` with hop d (transition()
+    // accepts no other), in ascending order: a Last Step follows a DOR
+    // middle; a middle with mask M follows the source or a First Step
+    // (M == {d}), or the middle without d or with it; a First Step follows
+    // the source.
+    int candidates[kStages];
+    int count = 0;
+    if (stage < 0) {
+      for (int before = kMiddle; before < kStages; ++before) candidates[count++] = before;
+    } else if (stage < kMiddle) {
+      candidates[count++] = kBegin;
+    } else {
+      const unsigned mask = static_cast<unsigned>(stage - kMiddle);
+      if (mask & bit(d)) {
+        if (mask == bit(d))
+          for (int before = kBegin; before < kMiddle; ++before) candidates[count++] = before;
+        else
+          candidates[count++] = kMiddle + static_cast<int>(mask & ~static_cast<unsigned>(bit(d)));
+        candidates[count++] = stage;
+      }
+    }
+    for (int k = 0; k < count && out.size() < limit; ++k) {
+      const int before = candidates[k];
       if (dist_[state(from, before)] != depth - 1) continue;
       int next_stage = stage;
       bool last_step = stage < 0;
@@ -348,10 +370,48 @@ CandidateSet::CandidateSet(const Network& network, const TurnRules& rules, std::
     if (network.channel_alive(c)) head[c] = torus.neighbor(Torus::channel_node(c), Torus::channel_direction(c));
   std::vector<Coord> coords(n);
   for (std::size_t i = 0; i < n; ++i) coords[i] = torus.coord(nodes_[i]);
+  // Where the rules admit a turn at all: a First Step variant needs one
+  // right after the source's first hop, a Last Step variant one right
+  // before the destination's last hop.  Every other pair has only its DOR
+  // routes (minimal_routes would find no more), so it takes the fast path
+  // below: on a large machine with a few failures, nearly every pair.
+  std::vector<unsigned char> turn_after(torus.node_count(), 0), turn_before(torus.node_count(), 0);
+  if (rules.turns_possible())
+    for (NodeId node = 0; node < torus.node_count(); ++node)
+      for (int rank = 0; rank < kDirectionCount; ++rank) {
+        const Direction first(rank);
+        if (!torus.direction_present(first)) continue;
+        if (first.positive())
+          for (int lower = 0; lower < rank; ++lower)
+            if (rules.all_turns() || rules.turn_allowed(Torus::channel(node, first), Direction(lower)))
+              turn_after[node] = 1;
+        if (first.negative()) {
+          const NodeId before = torus.neighbor(node, first.opposite());
+          for (int higher = rank + 1; higher < kDirectionCount; ++higher)
+            if (torus.direction_present(Direction(higher)) &&
+                (rules.all_turns() || rules.turn_allowed(arriving_channel(torus, before, Direction(higher)), first)))
+              turn_before[node] = 1;
+        }
+      }
+  // Whether a pair has a minimal candidate (else it takes a detour).
+  const auto has_minimal = [&](std::size_t s, std::size_t d) {
+    if (turn_after[nodes_[s]] || turn_before[nodes_[d]])
+      return !minimal_routes(network, rules, nodes_[s], nodes_[d], 1).empty();
+    SignChoices choices;
+    sign_choices(torus, coords[s], coords[d], choices);
+    for (std::size_t k = 0; k < choices.size; ++k) {
+      NodeId at = nodes_[s];
+      for (int rank = 0; rank < kDirectionCount && at != kNoNode; ++rank)
+        for (int step = 0; step < choices.counts[k][rank] && at != kNoNode; ++step)
+          at = head[Torus::channel(at, Direction(rank))];
+      if (at != kNoNode) return true;
+    }
+    return false;
+  };
   for (std::size_t s = 0; s < n; ++s) {
     std::unique_ptr<ShortestRouteSearch> search;  // built only if some pair needs a detour
     for (std::size_t d = 0; d < n; ++d) {
-      if (s != d && !rules.turns_possible()) {
+      if (s != d && !turn_after[nodes_[s]] && !turn_before[nodes_[d]]) {
         // Fast path without turns: only the DOR route of each sign choice
         // (see minimal_routes), written straight into the flat arrays.
         sign_choices(torus, coords[s], coords[d], signs);
@@ -380,7 +440,14 @@ CandidateSet::CandidateSet(const Network& network, const TurnRules& rules, std::
       if (s != d) {
         std::vector<std::vector<Direction>> routes = minimal_routes(network, rules, nodes_[s], nodes_[d], cap_per_pair);
         if (routes.empty()) {
-          if (!search) search = std::make_unique<ShortestRouteSearch>(network, rules, nodes_[s], nodes_);
+          if (!search) {
+            // One search for every detour of this source, which stops once
+            // it has reached them all.
+            std::vector<NodeId> targets{nodes_[d]};
+            for (std::size_t later = d + 1; later < n; ++later)
+              if (later != s && !has_minimal(s, later)) targets.push_back(nodes_[later]);
+            search = std::make_unique<ShortestRouteSearch>(network, rules, nodes_[s], targets);
+          }
           routes = search->routes(nodes_[d], cap_per_pair);
           minimal_[s * n + d] = 0;
         }

@@ -162,16 +162,24 @@ class CheckedTurnAttempt {
       done[p.first * n + p.second] = 1;
       if (!route(p, 0)) failed.push_back(p);
     }
+    // Routes known to be free of forbidden cycles among themselves go in
+    // unchecked while nothing else is in the graph yet.
+    const bool unchecked = trusted_ && first.empty();
+    std::vector<ChannelId> channels;
     for (std::size_t s = 0; s < n; ++s)
       for (std::size_t d = 0; d < n; ++d) {
         if (s == d || done[s * n + d] || !original_has(s, d)) continue;
-        const std::vector<ChannelId> channels = route_channels(torus_, nodes[s], table_.route(s, d).hops);
-        if (graph_.try_add_path(channels)) {
-          memo_.forget();
-          for (ChannelId c : channels) ++loads_[c];
-          done[s * n + d] = 1;
+        channels.clear();
+        table_.walk(s, d, torus_, [&](NodeId at, Direction hop) { channels.push_back(Torus::channel(at, hop)); });
+        if (unchecked) {
+          graph_.add_path(channels);
+        } else if (!graph_.try_add_path(channels)) {
+          continue;
         }
+        for (ChannelId c : channels) ++loads_[c];
+        done[s * n + d] = 1;
       }
+    memo_.forget();
     for (std::size_t s = 0; s < n; ++s)
       for (std::size_t d = 0; d < n; ++d)
         if (s != d && !done[s * n + d] && original_has(s, d)) {  // refused above
@@ -208,6 +216,8 @@ class CheckedTurnAttempt {
   RouteTable& table() { return table_; }
   const CheckedTurnStats& stats() const { return stats_; }
   void mark_original(const RouteTable& original) { original_ = &original; }
+  // The original routes close no forbidden cycle among themselves.
+  void trust_original() { trusted_ = true; }
 
  private:
   bool original_has(std::size_t s, std::size_t d) const { return original_->has_route(s, d); }
@@ -256,6 +266,7 @@ class CheckedTurnAttempt {
   const Torus& torus_;
   const RoutabilityOracle& oracle_;
   const RouteTable* original_ = nullptr;
+  bool trusted_ = false;
   RouteTable table_;
   IncrementalDependencyGraph graph_;
   DependencyMemo memo_;  // valid for graph_ as it is; forgotten when its edges change
@@ -271,27 +282,15 @@ class CheckedTurnAttempt {
 // routes claim their dependencies (rip-up and reroute), until every pair is
 // routed, an attempt does no better than the best before it, or kAttempts
 // attempts are spent; the best attempt is kept.
-CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
-                                             const GeneratorOptions& options) {
-  const Torus& torus = network.torus();
-  const std::vector<NodeId>& nodes = table.nodes();
-  const std::size_t n = nodes.size();
-  const bool faulty = !network.failed_nodes().empty() || !network.failed_links().empty();
-  if (n < 2 || !faulty) {
-    if (!unrouted_pairs(table).empty()) throw unrouted_pairs_error(generator, network, table);
-    return {};
-  }
+namespace {
 
-  // Missing pairs first (they must be routed), then the detours.
-  std::vector<Pair> work, detours;
-  for (std::size_t s = 0; s < n; ++s)
-    for (std::size_t d = 0; d < n; ++d) {
-      if (s == d) continue;
-      if (!table.has_route(s, d))
-        work.emplace_back(s, d);
-      else if (table.route(s, d).hops.size() > static_cast<std::size_t>(torus.distance(nodes[s], nodes[d])))
-        detours.emplace_back(s, d);
-    }
+// The stage on `table`: `missing` pairs (must be routed), then `detours` (on
+// the budget); `trusted`: the table's routes close no forbidden cycle among
+// themselves.
+CheckedTurnStats run_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
+                                   std::vector<Pair> work, std::vector<Pair> detours, const GeneratorOptions& options,
+                                   bool trusted) {
+  const std::vector<NodeId>& nodes = table.nodes();
   if (work.empty() && detours.empty()) return {};
   // Shortening a detour is optional work (the pair has a route): on the
   // budget (routing.time_budget), in the order found, each at the cost of
@@ -316,6 +315,7 @@ CheckedTurnStats complete_with_checked_turns(std::string_view generator, const N
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     CheckedTurnAttempt current(network, table, oracle, options.flow_control);
     current.mark_original(table);
+    if (trusted) current.trust_original();
     const std::vector<Pair> failed = current.run(first, work);
     // An attempt that does no better than the best one ends the loop: going
     // first helps some pairs and hurts others, and it seldom turns around.
@@ -340,6 +340,52 @@ CheckedTurnStats complete_with_checked_turns(std::string_view generator, const N
   if (!unrouted_pairs(table).empty())
     throw unrouted_pairs_error(generator, network, table, true);
   return best->stats();
+}
+
+bool has_failures(const Network& network) {
+  return !network.failed_nodes().empty() || !network.failed_links().empty();
+}
+
+}  // namespace
+
+CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
+                                             const GeneratorOptions& options) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = table.nodes();
+  const std::size_t n = nodes.size();
+  if (n < 2 || !has_failures(network)) {
+    if (!unrouted_pairs(table).empty()) throw unrouted_pairs_error(generator, network, table);
+    return {};
+  }
+
+  // Missing pairs first (they must be routed), then the detours.
+  std::vector<Pair> work, detours;
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t d = 0; d < n; ++d) {
+      if (s == d) continue;
+      if (!table.has_route(s, d))
+        work.emplace_back(s, d);
+      else if (table.route(s, d).hops.size() > static_cast<std::size_t>(torus.distance(nodes[s], nodes[d])))
+        detours.emplace_back(s, d);
+    }
+  return run_checked_turns(generator, network, table, std::move(work), std::move(detours), options, false);
+}
+
+CheckedTurnStats complete_listed_pairs_with_checked_turns(std::string_view generator, const Network& network,
+                                                          RouteTable& table, const std::vector<Pair>& pairs,
+                                                          const GeneratorOptions& options) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = table.nodes();
+  if (nodes.size() < 2 || !has_failures(network)) return complete_with_checked_turns(generator, network, table, options);
+  std::vector<Pair> work, detours;
+  for (const Pair& p : pairs) {
+    if (p.first == p.second) continue;
+    if (!table.has_route(p.first, p.second))
+      work.push_back(p);
+    else if (table.hop_count(p.first, p.second) > static_cast<std::size_t>(torus.distance(nodes[p.first], nodes[p.second])))
+      detours.push_back(p);
+  }
+  return run_checked_turns(generator, network, table, std::move(work), std::move(detours), options, true);
 }
 
 }  // namespace angara

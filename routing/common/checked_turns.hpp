@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "angara/network.hpp"
@@ -49,6 +50,21 @@ constexpr std::uint64_t kDetourWork = 45000;
 // are exactly the generator's own.
 CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
                                              const GeneratorOptions& options);
+
+// The stage on the listed pairs of `table` only (allocation indices; the
+// others must have routes), for a table whose routes close no forbidden
+// cycle among themselves (static turns only, doc/model.md "Deadlock rule"):
+// the graph takes them unchecked in one pass, and only the listed pairs
+// without a route, or longer than their shortest encodable route, are
+// routed (shortened, on the budget) around them.  On a whole torus with a
+// few failures the pairs whose routes the failures touch are a few thousand
+// of a million (routing/generators/balanced/around_failures.hpp), and the
+// oracle then searches from their sources only.  Throws like
+// complete_with_checked_turns().
+CheckedTurnStats complete_listed_pairs_with_checked_turns(std::string_view generator, const Network& network,
+                                                          RouteTable& table,
+                                                          const std::vector<std::pair<std::size_t, std::size_t>>& pairs,
+                                                          const GeneratorOptions& options);
 
 // The automaton of Angara-encodable routes (the routing graph of the ANSU
 // paper, section 3.1, with every First/Last Step turn): a route is in a stage

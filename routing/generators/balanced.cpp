@@ -9,7 +9,10 @@
 //  0. whole sub-tori (the whole machine, Desmos-like blocks) without faults
 //     get an exact construction by displacement (sub_torus_choice), and
 //     blocks of a larger torus (whole rings and short arcs, meshes) one in
-//     closed form (block_table);
+//     closed form (block_table); a whole large machine with failures starts
+//     the stages below from that construction, and only the pairs whose
+//     routes the failures cut are assigned and checked anew
+//     (around_failures_table);
 //  1. otherwise greedy: pairs in a fixed order, most constrained first, each
 //     taking the candidate that least raises the loads it crosses;
 //  2. local search: a route crossing a channel at the max load moves to
@@ -30,7 +33,7 @@
 //
 // This file holds the generator, its options and the order of the stages;
 // the stages themselves are in routing/generators/balanced/: stage 0 in
-// sub_torus.hpp and block.hpp, stages 1-3 in balancer.hpp, stage 5 in refinement.hpp
+// sub_torus.hpp, block.hpp and around_failures.hpp, stages 1-3 in balancer.hpp, stage 5 in refinement.hpp
 // (stage 4 is routing/common/checked_turns.hpp).
 #include <cstddef>
 #include <cstdint>
@@ -44,6 +47,7 @@
 #include "routing/common/candidates.hpp"
 #include "routing/common/checked_turns.hpp"
 #include "routing/generator.hpp"
+#include "routing/generators/balanced/around_failures.hpp"
 #include "routing/generators/balanced/balancer.hpp"
 #include "routing/generators/balanced/block.hpp"
 #include "routing/generators/balanced/refinement.hpp"
@@ -78,9 +82,11 @@ Start read_start(const GeneratorOptions& options) {
 // candidates always goes through the candidate set, for comparison.
 const OptionSpec kConstructionOption{"construction", OptionSpec::Kind::word, "direct", {"direct", "candidates"}, 0, 0,
                                       "a whole fault-free machine or sub-torus is written straight from its displacement "
-                                      "classes (the same table in a fraction of the time and memory), and a fault-free "
-                                      "block of a larger torus (whole rings and short arcs) in closed form, or always "
-                                      "through the candidate set, for comparison"};
+                                      "classes (the same table in a fraction of the time and memory), a fault-free "
+                                      "block of a larger torus (whole rings and short arcs) in closed form, and a whole "
+                                      "machine of 1000 nodes or more with failures starts from the fault-free closed "
+                                      "form wherever the failures leave it alive; or always through the candidate set, "
+                                      "for comparison"};
 
 bool read_construction(const GeneratorOptions& options) {
   return option_text("balanced", kConstructionOption, options) == "direct";
@@ -157,6 +163,11 @@ class BalancedGenerator : public Generator {
     const Start start = read_start(options);
     const int long_way = read_long_way(options);
     if (read_construction(options) && balanced::sub_torus_table(network, direct)) return direct;
+    // A whole large torus with a few failures: the closed form wherever the
+    // failures leave it alone, the stages below only around them.
+    if (read_construction(options) && direct.size() >= balanced::kAroundFailuresMinNodes &&
+        balanced::around_failures_table(network, direct, options))
+      return direct;
     // A block's direction-order table in closed form (block_table): the
     // start of the search below when all its routes are candidates.
     const bool block = read_construction(options) && balanced::block_table(network, direct, options.flow_control);
