@@ -29,6 +29,29 @@ constexpr std::uint32_t kUnset = 0xFFFFFFFFu;
 // router, at WorkBudget::kStepsPerSecond).
 constexpr std::uint64_t kSetUpWorkPerPair = 13;
 
+// Of `count` options (option k's channels: channels_of(k)), the one whose
+// routing adds least: the lowest peak load it would create, then the least
+// growth of the summed fourth powers of the loads.
+template <typename ChannelsOf>
+std::size_t least_loaded_option(std::size_t count, ChannelsOf&& channels_of, const std::vector<std::uint64_t>& loads) {
+  const auto fourth = [](std::uint64_t x) { return x * x * x * x; };
+  std::size_t best = 0;
+  std::uint64_t best_peak = 0, best_spread = 0;
+  for (std::size_t v = 0; v < count; ++v) {
+    std::uint64_t peak = 0, spread = 0;
+    for (ChannelId c : channels_of(v)) {
+      peak = std::max(peak, loads[c] + 1);
+      spread += fourth(loads[c] + 1) - fourth(loads[c]);
+    }
+    if (v == 0 || peak < best_peak || (peak == best_peak && spread < best_spread)) {
+      best = v;
+      best_peak = peak;
+      best_spread = spread;
+    }
+  }
+  return best;
+}
+
 void assign_greedy_remaining(const CandidateSet& set, std::vector<std::uint32_t>& choice,
                              std::vector<std::uint64_t>& loads) {
   // Sorted by (fewest candidates, longest first route, pair) as one key.
@@ -42,22 +65,9 @@ void assign_greedy_remaining(const CandidateSet& set, std::vector<std::uint32_t>
   std::vector<std::size_t> order(keyed.size());
   for (std::size_t k = 0; k < keyed.size(); ++k) order[k] = keyed[k].second;
   keyed = {};
-  const auto fourth = [](std::uint64_t x) { return x * x * x * x; };
   for (std::size_t p : order) {
-    std::uint32_t best = 0;
-    std::uint64_t best_peak = 0, best_spread = 0;
-    for (std::uint32_t v = 0; v < set.variants(p); ++v) {
-      std::uint64_t peak = 0, spread = 0;
-      for (ChannelId c : set.channels(p, v)) {
-        peak = std::max(peak, loads[c] + 1);
-        spread += fourth(loads[c] + 1) - fourth(loads[c]);
-      }
-      if (v == 0 || peak < best_peak || (peak == best_peak && spread < best_spread)) {
-        best = v;
-        best_peak = peak;
-        best_spread = spread;
-      }
-    }
+    const auto best = static_cast<std::uint32_t>(least_loaded_option(
+        set.variants(p), [&](std::size_t v) { return set.channels(p, static_cast<std::uint32_t>(v)); }, loads));
     choice[p] = best;
     for (ChannelId c : set.channels(p, best)) ++loads[c];
   }
@@ -257,24 +267,11 @@ void route_cut_pairs(const Network& network, const RouteTable& closed, RouteTabl
     if (candidates[a].size() != candidates[b].size()) return candidates[a].size() < candidates[b].size();
     return !candidates[a].empty() && candidates[a][0].size() > candidates[b][0].size();
   });
-  const auto fourth = [](std::uint64_t x) { return x * x * x * x; };
   for (std::size_t k : order) {
     const std::vector<std::vector<ChannelId>>& options = candidates[k];
     if (options.empty()) continue;  // the checked-turn stage routes it
-    std::size_t best = 0;
-    std::uint64_t best_peak = 0, best_spread = 0;
-    for (std::size_t v = 0; v < options.size(); ++v) {
-      std::uint64_t peak = 0, spread = 0;
-      for (ChannelId c : options[v]) {
-        peak = std::max(peak, loads[c] + 1);
-        spread += fourth(loads[c] + 1) - fourth(loads[c]);
-      }
-      if (v == 0 || peak < best_peak || (peak == best_peak && spread < best_spread)) {
-        best = v;
-        best_peak = peak;
-        best_spread = spread;
-      }
-    }
+    const std::size_t best =
+        least_loaded_option(options.size(), [&](std::size_t v) -> const std::vector<ChannelId>& { return options[v]; }, loads);
     Route route;
     for (ChannelId c : options[best]) {
       ++loads[c];
