@@ -68,6 +68,43 @@ std::string bad_option_message(const std::string& key, const std::string& value)
 // ---------------------------------------------------------------------------
 // Candidates
 
+// The all-turn candidates of a healthy machine are written straight into
+// the set (CandidateSet::with_all_turns): the same routes in the same order
+// as minimal_routes() under all-turn rules, each pair's table route found
+// among them, on tori with rings of even and odd size and a doubly cabled
+// size-2 dimension.
+START_TEST(test_all_turn_candidates_of_healthy_machine) {
+  for (const char* sizes : {"4x4x2", "6x5", "4x3x2x2"}) {
+    const Network net(Torus::parse(sizes));
+    const Torus& t = net.torus();
+    std::vector<NodeId> nodes;
+    for (NodeId n = 0; n < t.node_count(); ++n)
+      if ((n * 7 + 3) % 3 != 0) nodes.push_back(n);
+    const TurnRules augmented(net), all_turns(net, TurnRules::Mode::all_turns);
+    const CandidateSet narrow(net, augmented, nodes, 64);
+    const RouteTable table = dimension_order_table(t, nodes);
+    std::vector<std::uint32_t> choice;
+    const CandidateSet wide = CandidateSet::with_all_turns(net, narrow, table, 64, &choice);
+    ck_assert_uint_eq(choice.size(), wide.pair_count());
+    std::size_t turning = 0;
+    for (std::size_t s = 0; s < nodes.size(); ++s)
+      for (std::size_t d = 0; d < nodes.size(); ++d) {
+        if (s == d) continue;
+        const std::size_t p = wide.pair(s, d);
+        const auto expected = minimal_routes(net, all_turns, nodes[s], nodes[d], 64);
+        std::vector<std::vector<Direction>> got;
+        for (std::size_t v = 0; v < wide.variants(p); ++v) got.push_back(wide.hops(p, v));
+        const std::string want_text = joined(expected), got_text = joined(got);
+        ck_assert_std_str_eq(got_text, want_text);
+        const std::string own = text(table.route(s, d).hops), chosen = text(wide.hops(p, choice[p]));
+        ck_assert_std_str_eq(chosen, own);
+        turning += expected.size() > 1 ? 1 : 0;
+      }
+    ck_assert_uint_gt(turning, 0);
+  }
+}
+END_TEST
+
 START_TEST(test_tied_ring_signs) {
   // 4x4 from (0,0) to (2,2): both dimensions are tied at distance 2, so four
   // sign choices, X slowest, + before -, each in DOR.  Without faults no
@@ -600,6 +637,7 @@ int main() {
   Suite* s = suite_create("balanced");
   TCase* candidates_case = tcase_create("candidates");
   tcase_add_test(candidates_case, test_tied_ring_signs);
+  tcase_add_test(candidates_case, test_all_turn_candidates_of_healthy_machine);
   tcase_add_test(candidates_case, test_two_cables);
   tcase_add_test(candidates_case, test_dead_link_removes_sign);
   tcase_add_test(candidates_case, test_last_step_variant);

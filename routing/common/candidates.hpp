@@ -193,9 +193,11 @@ class CandidateSet {
   // every other pair (a detour around failures, or a pair `base` could not
   // route) gets the table's route as its only candidate.  On a machine
   // without failures this is CandidateSet(network, all-turn rules,
-  // base.nodes(), cap_per_pair).
+  // base.nodes(), cap_per_pair).  `table_choice` (optional) receives the
+  // variant index of the table's route of every pair (0 for pairs without
+  // one), or is left empty when a route is on a layer other than 0.
   static CandidateSet with_all_turns(const Network& network, const CandidateSet& base, const RouteTable& table,
-                                     std::size_t cap_per_pair);
+                                     std::size_t cap_per_pair, std::vector<std::uint32_t>* table_choice = nullptr);
 
  private:
   CandidateSet() = default;

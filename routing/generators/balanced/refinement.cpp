@@ -114,10 +114,10 @@ void refine_with_turns(const Network& network, const CandidateSet& narrow, const
     return true;
   };
   if (out_of_budget("First/Last Step refinement")) return;
-  const CandidateSet wide = CandidateSet::with_all_turns(network, narrow, table, kCandidateCap);
-  if (budget) budget->spend(wide.pair_count());
   std::vector<std::uint32_t> choice;
-  if (!choice_of_table(wide, table, &choice)) return;
+  const CandidateSet wide = CandidateSet::with_all_turns(network, narrow, table, kCandidateCap, &choice);
+  if (budget) budget->spend(wide.pair_count());
+  if (choice.empty()) return;  // a route on another layer: not a table of these candidates
   const std::uint32_t bound = candidate_space_bound(wide);
   const std::size_t slots = network.torus().channel_slots();
   Balancer balancer(wide, slots);
