@@ -104,7 +104,8 @@ Balancer::Balancer(const CandidateSet& set, std::size_t channel_slots)
       choice_(set.pair_count(), 0),
       loads_(channel_slots, 0),
       delta_(channel_slots, 0),
-      crossing_(channel_slots) {}
+      crossing_(channel_slots),
+      stale_(channel_slots, 0) {}
 
 bool Balancer::over_budget() {
   if (!budget_) return false;
@@ -250,11 +251,21 @@ void Balancer::local_search(std::uint32_t bound, bool polish) {
 }
 
 void Balancer::index() {
-  for (ChannelId c : used_) crossing_[c].clear();
+  for (ChannelId c : used_) {
+    crossing_[c].clear();
+    stale_[c] = 0;
+  }
+  moves_of_.assign(set_.pair_count(), 0);
   for (std::size_t p = 0; p < set_.pair_count(); ++p)
     if (set_.variants(p) > 0)
-      for (ChannelId c : set_.channels(p, choice_[p])) crossing_[c].push_back(static_cast<std::uint32_t>(p));
+      for (ChannelId c : set_.channels(p, choice_[p])) crossing_[c].push_back({static_cast<std::uint32_t>(p), 0});
   recount_max();
+}
+
+void Balancer::crossing_now(ChannelId c, std::vector<std::uint32_t>* pairs) const {
+  pairs->clear();
+  for (const Crossing& entry : crossing_[c])
+    if (entry.moves == moves_of_[entry.pair]) pairs->push_back(entry.pair);
 }
 
 void Balancer::recount_max() {
@@ -303,16 +314,26 @@ void Balancer::apply(std::size_t p, std::uint32_t to) {
     if (loads_[c] == max_load_) --at_max_;
     spread_ -= static_cast<std::uint64_t>(spread_of(loads_[c]) - spread_of(loads_[c] - 1));
     --loads_[c];
-    auto& list = crossing_[c];
-    list.erase(std::find(list.begin(), list.end(), pair_id));
+    // The pair's entry goes stale (its move count changes below) instead of
+    // being erased from the middle of a list of thousands; a list is
+    // compacted, in order, once most of it is stale.
+    if (++stale_[c] > crossing_[c].size() / 2) {
+      auto& list = crossing_[c];
+      const auto stale = [&](const Crossing& entry) {
+        return entry.moves != moves_of_[entry.pair] || entry.pair == pair_id;
+      };
+      list.erase(std::remove_if(list.begin(), list.end(), stale), list.end());
+      stale_[c] = 0;
+    }
   }
+  const std::uint32_t moves = ++moves_of_[p];
   bool above = false;
   for (ChannelId c : set_.channels(p, to)) {
     spread_ += static_cast<std::uint64_t>(spread_of(loads_[c] + 1) - spread_of(loads_[c]));
     ++loads_[c];
     if (loads_[c] == max_load_) ++at_max_;
     above = above || loads_[c] > max_load_;
-    crossing_[c].push_back(pair_id);
+    crossing_[c].push_back({pair_id, moves});
   }
   choice_[p] = to;
   if (at_max_ == 0 || above) recount_max();
@@ -354,7 +375,7 @@ bool Balancer::relieve_max_channels() {
   for (ChannelId c : hottest) {
     if (max_load_ != level) break;  // the maximum dropped: start a new round
     if (loads_[c] != level) continue;
-    pairs = crossing_[c];
+    crossing_now(c, &pairs);
     for (std::uint32_t p : pairs) {
       if (budget_ && over_budget()) return moved;
       std::uint32_t to = 0;

@@ -139,7 +139,17 @@ class Balancer {
   std::vector<std::uint32_t> loads_;
   std::vector<int> delta_;
   std::vector<ChannelId> touched_;
-  std::vector<std::vector<std::uint32_t>> crossing_;
+  // Per channel the pairs whose route crosses it, in the order they took
+  // it, as (pair, the pair's move count then): an entry whose count is not
+  // the pair's current one is stale (the pair moved since).
+  struct Crossing {
+    std::uint32_t pair;
+    std::uint32_t moves;
+  };
+  void crossing_now(ChannelId c, std::vector<std::uint32_t>* pairs) const;
+  std::vector<std::vector<Crossing>> crossing_;
+  std::vector<std::uint32_t> stale_;     // per channel: stale entries in its list
+  std::vector<std::uint32_t> moves_of_;  // per pair: how often it moved since index()
   std::uint32_t max_load_ = 0;
   std::size_t at_max_ = 0;
   std::uint64_t spread_ = 0;
