@@ -660,9 +660,15 @@ std::vector<ChannelId> CandidateSet::used_channels() const {
 RouteTable CandidateSet::make_table(const std::vector<std::uint32_t>& choice, const std::string& algorithm) const {
   RouteTable table(nodes_);
   const std::size_t n = nodes_.size();
+  Route route;  // one buffer for every pair: a million routes are a million allocations otherwise
   for (std::size_t s = 0; s < n; ++s)
-    for (std::size_t d = 0; d < n; ++d)
-      if (s != d && variants(pair(s, d)) > 0) table.set_route(s, d, Route{hops(pair(s, d), choice[pair(s, d)])});
+    for (std::size_t d = 0; d < n; ++d) {
+      const std::size_t p = pair(s, d);
+      if (s == d || variants(p) == 0) continue;
+      route.hops.clear();
+      for (ChannelId c : channels(p, choice[p])) route.hops.push_back(Torus::channel_direction(c));
+      table.set_route(s, d, route);
+    }
   table.algorithm = algorithm;
   return table;
 }
