@@ -10,6 +10,7 @@
 #include "angara/route.hpp"
 #include "routing/common/candidates.hpp"
 #include "routing/generator.hpp"
+#include "routing/generators/balanced/anytime.hpp"
 #include "routing/generators/balanced/block.hpp"
 #include "routing/check/lp_bound.hpp"
 #include "routing/check/metrics.hpp"
@@ -464,15 +465,57 @@ START_TEST(test_work_budget_cuts_the_refinement) {
   const std::uint64_t cut_gamma = verified(net, cut_table).metrics.max_gamma;
   ck_assert_uint_le(verified(net, full).metrics.max_gamma, cut_gamma);
   ck_assert_uint_le(cut_gamma, none);
-  // No work at all: the load balancing stops at once (a table: the greedy
-  // start) and the refinement does not start.
-  std::vector<std::string> nothing;
-  const RouteTable greedy = with_budget(1, &nothing);
-  verified(net, greedy);
-  ck_assert_uint_eq(nothing.size(), 2);
-  const std::string first = nothing[0], second = nothing[1];
-  ck_assert_std_str_eq(first, "load balancing (stopped early)");
-  ck_assert_std_str_eq(second, "First/Last Step refinement");
+  // No work at all, or less than the stages every searched table needs
+  // (balanced::kFixedWorkPerPair a pair): the plain direction-order table,
+  // neither stage run.
+  for (const std::uint64_t steps : {std::uint64_t{1}, balanced::kFixedWorkPerPair * nodes.size() * nodes.size() - 1}) {
+    std::vector<std::string> nothing;
+    const RouteTable plain = with_budget(steps, &nothing);
+    verified(net, plain);
+    ck_assert_uint_eq(nothing.size(), 2);
+    const std::string first = nothing[0], second = nothing[1];
+    ck_assert_std_str_eq(first, "load balancing");
+    ck_assert_std_str_eq(second, "First/Last Step refinement");
+    const RouteTable dor = dimension_order_table(t, nodes);
+    for (std::size_t s = 0; s < nodes.size(); ++s)
+      for (std::size_t d = 0; d < nodes.size(); ++d)
+        if (s != d) ck_assert(plain.route(s, d).hops == dor.route(s, d).hops);
+  }
+  // Just enough for them: the search runs and stops early.
+  std::vector<std::string> enough;
+  verified(net, with_budget(balanced::kFixedWorkPerPair * nodes.size() * nodes.size(), &enough));
+  ck_assert_uint_ge(enough.size(), 1);
+  const std::string searched = enough[0];
+  ck_assert_std_str_eq(searched, "load balancing (stopped early)");
+}
+END_TEST
+
+// A block under a budget too short for the search: its closed form
+// (block_table), whose max load on an 8x4 block of 8x8 is 56 (worked out in
+// test_block_closed_form); the search lowers it given the budget.
+START_TEST(test_short_budget_takes_block_closed_form) {
+  const Network net(Torus::parse("8x8"));
+  const std::vector<NodeId> nodes = block(net.torus(), {8, 4, 1, 1});
+  GeneratorOptions short_budget;
+  short_budget.budget = std::make_shared<WorkBudget>(1000);
+  const RouteTable table = balanced_table(net, nodes, short_budget);
+  ck_assert_uint_eq(verified(net, table).metrics.max_gamma, 56);
+  const std::vector<std::string> cut = short_budget.budget->cut();
+  ck_assert_uint_eq(cut.size(), 2);
+  const std::string first = cut[0];
+  ck_assert_std_str_eq(first, "load balancing");
+  GeneratorOptions unlimited;
+  unlimited.budget = std::make_shared<WorkBudget>();
+  ck_assert_uint_lt(verified(net, balanced_table(net, nodes, unlimited)).metrics.max_gamma, 56);
+  // A 4x4 block (two arcs of 4) of a larger torus with a failed router
+  // elsewhere: the closed form still applies, its routes stay inside.
+  Network faulty(Torus::parse("8x8"));
+  faulty.fail_node(faulty.torus().id(faulty.torus().parse_coord("6,6")));
+  GeneratorOptions none_left;
+  none_left.budget = std::make_shared<WorkBudget>(1);
+  const RouteTable small = balanced_table(faulty, block(faulty.torus(), {4, 4, 1, 1}), none_left);
+  ck_assert_uint_eq(verified(faulty, small).non_minimal, 0);
+  ck_assert_uint_eq(none_left.budget->cut().size(), 2);
 }
 END_TEST
 
@@ -659,6 +702,7 @@ int main() {
   tcase_add_test(generator_case, test_direct_construction_matches_candidates);
   tcase_add_test(generator_case, test_block_closed_form);
   tcase_add_test(generator_case, test_work_budget_cuts_the_refinement);
+  tcase_add_test(generator_case, test_short_budget_takes_block_closed_form);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);
 }

@@ -9,7 +9,10 @@
 //  0. whole sub-tori (the whole machine, Desmos-like blocks) without faults
 //     get an exact construction by displacement (sub_torus_choice), and
 //     blocks of a larger torus (whole rings and short arcs, meshes) one in
-//     closed form (block_table);
+//     closed form (block_table); under a time budget too short for the
+//     stages below that every searched table needs (candidate sets, greedy
+//     start, deadlock guard), a block or any job of a healthy machine keeps
+//     its direction-order table, verified by construction (anytime.hpp);
 //  1. otherwise greedy: pairs in a fixed order, most constrained first, each
 //     taking the candidate that least raises the loads it crosses;
 //  2. local search: a route crossing a channel at the max load moves to
@@ -30,7 +33,7 @@
 //
 // This file holds the generator, its options and the order of the stages;
 // the stages themselves are in routing/generators/balanced/: stage 0 in
-// sub_torus.hpp and block.hpp, stages 1-3 in balancer.hpp, stage 5 in refinement.hpp
+// sub_torus.hpp, block.hpp and anytime.hpp, stages 1-3 in balancer.hpp, stage 5 in refinement.hpp
 // (stage 4 is routing/common/checked_turns.hpp).
 #include <cstddef>
 #include <cstdint>
@@ -44,6 +47,7 @@
 #include "routing/common/candidates.hpp"
 #include "routing/common/checked_turns.hpp"
 #include "routing/generator.hpp"
+#include "routing/generators/balanced/anytime.hpp"
 #include "routing/generators/balanced/balancer.hpp"
 #include "routing/generators/balanced/block.hpp"
 #include "routing/generators/balanced/refinement.hpp"
@@ -157,6 +161,14 @@ class BalancedGenerator : public Generator {
     const Start start = read_start(options);
     const int long_way = read_long_way(options);
     if (read_construction(options) && balanced::sub_torus_table(network, direct)) return direct;
+    // A budget too short for the stages every searched table needs gets the
+    // direction-order table, verified by construction (anytime.hpp).
+    if (read_construction(options) && balanced::budget_below_fixed_stages(options.budget.get(), direct.size()) &&
+        balanced::direction_order_start(network, direct, options.flow_control)) {
+      options.budget->note_cut("load balancing");
+      if (read_turns(options)) options.budget->note_cut("First/Last Step refinement");
+      return direct;
+    }
     // A block's direction-order table in closed form (block_table): the
     // start of the search below when all its routes are candidates.
     const bool block = read_construction(options) && balanced::block_table(network, direct, options.flow_control);
