@@ -481,12 +481,29 @@ START_TEST(test_work_budget_cuts_the_refinement) {
       for (std::size_t d = 0; d < nodes.size(); ++d)
         if (s != d) ck_assert(plain.route(s, d).hops == dor.route(s, d).hops);
   }
-  // Just enough for them: the search runs and stops early.
+  // Just enough for them: the budget binds, so it goes to the First/Last
+  // Step refinement alone (from the greedy start over the direction-order
+  // routes), which stops early with a verified table at most what the
+  // search over the direction-order routes alone (turns off) reaches
+  // under the same budget.
   std::vector<std::string> enough;
-  verified(net, with_budget(balanced::kFixedWorkPerPair * nodes.size() * nodes.size(), &enough));
-  ck_assert_uint_ge(enough.size(), 1);
-  const std::string searched = enough[0];
-  ck_assert_std_str_eq(searched, "load balancing (stopped early)");
+  const RouteTable bound_table = with_budget(balanced::kFixedWorkPerPair * nodes.size() * nodes.size(), &enough);
+  ck_assert_uint_eq(enough.size(), 1);
+  const std::string refined = enough[0];
+  ck_assert_std_str_eq(refined, "First/Last Step refinement (stopped early)");
+  GeneratorOptions dor_only;
+  dor_only.extra["turns"] = "off";
+  dor_only.budget = std::make_shared<WorkBudget>(balanced::kFixedWorkPerPair * nodes.size() * nodes.size());
+  ck_assert_uint_le(verified(net, bound_table).metrics.max_gamma,
+                    verified(net, balanced_table(net, nodes, dor_only)).metrics.max_gamma);
+  // A budget four times that does not bind: every stage runs as without one.
+  std::vector<std::string> ample;
+  const RouteTable ample_table =
+      with_budget(balanced::kBindingShare * balanced::kFixedWorkPerPair * nodes.size() * nodes.size() +
+                      unlimited.budget->used(),
+                  &ample);
+  ck_assert_uint_eq(ample.size(), 0);
+  ck_assert_uint_eq(verified(net, ample_table).metrics.max_gamma, verified(net, full).metrics.max_gamma);
 }
 END_TEST
 
@@ -507,6 +524,13 @@ START_TEST(test_short_budget_takes_block_closed_form) {
   GeneratorOptions unlimited;
   unlimited.budget = std::make_shared<WorkBudget>();
   ck_assert_uint_lt(verified(net, balanced_table(net, nodes, unlimited)).metrics.max_gamma, 56);
+  // A budget that binds but covers the fixed stages: the refinement runs
+  // straight from the closed form and lowers it.
+  GeneratorOptions binding;
+  binding.budget = std::make_shared<WorkBudget>(2 * balanced::kFixedWorkPerPair * nodes.size() * nodes.size());
+  ck_assert_uint_lt(verified(net, balanced_table(net, nodes, binding)).metrics.max_gamma, 56);
+  const std::vector<std::string> binding_cut = binding.budget->cut();
+  for (const std::string& stage : binding_cut) ck_assert(stage.rfind("load balancing", 0) != 0);
   // A 4x4 block (two arcs of 4) of a larger torus with a failed router
   // elsewhere: the closed form still applies, its routes stay inside.
   Network faulty(Torus::parse("8x8"));

@@ -545,56 +545,10 @@ CandidateSet CandidateSet::with_all_turns(const Network& network, const Candidat
   const std::size_t every_port = 2u * static_cast<std::size_t>(torus.present_dims()) * torus.node_count();
   if (network.live_channel_count() == every_port) {
     // Every port cabled and live (a block or a scattered job of a healthy
-    // machine): the routes are written straight into the flat arrays, the
-    // table's route found among them by its hops on the way, instead of
-    // minimal_routes()' vectors, usability checks and searches (1.4 s of
-    // the 1.9 s this took on an 8x8x4x4 block of 8x8x8x8).
-    std::vector<NodeId> head(torus.channel_slots(), kNoNode);
-    for (ChannelId c = 0; c < torus.channel_slots(); ++c)
-      if (network.channel_alive(c)) head[c] = torus.neighbor(Torus::channel_node(c), Torus::channel_direction(c));
-    const std::size_t n = set.nodes_.size();
-    std::vector<Coord> coords(n);
-    for (std::size_t i = 0; i < n; ++i) coords[i] = torus.coord(set.nodes_[i]);
+    // machine): the base set routes every pair minimally.
     set.channels_.reserve(base.channels_.size() * 4);
     set.route_first_.reserve(base.route_first_.size() * 4);
-    SignChoices signs;
-    std::vector<Direction> own;
-    for (std::size_t p = 0; p < base.pair_count(); ++p) {
-      const std::size_t s = base.pair_source(p), d = base.pair_destination(p);
-      own.clear();
-      const bool routed = table.has_route(s, d);
-      if (routed) table.for_each_run(s, d, [&](Direction hop, int count) { own.insert(own.end(), count, hop); });
-      if (routed && table.layer(s, d) != 0 && table_choice) {
-        table_choice->clear();  // not a choice of these candidates (balanced's tables have one layer)
-        table_choice = nullptr;
-      }
-      std::size_t own_index = npos, added = 0;
-      if (s != d && base.variants(p) > 0 && base.minimal(p)) {
-        sign_choices(torus, coords[s], coords[d], signs);
-        IntactMinimalRoutes::each(signs, cap_per_pair, [&](const Direction* hops, int length) {
-          NodeId at = set.nodes_[s];
-          for (int i = 0; i < length; ++i) {
-            const ChannelId c = Torus::channel(at, hops[i]);
-            set.channels_.push_back(c);
-            at = head[c];
-          }
-          set.route_first_.push_back(set.channels_.size());
-          if (own_index == npos && own.size() == static_cast<std::size_t>(length) &&
-              std::equal(own.begin(), own.end(), hops))
-            own_index = added;
-          ++added;
-          return true;
-        });
-      }
-      if (routed && own_index == npos) {
-        own_index = added;
-        set.add_route(route_channels(torus, set.nodes_[s], own));
-      } else if (!routed && s != d) {
-        set.unroutable_.push_back(p);
-      }
-      if (table_choice && own_index != npos) (*table_choice)[p] = static_cast<std::uint32_t>(own_index);
-      set.pair_first_.push_back(set.route_first_.size() - 1);
-    }
+    set.write_intact_all_turns(network, table, cap_per_pair, table_choice, nullptr);
     return set;
   }
   std::vector<ChannelId> walk;
@@ -624,6 +578,92 @@ CandidateSet CandidateSet::with_all_turns(const Network& network, const Candidat
   return set;
 }
 
+CandidateSet CandidateSet::with_all_turns_of_intact(const Network& network, const RouteTable& table,
+                                                    std::size_t cap_per_pair, std::vector<std::uint32_t>* table_choice,
+                                                    std::vector<std::uint32_t>* dor_prefix) {
+  CandidateSet set;
+  set.nodes_ = table.nodes();
+  set.minimal_.assign(set.nodes_.size() * set.nodes_.size(), 1);
+  set.pair_first_.reserve(set.minimal_.size() + 1);
+  if (table_choice) table_choice->assign(set.minimal_.size(), 0);
+  // Room for four candidates of the table's length a pair, as in
+  // with_all_turns() (growing tens of millions of channels by doubling
+  // costs a third of the time).
+  // Every pair's minimal length is its torus distance: per dimension the
+  // ring distances of the coordinates' histogram.
+  const Torus& torus = network.torus();
+  std::size_t hops = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    std::vector<std::size_t> histogram(static_cast<std::size_t>(torus.size(dim)), 0);
+    for (NodeId node : set.nodes_) ++histogram[static_cast<std::size_t>(torus.coord(node)[dim])];
+    for (int a = 0; a < torus.size(dim); ++a)
+      for (int b = 0; b < torus.size(dim); ++b)
+        hops += histogram[static_cast<std::size_t>(a)] * histogram[static_cast<std::size_t>(b)] *
+                static_cast<std::size_t>(torus.ring_distance(dim, a, b));
+  }
+  set.channels_.reserve(hops * 4);
+  set.route_first_.reserve(set.minimal_.size() * 4);
+  set.write_intact_all_turns(network, table, cap_per_pair, table_choice, dor_prefix);
+  return set;
+}
+
+void CandidateSet::write_intact_all_turns(const Network& network, const RouteTable& table, std::size_t cap_per_pair,
+                                          std::vector<std::uint32_t>* table_choice,
+                                          std::vector<std::uint32_t>* dor_prefix) {
+  // The routes are written straight into the flat arrays, the table's
+  // route found among them by its hops on the way, instead of
+  // minimal_routes()' vectors, usability checks and searches (1.4 s of
+  // the 1.9 s this took on an 8x8x4x4 block of 8x8x8x8).
+  CandidateSet& set = *this;
+  const Torus& torus = network.torus();
+  const std::size_t n = set.nodes_.size();
+  std::vector<NodeId> head(torus.channel_slots(), kNoNode);
+  for (ChannelId c = 0; c < torus.channel_slots(); ++c)
+    if (network.channel_alive(c)) head[c] = torus.neighbor(Torus::channel_node(c), Torus::channel_direction(c));
+  std::vector<Coord> coords(n);
+  for (std::size_t i = 0; i < n; ++i) coords[i] = torus.coord(set.nodes_[i]);
+  SignChoices signs;
+  std::vector<Direction> own;
+  if (dor_prefix) dor_prefix->assign(n * n, 0);
+  for (std::size_t p = 0; p < n * n; ++p) {
+    const std::size_t s = p / n, d = p % n;
+    own.clear();
+    const bool routed = table.has_route(s, d);
+    if (routed) table.for_each_run(s, d, [&](Direction hop, int count) { own.insert(own.end(), count, hop); });
+    if (routed && table.layer(s, d) != 0 && table_choice) {
+      table_choice->clear();  // not a choice of these candidates (balanced's tables have one layer)
+      table_choice = nullptr;
+    }
+    std::size_t own_index = npos, added = 0;
+    if (s != d) {
+      sign_choices(torus, coords[s], coords[d], signs);
+      if (dor_prefix) (*dor_prefix)[p] = static_cast<std::uint32_t>(std::min(signs.size, cap_per_pair));
+      IntactMinimalRoutes::each(signs, cap_per_pair, [&](const Direction* hops, int length) {
+        NodeId at = set.nodes_[s];
+        for (int i = 0; i < length; ++i) {
+          const ChannelId c = Torus::channel(at, hops[i]);
+          set.channels_.push_back(c);
+          at = head[c];
+        }
+        set.route_first_.push_back(set.channels_.size());
+        if (own_index == npos && own.size() == static_cast<std::size_t>(length) &&
+            std::equal(own.begin(), own.end(), hops))
+          own_index = added;
+        ++added;
+        return true;
+      });
+    }
+    if (routed && own_index == npos) {
+      own_index = added;
+      set.add_route(route_channels(torus, set.nodes_[s], own));
+    } else if (!routed && s != d && added == 0) {
+      set.unroutable_.push_back(p);
+    }
+    if (table_choice && own_index != npos) (*table_choice)[p] = static_cast<std::uint32_t>(own_index);
+    set.pair_first_.push_back(set.route_first_.size() - 1);
+  }
+}
+
 void CandidateSet::add_route(const std::vector<ChannelId>& channels) {
   channels_.insert(channels_.end(), channels.begin(), channels.end());
   route_first_.push_back(channels_.size());
@@ -647,12 +687,14 @@ std::size_t CandidateSet::find(std::size_t pair, const std::vector<Direction>& w
 }
 
 std::vector<ChannelId> CandidateSet::used_channels() const {
-  ChannelId top = 0;
-  for (ChannelId c : channels_) top = std::max(top, c + 1);
-  std::vector<unsigned char> seen(top, 0);
-  for (ChannelId c : channels_) seen[c] = 1;
+  // One pass over the (tens of millions of) channels of the routes.
+  std::vector<unsigned char> seen;
+  for (ChannelId c : channels_) {
+    if (c >= seen.size()) seen.resize(std::max<std::size_t>(c + 1, seen.size() * 2), 0);
+    seen[c] = 1;
+  }
   std::vector<ChannelId> used;
-  for (ChannelId c = 0; c < top; ++c)
+  for (ChannelId c = 0; c < seen.size(); ++c)
     if (seen[c]) used.push_back(c);
   return used;
 }

@@ -16,6 +16,13 @@ bool budget_below_fixed_stages(const WorkBudget* budget, std::size_t nodes) {
   return left < kFixedWorkPerPair * pairs;
 }
 
+bool budget_binds(const WorkBudget* budget, std::size_t nodes) {
+  if (!budget || budget->unlimited()) return false;
+  const std::uint64_t pairs = static_cast<std::uint64_t>(nodes) * nodes;
+  const std::uint64_t left = budget->exhausted() ? 0 : budget->limit() - budget->used();
+  return left < kBindingShare * kFixedWorkPerPair * pairs;
+}
+
 bool direction_order_start(const Network& network, RouteTable& table, FlowControl rule) {
   if (block_table(network, table, rule)) return true;
   const Torus& torus = network.torus();

@@ -33,6 +33,15 @@ constexpr std::uint64_t kFixedWorkPerPair = 40;
 // searched under either.
 bool budget_below_fixed_stages(const WorkBudget* budget, std::size_t nodes);
 
+// True when a limited budget holds less than kBindingShare times the fixed
+// stages' work: it will cut the searches, and where it goes matters.  On a
+// healthy machine it then goes to the First/Last Step refinement alone
+// (refinement.hpp, refine_intact_with_turns, refine_scattered_intact); a
+// job whose budget covers its searches keeps all of them (below 320 nodes
+// under the default 2 s).
+constexpr std::uint64_t kBindingShare = 4;
+bool budget_binds(const WorkBudget* budget, std::size_t nodes);
+
 // The direction-order table of `table`'s nodes (from start_route_table), or
 // false, the table untouched: a block of a larger torus in closed form
 // (block_table, ring ties split evenly), or on a machine whose every port is

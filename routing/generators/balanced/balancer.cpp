@@ -129,7 +129,11 @@ bool Balancer::better_than(const Balancer& other) const {
   return spread_ < other.spread_;
 }
 
-void Balancer::assign_greedy() {
+void Balancer::assign_greedy(const std::vector<std::uint32_t>* considered, bool searched_next) {
+  // The candidates each pair chooses among: all, or the first considered[p].
+  const auto variants = [&](std::size_t p) -> std::size_t {
+    return considered ? std::min<std::size_t>((*considered)[p], set_.variants(p)) : set_.variants(p);
+  };
   // Fewest candidates first, then the longest routes; ties keep pair order,
   // which walks the sources in turn so that neighbouring sources see each
   // other's choices.  A counting sort over (candidates, length): both are
@@ -137,23 +141,28 @@ void Balancer::assign_greedy() {
   // a second.
   std::size_t most_variants = 0, longest = 0;
   for (std::size_t p = 0; p < set_.pair_count(); ++p)
-    if (set_.variants(p) > 0) {
-      most_variants = std::max(most_variants, set_.variants(p));
+    if (variants(p) > 0) {
+      most_variants = std::max(most_variants, variants(p));
       longest = std::max(longest, set_.channels(p, 0).size());
     }
-  const auto key = [&](std::size_t p) { return set_.variants(p) * (longest + 1) + (longest - set_.channels(p, 0).size()); };
+  const auto key = [&](std::size_t p) { return variants(p) * (longest + 1) + (longest - set_.channels(p, 0).size()); };
   std::vector<std::size_t> first((most_variants + 1) * (longest + 1) + 1, 0);
   for (std::size_t p = 0; p < set_.pair_count(); ++p)
-    if (set_.variants(p) > 0) ++first[key(p) + 1];
+    if (variants(p) > 0) ++first[key(p) + 1];
   for (std::size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
   std::vector<std::size_t> order(first.back());
   for (std::size_t p = 0; p < set_.pair_count(); ++p)
-    if (set_.variants(p) > 0) order[first[key(p)]++] = p;
+    if (variants(p) > 0) order[first[key(p)]++] = p;
   for (std::size_t p : order) {
+    if (variants(p) == 1) {  // nothing to choose (most pairs without a tie)
+      choice_[p] = 0;
+      for (ChannelId c : set_.channels(p, 0)) ++loads_[c];
+      continue;
+    }
     std::uint32_t best = 0;
     std::uint32_t best_peak = 0;
     std::uint64_t best_spread = 0;
-    for (std::uint32_t v = 0; v < set_.variants(p); ++v) {
+    for (std::uint32_t v = 0; v < variants(p); ++v) {
       std::uint32_t peak = 0;
       std::uint64_t spread = 0;
       for (ChannelId c : set_.channels(p, v)) {
@@ -169,7 +178,11 @@ void Balancer::assign_greedy() {
     choice_[p] = best;
     for (ChannelId c : set_.channels(p, best)) ++loads_[c];
   }
-  index();
+  if (searched_next) {
+    index();
+  } else {
+    recount_max();
+  }
 }
 
 void Balancer::assign(const std::vector<std::uint32_t>& choice) {
