@@ -144,7 +144,9 @@ class BalancedGenerator : public Generator {
     // search state besides (whole 8x8x4x4 with one or three failed routers:
     // 136-138 MB of growth).
     const double fixed = context.whole_intact_torus ? 0.25 : refined ? 900 : context.faults ? 70 : 40;
-    const double per_hop = context.whole_intact_torus ? 0 : refined ? 100 : context.faults ? 14 : 10;
+    // (A balancer's per-channel lists hold 8 bytes a hop of the chosen
+    // routes: the pair and its move count, balancer.hpp.)
+    const double per_hop = context.whole_intact_torus ? 0 : refined ? 104 : context.faults ? 18 : 14;
     return context.pairs * (fixed + per_hop * context.mean_hops) + context.channel_slots * context.layers * 16;
   }
   // Node selection scores many candidate sets: in direction order (turns:
