@@ -12,6 +12,7 @@
 #include "routing/common/work_budget.hpp"
 #include "routing/generator.hpp"
 #include "routing/generators/balanced/around_failures.hpp"
+#include "routing/generators/balanced/anytime.hpp"
 #include "routing/generators/balanced/block.hpp"
 #include "routing/check/lp_bound.hpp"
 #include "routing/check/metrics.hpp"
@@ -69,6 +70,43 @@ std::string bad_option_message(const std::string& key, const std::string& value)
 
 // ---------------------------------------------------------------------------
 // Candidates
+
+// The all-turn candidates of a healthy machine are written straight into
+// the set (CandidateSet::with_all_turns): the same routes in the same order
+// as minimal_routes() under all-turn rules, each pair's table route found
+// among them, on tori with rings of even and odd size and a doubly cabled
+// size-2 dimension.
+START_TEST(test_all_turn_candidates_of_healthy_machine) {
+  for (const char* sizes : {"4x4x2", "6x5", "4x3x2x2"}) {
+    const Network net(Torus::parse(sizes));
+    const Torus& t = net.torus();
+    std::vector<NodeId> nodes;
+    for (NodeId n = 0; n < t.node_count(); ++n)
+      if ((n * 7 + 3) % 3 != 0) nodes.push_back(n);
+    const TurnRules augmented(net), all_turns(net, TurnRules::Mode::all_turns);
+    const CandidateSet narrow(net, augmented, nodes, 64);
+    const RouteTable table = dimension_order_table(t, nodes);
+    std::vector<std::uint32_t> choice;
+    const CandidateSet wide = CandidateSet::with_all_turns(net, narrow, table, 64, &choice);
+    ck_assert_uint_eq(choice.size(), wide.pair_count());
+    std::size_t turning = 0;
+    for (std::size_t s = 0; s < nodes.size(); ++s)
+      for (std::size_t d = 0; d < nodes.size(); ++d) {
+        if (s == d) continue;
+        const std::size_t p = wide.pair(s, d);
+        const auto expected = minimal_routes(net, all_turns, nodes[s], nodes[d], 64);
+        std::vector<std::vector<Direction>> got;
+        for (std::size_t v = 0; v < wide.variants(p); ++v) got.push_back(wide.hops(p, v));
+        const std::string want_text = joined(expected), got_text = joined(got);
+        ck_assert_std_str_eq(got_text, want_text);
+        const std::string own = text(table.route(s, d).hops), chosen = text(wide.hops(p, choice[p]));
+        ck_assert_std_str_eq(chosen, own);
+        turning += expected.size() > 1 ? 1 : 0;
+      }
+    ck_assert_uint_gt(turning, 0);
+  }
+}
+END_TEST
 
 START_TEST(test_tied_ring_signs) {
   // 4x4 from (0,0) to (2,2): both dimensions are tied at distance 2, so four
@@ -429,15 +467,81 @@ START_TEST(test_work_budget_cuts_the_refinement) {
   const std::uint64_t cut_gamma = verified(net, cut_table).metrics.max_gamma;
   ck_assert_uint_le(verified(net, full).metrics.max_gamma, cut_gamma);
   ck_assert_uint_le(cut_gamma, none);
-  // No work at all: the load balancing stops at once (a table: the greedy
-  // start) and the refinement does not start.
-  std::vector<std::string> nothing;
-  const RouteTable greedy = with_budget(1, &nothing);
-  verified(net, greedy);
-  ck_assert_uint_eq(nothing.size(), 2);
-  const std::string first = nothing[0], second = nothing[1];
-  ck_assert_std_str_eq(first, "load balancing (stopped early)");
-  ck_assert_std_str_eq(second, "First/Last Step refinement");
+  // No work at all, or less than the stages every searched table needs
+  // (balanced::kFixedWorkPerPair a pair): the plain direction-order table,
+  // neither stage run.
+  for (const std::uint64_t steps : {std::uint64_t{1}, balanced::kFixedWorkPerPair * nodes.size() * nodes.size() - 1}) {
+    std::vector<std::string> nothing;
+    const RouteTable plain = with_budget(steps, &nothing);
+    verified(net, plain);
+    ck_assert_uint_eq(nothing.size(), 2);
+    const std::string first = nothing[0], second = nothing[1];
+    ck_assert_std_str_eq(first, "load balancing");
+    ck_assert_std_str_eq(second, "First/Last Step refinement");
+    const RouteTable dor = dimension_order_table(t, nodes);
+    for (std::size_t s = 0; s < nodes.size(); ++s)
+      for (std::size_t d = 0; d < nodes.size(); ++d)
+        if (s != d) ck_assert(plain.route(s, d).hops == dor.route(s, d).hops);
+  }
+  // Just enough for them: the budget binds, so it goes to the First/Last
+  // Step refinement alone (from the greedy start over the direction-order
+  // routes), which stops early with a verified table at most what the
+  // search over the direction-order routes alone (turns off) reaches
+  // under the same budget.
+  std::vector<std::string> enough;
+  const RouteTable bound_table = with_budget(balanced::kFixedWorkPerPair * nodes.size() * nodes.size(), &enough);
+  ck_assert_uint_eq(enough.size(), 1);
+  const std::string refined = enough[0];
+  ck_assert_std_str_eq(refined, "First/Last Step refinement (stopped early)");
+  GeneratorOptions dor_only;
+  dor_only.extra["turns"] = "off";
+  dor_only.budget = std::make_shared<WorkBudget>(balanced::kFixedWorkPerPair * nodes.size() * nodes.size());
+  ck_assert_uint_le(verified(net, bound_table).metrics.max_gamma,
+                    verified(net, balanced_table(net, nodes, dor_only)).metrics.max_gamma);
+  // A budget four times that does not bind: every stage runs as without one.
+  std::vector<std::string> ample;
+  const RouteTable ample_table =
+      with_budget(balanced::kBindingShare * balanced::kFixedWorkPerPair * nodes.size() * nodes.size() +
+                      unlimited.budget->used(),
+                  &ample);
+  ck_assert_uint_eq(ample.size(), 0);
+  ck_assert_uint_eq(verified(net, ample_table).metrics.max_gamma, verified(net, full).metrics.max_gamma);
+}
+END_TEST
+
+// A block under a budget too short for the search: its closed form
+// (block_table), whose max load on an 8x4 block of 8x8 is 56 (worked out in
+// test_block_closed_form); the search lowers it given the budget.
+START_TEST(test_short_budget_takes_block_closed_form) {
+  const Network net(Torus::parse("8x8"));
+  const std::vector<NodeId> nodes = block(net.torus(), {8, 4, 1, 1});
+  GeneratorOptions short_budget;
+  short_budget.budget = std::make_shared<WorkBudget>(1000);
+  const RouteTable table = balanced_table(net, nodes, short_budget);
+  ck_assert_uint_eq(verified(net, table).metrics.max_gamma, 56);
+  const std::vector<std::string> cut = short_budget.budget->cut();
+  ck_assert_uint_eq(cut.size(), 2);
+  const std::string first = cut[0];
+  ck_assert_std_str_eq(first, "load balancing");
+  GeneratorOptions unlimited;
+  unlimited.budget = std::make_shared<WorkBudget>();
+  ck_assert_uint_lt(verified(net, balanced_table(net, nodes, unlimited)).metrics.max_gamma, 56);
+  // A budget that binds but covers the fixed stages: the refinement runs
+  // straight from the closed form and lowers it.
+  GeneratorOptions binding;
+  binding.budget = std::make_shared<WorkBudget>(2 * balanced::kFixedWorkPerPair * nodes.size() * nodes.size());
+  ck_assert_uint_lt(verified(net, balanced_table(net, nodes, binding)).metrics.max_gamma, 56);
+  const std::vector<std::string> binding_cut = binding.budget->cut();
+  for (const std::string& stage : binding_cut) ck_assert(stage.rfind("load balancing", 0) != 0);
+  // A 4x4 block (two arcs of 4) of a larger torus with a failed router
+  // elsewhere: the closed form still applies, its routes stay inside.
+  Network faulty(Torus::parse("8x8"));
+  faulty.fail_node(faulty.torus().id(faulty.torus().parse_coord("6,6")));
+  GeneratorOptions none_left;
+  none_left.budget = std::make_shared<WorkBudget>(1);
+  const RouteTable small = balanced_table(faulty, block(faulty.torus(), {4, 4, 1, 1}), none_left);
+  ck_assert_uint_eq(verified(faulty, small).non_minimal, 0);
+  ck_assert_uint_eq(none_left.budget->cut().size(), 2);
 }
 END_TEST
 
@@ -696,6 +800,7 @@ int main() {
   Suite* s = suite_create("balanced");
   TCase* candidates_case = tcase_create("candidates");
   tcase_add_test(candidates_case, test_tied_ring_signs);
+  tcase_add_test(candidates_case, test_all_turn_candidates_of_healthy_machine);
   tcase_add_test(candidates_case, test_two_cables);
   tcase_add_test(candidates_case, test_dead_link_removes_sign);
   tcase_add_test(candidates_case, test_last_step_variant);
@@ -720,6 +825,7 @@ int main() {
   tcase_add_test(generator_case, test_around_failures_one_router);
   tcase_add_test(generator_case, test_around_failures_small_budget);
   tcase_add_test(generator_case, test_around_failures_declines);
+  tcase_add_test(generator_case, test_short_budget_takes_block_closed_form);
   suite_add_tcase(s, generator_case);
   return angara_test::run_suite(s);
 }

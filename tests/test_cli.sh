@@ -672,10 +672,11 @@ done
 # --- routing.time_budget / --time-budget: the optional stages are cut in steps of work ---
 printf 'machine: {torus: 8x8, nodes: "n[00-63]"}\n' >"$work/budget.yaml"
 half='n[00,02,05,07,08,11,13,14,17,18,20,23,24,27,29,30,33,35,36,38,41,43,44,46,49,50,52,55,57,59,60,62]'
+# (too short for the stages a search needs: the direction-order table)
 expect "a tiny time budget still gives a verified table" 0 "$tool" generate --dry-run --lp-time 0 \
   --config "$work/budget.yaml" --nodes "$half" --time-budget 0.000001
 contains "the report names the stages the budget cut" "$work/out" \
-  "budget       time budget cut: load balancing (stopped early), First/Last Step refinement (stopped early) (routing.time_budget)"
+  "budget       time budget cut: load balancing, First/Last Step refinement (routing.time_budget)"
 contains "the tiny-budget table is verified" "$work/out" "verdict      OK"
 expect "no budget" 0 "$tool" generate --dry-run --lp-time 0 --config "$work/budget.yaml" --nodes "$half" \
   --time-budget 0

@@ -531,14 +531,93 @@ CandidateSet CandidateSet::with_long_way_dor(const Network& network, const Candi
   return set;
 }
 
+namespace {
+
+// The minimal Angara-encodable routes of one pair on a network whose every
+// port is cabled and live, in minimal_routes()' order, as rank sequences:
+// there every channel is live and a minimal route (one sign per dimension)
+// takes no U-turn, so under TurnRules::Mode::all_turns each of them is
+// usable, and no two of them coincide (a route is told apart by its hop
+// counts, i.e. its sign choice, its first hop, i.e. its First Step, and its
+// last hop, i.e. its Last Step), so minimal_routes()' checks are all true.
+class IntactMinimalRoutes {
+ public:
+  static constexpr int kMaxHops = 4 * 128;
+  // Calls emit(hops, length) for each route, at most `cap`; emit returns
+  // false to stop.
+  template <class Emit>
+  static void each(const SignChoices& signs, std::size_t cap, Emit emit) {
+    std::array<Direction, kMaxHops> hops{};
+    std::size_t emitted = 0;
+    const auto offer = [&](int length) {
+      if (emitted >= cap) return false;
+      ++emitted;
+      return emit(hops.data(), length);
+    };
+    const auto write = [&](const HopCounts& counts, int at) {
+      for (int rank = 0; rank < kDirectionCount; ++rank)
+        for (int k = 0; k < counts[rank]; ++k) hops[static_cast<std::size_t>(at++)] = Direction(rank);
+      return at;
+    };
+    for (std::size_t k = 0; k < signs.size; ++k)
+      if (!offer(write(signs.counts[k], 0))) return;
+    for (std::size_t k = 0; k < signs.size; ++k)
+      for (int p = 0; p < kMaxDims; ++p) {
+        const HopCounts& counts = signs.counts[k];
+        if (!counts[p] || p == first_rank(counts)) continue;
+        HopCounts rest = counts;
+        --rest[p];
+        hops[0] = Direction(p);
+        if (!offer(write(rest, 1))) return;
+      }
+    for (std::size_t k = 0; k < signs.size; ++k)
+      for (int m = kMaxDims; m < kDirectionCount; ++m) {
+        const HopCounts& counts = signs.counts[k];
+        if (!counts[m] || m == last_rank(counts)) continue;
+        HopCounts rest = counts;
+        --rest[m];
+        const int length = write(rest, 0);
+        hops[static_cast<std::size_t>(length)] = Direction(m);
+        if (!offer(length + 1)) return;
+      }
+    for (std::size_t k = 0; k < signs.size; ++k)
+      for (int p = 0; p < kMaxDims; ++p) {
+        const HopCounts& counts = signs.counts[k];
+        if (!counts[p] || p == first_rank(counts)) continue;
+        for (int m = kMaxDims; m < kDirectionCount; ++m) {
+          if (!counts[m] || m == last_rank(counts)) continue;
+          HopCounts rest = counts;
+          --rest[p];
+          --rest[m];
+          hops[0] = Direction(p);
+          const int length = write(rest, 1);
+          hops[static_cast<std::size_t>(length)] = Direction(m);
+          if (!offer(length + 1)) return;
+        }
+      }
+  }
+};
+
+}  // namespace
+
 CandidateSet CandidateSet::with_all_turns(const Network& network, const CandidateSet& base, const RouteTable& table,
-                                          std::size_t cap_per_pair) {
+                                          std::size_t cap_per_pair, std::vector<std::uint32_t>* table_choice) {
   const TurnRules rules(network, TurnRules::Mode::all_turns);
   const Torus& torus = network.torus();
   CandidateSet set;
   set.nodes_ = base.nodes_;
   set.minimal_ = base.minimal_;
   set.pair_first_.reserve(base.pair_count() + 1);
+  if (table_choice) table_choice->assign(base.pair_count(), 0);
+  const std::size_t every_port = 2u * static_cast<std::size_t>(torus.present_dims()) * torus.node_count();
+  if (network.live_channel_count() == every_port) {
+    // Every port cabled and live (a block or a scattered job of a healthy
+    // machine): the base set routes every pair minimally.
+    set.channels_.reserve(base.channels_.size() * 4);
+    set.route_first_.reserve(base.route_first_.size() * 4);
+    set.write_intact_all_turns(network, table, cap_per_pair, table_choice, nullptr);
+    return set;
+  }
   std::vector<ChannelId> walk;
   for (std::size_t p = 0; p < base.pair_count(); ++p) {
     const std::size_t s = base.pair_source(p), d = base.pair_destination(p);
@@ -550,15 +629,106 @@ CandidateSet CandidateSet::with_all_turns(const Network& network, const Candidat
       set.add_route(walk);
     }
     if (table.has_route(s, d)) {
-      const std::vector<Direction>& own = table.route(s, d).hops;
-      if (std::find(routes.begin(), routes.end(), own) == routes.end())
-        set.add_route(route_channels(torus, set.nodes_[s], own));
+      const Route own = table.route(s, d);
+      const auto found = std::find(routes.begin(), routes.end(), own.hops);
+      if (found == routes.end()) set.add_route(route_channels(torus, set.nodes_[s], own.hops));
+      if (table_choice && own.layer != 0) {
+        table_choice->clear();
+        table_choice = nullptr;
+      }
+      if (table_choice) (*table_choice)[p] = static_cast<std::uint32_t>(found - routes.begin());
     } else if (s != d) {
       set.unroutable_.push_back(p);
     }
     set.pair_first_.push_back(set.route_first_.size() - 1);
   }
   return set;
+}
+
+CandidateSet CandidateSet::with_all_turns_of_intact(const Network& network, const RouteTable& table,
+                                                    std::size_t cap_per_pair, std::vector<std::uint32_t>* table_choice,
+                                                    std::vector<std::uint32_t>* dor_prefix) {
+  CandidateSet set;
+  set.nodes_ = table.nodes();
+  set.minimal_.assign(set.nodes_.size() * set.nodes_.size(), 1);
+  set.pair_first_.reserve(set.minimal_.size() + 1);
+  if (table_choice) table_choice->assign(set.minimal_.size(), 0);
+  // Room for four candidates of the table's length a pair, as in
+  // with_all_turns() (growing tens of millions of channels by doubling
+  // costs a third of the time).
+  // Every pair's minimal length is its torus distance: per dimension the
+  // ring distances of the coordinates' histogram.
+  const Torus& torus = network.torus();
+  std::size_t hops = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    std::vector<std::size_t> histogram(static_cast<std::size_t>(torus.size(dim)), 0);
+    for (NodeId node : set.nodes_) ++histogram[static_cast<std::size_t>(torus.coord(node)[dim])];
+    for (int a = 0; a < torus.size(dim); ++a)
+      for (int b = 0; b < torus.size(dim); ++b)
+        hops += histogram[static_cast<std::size_t>(a)] * histogram[static_cast<std::size_t>(b)] *
+                static_cast<std::size_t>(torus.ring_distance(dim, a, b));
+  }
+  set.channels_.reserve(hops * 4);
+  set.route_first_.reserve(set.minimal_.size() * 4);
+  set.write_intact_all_turns(network, table, cap_per_pair, table_choice, dor_prefix);
+  return set;
+}
+
+void CandidateSet::write_intact_all_turns(const Network& network, const RouteTable& table, std::size_t cap_per_pair,
+                                          std::vector<std::uint32_t>* table_choice,
+                                          std::vector<std::uint32_t>* dor_prefix) {
+  // The routes are written straight into the flat arrays, the table's
+  // route found among them by its hops on the way, instead of
+  // minimal_routes()' vectors, usability checks and searches (1.4 s of
+  // the 1.9 s this took on an 8x8x4x4 block of 8x8x8x8).
+  CandidateSet& set = *this;
+  const Torus& torus = network.torus();
+  const std::size_t n = set.nodes_.size();
+  std::vector<NodeId> head(torus.channel_slots(), kNoNode);
+  for (ChannelId c = 0; c < torus.channel_slots(); ++c)
+    if (network.channel_alive(c)) head[c] = torus.neighbor(Torus::channel_node(c), Torus::channel_direction(c));
+  std::vector<Coord> coords(n);
+  for (std::size_t i = 0; i < n; ++i) coords[i] = torus.coord(set.nodes_[i]);
+  SignChoices signs;
+  std::vector<Direction> own;
+  if (dor_prefix) dor_prefix->assign(n * n, 0);
+  for (std::size_t p = 0; p < n * n; ++p) {
+    const std::size_t s = p / n, d = p % n;
+    own.clear();
+    const bool routed = table.has_route(s, d);
+    if (routed) table.for_each_run(s, d, [&](Direction hop, int count) { own.insert(own.end(), count, hop); });
+    if (routed && table.layer(s, d) != 0 && table_choice) {
+      table_choice->clear();  // not a choice of these candidates (balanced's tables have one layer)
+      table_choice = nullptr;
+    }
+    std::size_t own_index = npos, added = 0;
+    if (s != d) {
+      sign_choices(torus, coords[s], coords[d], signs);
+      if (dor_prefix) (*dor_prefix)[p] = static_cast<std::uint32_t>(std::min(signs.size, cap_per_pair));
+      IntactMinimalRoutes::each(signs, cap_per_pair, [&](const Direction* hops, int length) {
+        NodeId at = set.nodes_[s];
+        for (int i = 0; i < length; ++i) {
+          const ChannelId c = Torus::channel(at, hops[i]);
+          set.channels_.push_back(c);
+          at = head[c];
+        }
+        set.route_first_.push_back(set.channels_.size());
+        if (own_index == npos && own.size() == static_cast<std::size_t>(length) &&
+            std::equal(own.begin(), own.end(), hops))
+          own_index = added;
+        ++added;
+        return true;
+      });
+    }
+    if (routed && own_index == npos) {
+      own_index = added;
+      set.add_route(route_channels(torus, set.nodes_[s], own));
+    } else if (!routed && s != d && added == 0) {
+      set.unroutable_.push_back(p);
+    }
+    if (table_choice && own_index != npos) (*table_choice)[p] = static_cast<std::uint32_t>(own_index);
+    set.pair_first_.push_back(set.route_first_.size() - 1);
+  }
 }
 
 void CandidateSet::add_route(const std::vector<ChannelId>& channels) {
@@ -584,12 +754,14 @@ std::size_t CandidateSet::find(std::size_t pair, const std::vector<Direction>& w
 }
 
 std::vector<ChannelId> CandidateSet::used_channels() const {
-  ChannelId top = 0;
-  for (ChannelId c : channels_) top = std::max(top, c + 1);
-  std::vector<unsigned char> seen(top, 0);
-  for (ChannelId c : channels_) seen[c] = 1;
+  // One pass over the (tens of millions of) channels of the routes.
+  std::vector<unsigned char> seen;
+  for (ChannelId c : channels_) {
+    if (c >= seen.size()) seen.resize(std::max<std::size_t>(c + 1, seen.size() * 2), 0);
+    seen[c] = 1;
+  }
   std::vector<ChannelId> used;
-  for (ChannelId c = 0; c < top; ++c)
+  for (ChannelId c = 0; c < seen.size(); ++c)
     if (seen[c]) used.push_back(c);
   return used;
 }
@@ -597,9 +769,15 @@ std::vector<ChannelId> CandidateSet::used_channels() const {
 RouteTable CandidateSet::make_table(const std::vector<std::uint32_t>& choice, const std::string& algorithm) const {
   RouteTable table(nodes_);
   const std::size_t n = nodes_.size();
+  Route route;  // one buffer for every pair: a million routes are a million allocations otherwise
   for (std::size_t s = 0; s < n; ++s)
-    for (std::size_t d = 0; d < n; ++d)
-      if (s != d && variants(pair(s, d)) > 0) table.set_route(s, d, Route{hops(pair(s, d), choice[pair(s, d)])});
+    for (std::size_t d = 0; d < n; ++d) {
+      const std::size_t p = pair(s, d);
+      if (s == d || variants(p) == 0) continue;
+      route.hops.clear();
+      for (ChannelId c : channels(p, choice[p])) route.hops.push_back(Torus::channel_direction(c));
+      table.set_route(s, d, route);
+    }
   table.algorithm = algorithm;
   return table;
 }

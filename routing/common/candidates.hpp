@@ -170,6 +170,9 @@ class CandidateSet {
   // Pairs without any candidate (only with allow_unroutable).
   const std::vector<std::size_t>& unroutable() const { return unroutable_; }
 
+  // Candidate routes of all pairs together.
+  std::size_t route_count() const { return route_first_.size() - 1; }
+
   // Channel slots any candidate uses (sorted).
   std::vector<ChannelId> used_channels() const;
 
@@ -193,13 +196,27 @@ class CandidateSet {
   // every other pair (a detour around failures, or a pair `base` could not
   // route) gets the table's route as its only candidate.  On a machine
   // without failures this is CandidateSet(network, all-turn rules,
-  // base.nodes(), cap_per_pair).
+  // base.nodes(), cap_per_pair).  `table_choice` (optional) receives the
+  // variant index of the table's route of every pair (0 for pairs without
+  // one), or is left empty when a route is on a layer other than 0.
   static CandidateSet with_all_turns(const Network& network, const CandidateSet& base, const RouteTable& table,
-                                     std::size_t cap_per_pair);
+                                     std::size_t cap_per_pair, std::vector<std::uint32_t>* table_choice = nullptr);
+  // The same on a network whose every port is cabled and live, without a
+  // base set (there every pair has minimal candidates): a block's closed
+  // form goes straight to its First/Last Step candidates.  `table` may have
+  // no routes (a pair's choice is then 0); `dor_prefix` (optional) receives
+  // per pair how many of its first candidates are its direction-order
+  // routes, the candidates of the augmented set (one per sign choice).
+  static CandidateSet with_all_turns_of_intact(const Network& network, const RouteTable& table,
+                                               std::size_t cap_per_pair, std::vector<std::uint32_t>* table_choice,
+                                               std::vector<std::uint32_t>* dor_prefix = nullptr);
 
  private:
   CandidateSet() = default;
   void add_route(const std::vector<ChannelId>& channels);
+  // with_all_turns() on a network whose every port is cabled and live.
+  void write_intact_all_turns(const Network& network, const RouteTable& table, std::size_t cap_per_pair,
+                              std::vector<std::uint32_t>* table_choice, std::vector<std::uint32_t>* dor_prefix);
 
   std::vector<NodeId> nodes_;
   std::vector<ChannelId> channels_;

@@ -12,7 +12,10 @@
 //     closed form (block_table); a whole large machine with failures starts
 //     the stages below from that construction, and only the pairs whose
 //     routes the failures cut are assigned and checked anew
-//     (around_failures_table);
+//     (around_failures_table); under a time budget too short for the
+//     stages below that every searched table needs (candidate sets, greedy
+//     start, deadlock guard), a block or any job of a healthy machine keeps
+//     its direction-order table, verified by construction (anytime.hpp);
 //  1. otherwise greedy: pairs in a fixed order, most constrained first, each
 //     taking the candidate that least raises the loads it crosses;
 //  2. local search: a route crossing a channel at the max load moves to
@@ -27,13 +30,16 @@
 //  5. unless the allocation is a whole fault-free sub-torus, stages 2 and 3
 //     again over every minimal encodable route (First/Last Steps) under a
 //     deadlock guard, and where that stays above the unguarded search, pure
-//     DOR routes the long way round rings (refine_with_turns).
+//     DOR routes the long way round rings (refine_with_turns); on a healthy
+//     machine under a limited budget stages 2 and 3 run only here, from a
+//     block's closed form or from stage 1 over the direction-order routes.
 // Everything is deterministic.  The search stops at the lower bound of the
 // candidate space (no table of these candidates can do better).
 //
 // This file holds the generator, its options and the order of the stages;
 // the stages themselves are in routing/generators/balanced/: stage 0 in
-// sub_torus.hpp, block.hpp and around_failures.hpp, stages 1-3 in balancer.hpp, stage 5 in refinement.hpp
+// sub_torus.hpp, block.hpp, around_failures.hpp and anytime.hpp, stages 1-3 in
+// balancer.hpp, stage 5 in refinement.hpp
 // (stage 4 is routing/common/checked_turns.hpp).
 #include <cstddef>
 #include <cstdint>
@@ -48,6 +54,7 @@
 #include "routing/common/checked_turns.hpp"
 #include "routing/generator.hpp"
 #include "routing/generators/balanced/around_failures.hpp"
+#include "routing/generators/balanced/anytime.hpp"
 #include "routing/generators/balanced/balancer.hpp"
 #include "routing/generators/balanced/block.hpp"
 #include "routing/generators/balanced/refinement.hpp"
@@ -144,7 +151,9 @@ class BalancedGenerator : public Generator {
     // search state besides (whole 8x8x4x4 with one or three failed routers:
     // 136-138 MB of growth).
     const double fixed = context.whole_intact_torus ? 0.25 : refined ? 900 : context.faults ? 70 : 40;
-    const double per_hop = context.whole_intact_torus ? 0 : refined ? 100 : context.faults ? 14 : 10;
+    // (A balancer's per-channel lists hold 8 bytes a hop of the chosen
+    // routes: the pair and its move count, balancer.hpp.)
+    const double per_hop = context.whole_intact_torus ? 0 : refined ? 104 : context.faults ? 18 : 14;
     return context.pairs * (fixed + per_hop * context.mean_hops) + context.channel_slots * context.layers * 16;
   }
   // Node selection scores many candidate sets: in direction order (turns:
@@ -168,9 +177,37 @@ class BalancedGenerator : public Generator {
     if (read_construction(options) && direct.size() >= balanced::kAroundFailuresMinNodes &&
         balanced::around_failures_table(network, direct, options))
       return direct;
+    // A budget too short for the stages every searched table needs gets the
+    // direction-order table, verified by construction (anytime.hpp).
+    if (read_construction(options) && balanced::budget_below_fixed_stages(options.budget.get(), direct.size()) &&
+        balanced::direction_order_start(network, direct, options.flow_control)) {
+      options.budget->note_cut("load balancing");
+      if (read_turns(options)) options.budget->note_cut("First/Last Step refinement");
+      return direct;
+    }
     // A block's direction-order table in closed form (block_table): the
     // start of the search below when all its routes are candidates.
     const bool block = read_construction(options) && balanced::block_table(network, direct, options.flow_control);
+    // On a healthy machine the First/Last Step refinement searches a set
+    // that holds the direction-order candidates too, and a budget that will
+    // cut the searches goes to it whole: its steps lower the max load, the same steps over
+    // direction order barely do (a scattered 1024 nodes of 8x8x8x8 under
+    // the default 2 s: max load 1127 with the budget split half and half,
+    // 1060 all in the refinement).  A block goes there straight from its
+    // closed form, any other job from the greedy start over the refinement
+    // set's direction-order candidates: the augmented set, its search and
+    // its table are not built (refinement.hpp).
+    const std::size_t every_port =
+        2u * static_cast<std::size_t>(network.torus().present_dims()) * network.torus().node_count();
+    const bool refined_later = read_turns(options) && options.rules == RuleSet::angara &&
+                               options.flow_control == FlowControl::bubble && network.live_channel_count() == every_port;
+    if (refined_later && read_construction(options) && balanced::budget_binds(options.budget.get(), direct.size())) {
+      if (block)
+        balanced::refine_intact_with_turns(network, options, long_way, direct);
+      else
+        balanced::refine_scattered_intact(network, options, long_way, direct);
+      return direct;
+    }
     const TurnRules rules(network);
     // Pairs without a candidate are routed (or refused, with the reason) by
     // the checked-turn stage, as are detours it can shorten.

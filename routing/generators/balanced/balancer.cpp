@@ -104,7 +104,8 @@ Balancer::Balancer(const CandidateSet& set, std::size_t channel_slots)
       choice_(set.pair_count(), 0),
       loads_(channel_slots, 0),
       delta_(channel_slots, 0),
-      crossing_(channel_slots) {}
+      crossing_(channel_slots),
+      stale_(channel_slots, 0) {}
 
 bool Balancer::over_budget() {
   if (!budget_) return false;
@@ -128,23 +129,40 @@ bool Balancer::better_than(const Balancer& other) const {
   return spread_ < other.spread_;
 }
 
-void Balancer::assign_greedy() {
-  std::vector<std::size_t> order;
-  order.reserve(set_.pair_count());
-  for (std::size_t p = 0; p < set_.pair_count(); ++p)
-    if (set_.variants(p) > 0) order.push_back(p);
+void Balancer::assign_greedy(const std::vector<std::uint32_t>* considered, bool searched_next) {
+  // The candidates each pair chooses among: all, or the first considered[p].
+  const auto variants = [&](std::size_t p) -> std::size_t {
+    return considered ? std::min<std::size_t>((*considered)[p], set_.variants(p)) : set_.variants(p);
+  };
   // Fewest candidates first, then the longest routes; ties keep pair order,
   // which walks the sources in turn so that neighbouring sources see each
-  // other's choices.
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (set_.variants(a) != set_.variants(b)) return set_.variants(a) < set_.variants(b);
-    return set_.channels(a, 0).size() > set_.channels(b, 0).size();
-  });
+  // other's choices.  A counting sort over (candidates, length): both are
+  // small numbers, and a comparison sort of a million pairs is a tenth of
+  // a second.
+  std::size_t most_variants = 0, longest = 0;
+  for (std::size_t p = 0; p < set_.pair_count(); ++p)
+    if (variants(p) > 0) {
+      most_variants = std::max(most_variants, variants(p));
+      longest = std::max(longest, set_.channels(p, 0).size());
+    }
+  const auto key = [&](std::size_t p) { return variants(p) * (longest + 1) + (longest - set_.channels(p, 0).size()); };
+  std::vector<std::size_t> first((most_variants + 1) * (longest + 1) + 1, 0);
+  for (std::size_t p = 0; p < set_.pair_count(); ++p)
+    if (variants(p) > 0) ++first[key(p) + 1];
+  for (std::size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
+  std::vector<std::size_t> order(first.back());
+  for (std::size_t p = 0; p < set_.pair_count(); ++p)
+    if (variants(p) > 0) order[first[key(p)]++] = p;
   for (std::size_t p : order) {
+    if (variants(p) == 1) {  // nothing to choose (most pairs without a tie)
+      choice_[p] = 0;
+      for (ChannelId c : set_.channels(p, 0)) ++loads_[c];
+      continue;
+    }
     std::uint32_t best = 0;
     std::uint32_t best_peak = 0;
     std::uint64_t best_spread = 0;
-    for (std::uint32_t v = 0; v < set_.variants(p); ++v) {
+    for (std::uint32_t v = 0; v < variants(p); ++v) {
       std::uint32_t peak = 0;
       std::uint64_t spread = 0;
       for (ChannelId c : set_.channels(p, v)) {
@@ -160,7 +178,11 @@ void Balancer::assign_greedy() {
     choice_[p] = best;
     for (ChannelId c : set_.channels(p, best)) ++loads_[c];
   }
-  index();
+  if (searched_next) {
+    index();
+  } else {
+    recount_max();
+  }
 }
 
 void Balancer::assign(const std::vector<std::uint32_t>& choice) {
@@ -250,11 +272,22 @@ void Balancer::local_search(std::uint32_t bound, bool polish) {
 }
 
 void Balancer::index() {
-  for (ChannelId c : used_) crossing_[c].clear();
+  for (ChannelId c : used_) {
+    crossing_[c].clear();
+    stale_[c] = 0;
+  }
+  moves_of_.assign(set_.pair_count(), 0);
+  for (ChannelId c : used_) crossing_[c].reserve(loads_[c]);
   for (std::size_t p = 0; p < set_.pair_count(); ++p)
     if (set_.variants(p) > 0)
-      for (ChannelId c : set_.channels(p, choice_[p])) crossing_[c].push_back(static_cast<std::uint32_t>(p));
+      for (ChannelId c : set_.channels(p, choice_[p])) crossing_[c].push_back({static_cast<std::uint32_t>(p), 0});
   recount_max();
+}
+
+void Balancer::crossing_now(ChannelId c, std::vector<std::uint32_t>* pairs) const {
+  pairs->clear();
+  for (const Crossing& entry : crossing_[c])
+    if (entry.moves == moves_of_[entry.pair]) pairs->push_back(entry.pair);
 }
 
 void Balancer::recount_max() {
@@ -303,16 +336,26 @@ void Balancer::apply(std::size_t p, std::uint32_t to) {
     if (loads_[c] == max_load_) --at_max_;
     spread_ -= static_cast<std::uint64_t>(spread_of(loads_[c]) - spread_of(loads_[c] - 1));
     --loads_[c];
-    auto& list = crossing_[c];
-    list.erase(std::find(list.begin(), list.end(), pair_id));
+    // The pair's entry goes stale (its move count changes below) instead of
+    // being erased from the middle of a list of thousands; a list is
+    // compacted, in order, once most of it is stale.
+    if (++stale_[c] > crossing_[c].size() / 2) {
+      auto& list = crossing_[c];
+      const auto stale = [&](const Crossing& entry) {
+        return entry.moves != moves_of_[entry.pair] || entry.pair == pair_id;
+      };
+      list.erase(std::remove_if(list.begin(), list.end(), stale), list.end());
+      stale_[c] = 0;
+    }
   }
+  const std::uint32_t moves = ++moves_of_[p];
   bool above = false;
   for (ChannelId c : set_.channels(p, to)) {
     spread_ += static_cast<std::uint64_t>(spread_of(loads_[c] + 1) - spread_of(loads_[c]));
     ++loads_[c];
     if (loads_[c] == max_load_) ++at_max_;
     above = above || loads_[c] > max_load_;
-    crossing_[c].push_back(pair_id);
+    crossing_[c].push_back({pair_id, moves});
   }
   choice_[p] = to;
   if (at_max_ == 0 || above) recount_max();
@@ -354,7 +397,7 @@ bool Balancer::relieve_max_channels() {
   for (ChannelId c : hottest) {
     if (max_load_ != level) break;  // the maximum dropped: start a new round
     if (loads_[c] != level) continue;
-    pairs = crossing_[c];
+    crossing_now(c, &pairs);
     for (std::uint32_t p : pairs) {
       if (budget_ && over_budget()) return moved;
       std::uint32_t to = 0;

@@ -91,7 +91,11 @@ class Balancer {
 
   // Stage 1: each pair, most constrained first, takes the candidate with the
   // lowest (highest load it would create, added load^4).
-  void assign_greedy();
+  // `considered` (optional): per pair how many of its first candidates it
+  // chooses among (the direction-order prefix of a First/Last Step set).
+  // `searched_next` false: only the choice and the loads are wanted, not
+  // the per-channel lists the searches use.
+  void assign_greedy(const std::vector<std::uint32_t>* considered = nullptr, bool searched_next = true);
 
   // Starts from a given choice instead (e.g. another generator's table).
   void assign(const std::vector<std::uint32_t>& choice);
@@ -139,7 +143,17 @@ class Balancer {
   std::vector<std::uint32_t> loads_;
   std::vector<int> delta_;
   std::vector<ChannelId> touched_;
-  std::vector<std::vector<std::uint32_t>> crossing_;
+  // Per channel the pairs whose route crosses it, in the order they took
+  // it, as (pair, the pair's move count then): an entry whose count is not
+  // the pair's current one is stale (the pair moved since).
+  struct Crossing {
+    std::uint32_t pair;
+    std::uint32_t moves;
+  };
+  void crossing_now(ChannelId c, std::vector<std::uint32_t>* pairs) const;
+  std::vector<std::vector<Crossing>> crossing_;
+  std::vector<std::uint32_t> stale_;     // per channel: stale entries in its list
+  std::vector<std::uint32_t> moves_of_;  // per pair: how often it moved since index()
   std::uint32_t max_load_ = 0;
   std::size_t at_max_ = 0;
   std::uint64_t spread_ = 0;

@@ -90,40 +90,27 @@ void repair_deadlocks(const CandidateSet& set, const Torus& torus, FlowControl r
 
 }  // namespace
 
-void refine_with_turns(const Network& network, const CandidateSet& narrow, const GeneratorOptions& options,
-                       int long_way, RouteTable& table) {
-  if (options.rules != RuleSet::angara || options.flow_control != FlowControl::bubble) return;
-  // The whole live machine (the epilogues' default table, whole-machine
-  // jobs) is left out too: there it gains 2-4% of max load for 5-10 times
-  // the CPU (whole faulty 8x8x8: max load 525 against 536, 18.1 s against
-  // 1.6 s; 4x4x4x8: 524 against 544, 27.7 s against 4.1 s), where scattered
-  // halves gain 30%.
-  const std::size_t live_nodes =
-      static_cast<std::size_t>(network.torus().node_count()) - network.failed_nodes().size();
-  if ((narrow.node_count() > kFaultyRefinementMaxNodes || narrow.node_count() == live_nodes) &&
-      network.live_channel_count() != network.torus().cabled_channel_count())
-    return;
-  std::vector<std::uint32_t> seed;
-  if (sub_torus_choice(network, narrow, &seed)) return;
-  // The optional work of this stage runs on the budget (routing.time_budget);
-  // every start keeps the best table reached when it runs out.
+namespace {
+
+// Stages 2 and 3 over `wide`, from `choice` (the table's routes), under the
+// deadlock guard, then the second start and the long-way routes.
+void refine_from(const Network& network, const CandidateSet& wide, const std::vector<std::uint32_t>& choice,
+                 const GeneratorOptions& options, int long_way, RouteTable& table) {
   WorkBudget* budget = options.budget.get();
   const auto out_of_budget = [budget](const char* stage) {
     if (!budget || !budget->exhausted()) return false;
     budget->note_cut(stage);
     return true;
   };
-  if (out_of_budget("First/Last Step refinement")) return;
-  const CandidateSet wide = CandidateSet::with_all_turns(network, narrow, table, kCandidateCap);
-  if (budget) budget->spend(wide.pair_count());
-  std::vector<std::uint32_t> choice;
-  if (!choice_of_table(wide, table, &choice)) return;
   const std::uint32_t bound = candidate_space_bound(wide);
   const std::size_t slots = network.torus().channel_slots();
   Balancer balancer(wide, slots);
   balancer.limit_work(budget);
   balancer.assign(choice);
-  if (balancer.max_load() <= bound) return;
+  if (balancer.max_load() <= bound) {
+    if (table.size() > 1 && !table.has_route(0, 1)) table = wide.make_table(choice, "balanced");  // started without routes
+    return;
+  }
   DeadlockGuard guard(wide, network.torus(), options.flow_control);
   balancer.guard_with(&guard);
   search(balancer, bound);
@@ -177,6 +164,83 @@ void refine_with_turns(const Network& network, const CandidateSet& narrow, const
     table = longer.make_table(third.choice(), "balanced");
   else
     table = wide.make_table(best.choice(), "balanced");
+}
+
+}  // namespace
+
+void refine_with_turns(const Network& network, const CandidateSet& narrow, const GeneratorOptions& options,
+                       int long_way, RouteTable& table) {
+  if (options.rules != RuleSet::angara || options.flow_control != FlowControl::bubble) return;
+  // The whole live machine (the epilogues' default table, whole-machine
+  // jobs) is left out too: there it gains 2-4% of max load for 5-10 times
+  // the CPU (whole faulty 8x8x8: max load 525 against 536, 18.1 s against
+  // 1.6 s; 4x4x4x8: 524 against 544, 27.7 s against 4.1 s), where scattered
+  // halves gain 30%.
+  const std::size_t live_nodes =
+      static_cast<std::size_t>(network.torus().node_count()) - network.failed_nodes().size();
+  if ((narrow.node_count() > kFaultyRefinementMaxNodes || narrow.node_count() == live_nodes) &&
+      network.live_channel_count() != network.torus().cabled_channel_count())
+    return;
+  std::vector<std::uint32_t> seed;
+  if (sub_torus_choice(network, narrow, &seed)) return;
+  // The optional work of this stage runs on the budget (routing.time_budget);
+  // every start keeps the best table reached when it runs out.
+  WorkBudget* budget = options.budget.get();
+  const auto out_of_budget = [budget](const char* stage) {
+    if (!budget || !budget->exhausted()) return false;
+    budget->note_cut(stage);
+    return true;
+  };
+  if (out_of_budget("First/Last Step refinement")) return;
+  std::vector<std::uint32_t> choice;
+  const CandidateSet wide = CandidateSet::with_all_turns(network, narrow, table, kCandidateCap, &choice);
+  if (budget) budget->spend(wide.pair_count());
+  if (choice.empty()) return;  // a route on another layer: not a table of these candidates
+  refine_from(network, wide, choice, options, long_way, table);
+}
+
+void refine_intact_with_turns(const Network& network, const GeneratorOptions& options, int long_way,
+                              RouteTable& table) {
+  if (options.rules != RuleSet::angara || options.flow_control != FlowControl::bubble) return;
+  WorkBudget* budget = options.budget.get();
+  if (budget && budget->exhausted()) {
+    budget->note_cut("First/Last Step refinement");
+    return;
+  }
+  std::vector<std::uint32_t> choice;
+  const CandidateSet wide = CandidateSet::with_all_turns_of_intact(network, table, kCandidateCap, &choice);
+  if (budget) budget->spend(wide.route_count());  // a step per candidate written
+  if (choice.empty()) return;
+  refine_from(network, wide, choice, options, long_way, table);
+}
+
+
+void refine_scattered_intact(const Network& network, const GeneratorOptions& options, int long_way,
+                             RouteTable& table) {
+  std::vector<std::uint32_t> prefix, choice;
+  const CandidateSet wide = CandidateSet::with_all_turns_of_intact(network, table, kCandidateCap, nullptr, &prefix);
+  WorkBudget* budget = options.budget.get();
+  {
+    // Stage 1 over each pair's direction-order candidates, the first ones
+    // of the set: what the greedy start over the augmented set chooses.
+    Balancer greedy(wide, network.torus().channel_slots());
+    greedy.assign_greedy(&prefix, /*searched_next=*/false);
+    choice = greedy.choice();
+  }
+  // Charged as the searches count theirs: each direction-order candidate
+  // evaluated (kEvaluationWork) and its channels walked (a step each, as a
+  // dependency-graph search counts a channel it expands).
+  std::uint64_t work = wide.route_count();  // a step per candidate written
+  for (std::size_t p = 0; p < prefix.size(); ++p)
+    for (std::uint32_t v = 0; v < prefix[p]; ++v) work += kEvaluationWork + wide.channels(p, v).size();
+  if (budget) budget->spend(work);
+  if (options.rules != RuleSet::angara || options.flow_control != FlowControl::bubble ||
+      (budget && budget->exhausted())) {
+    if (budget && budget->exhausted()) budget->note_cut("First/Last Step refinement");
+    table = wide.make_table(choice, "balanced");
+    return;
+  }
+  refine_from(network, wide, choice, options, long_way, table);
 }
 
 }  // namespace angara::balanced

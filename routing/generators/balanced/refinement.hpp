@@ -46,4 +46,19 @@ constexpr std::size_t kFaultyRefinementMaxNodes = 512;
 void refine_with_turns(const Network& network, const CandidateSet& narrow, const GeneratorOptions& options,
                        int long_way, RouteTable& table);
 
+// The same refinement straight from a complete minimal table of a network
+// whose every port is cabled and live (a block's closed form), without the
+// augmented candidate set: there every pair's candidates are its minimal
+// routes, and the First/Last Step set holds its direction-order ones too.
+void refine_intact_with_turns(const Network& network, const GeneratorOptions& options, int long_way,
+                              RouteTable& table);
+
+// A job of such a network that is no block, from nothing (`table` from
+// start_route_table, without routes): the First/Last Step candidate set
+// alone, the greedy start over its direction-order candidates (the
+// augmented set's, in the same order: the same start), then the
+// refinement; the augmented set and its table are never built.
+void refine_scattered_intact(const Network& network, const GeneratorOptions& options, int long_way,
+                             RouteTable& table);
+
 }  // namespace angara::balanced

@@ -45,7 +45,14 @@ std::uint32_t candidate_space_bound(const CandidateSet& set) {
     if (set.variants(p) == 0) continue;
     std::array<std::uint64_t, kMaxDims> fewest;
     fewest.fill(~std::uint64_t{0});
-    for (std::size_t v = 0; v < set.variants(p); ++v) {
+    // Minimal routes of a pair all take its ring distance in every
+    // dimension: when its candidates are minimal and of one length, the
+    // first one tells (most pairs of a First/Last Step set, tens of
+    // millions of channels otherwise walked).
+    bool one_length = set.minimal(p);
+    for (std::size_t v = 1; one_length && v < set.variants(p); ++v)
+      one_length = set.channels(p, v).size() == set.channels(p, 0).size();
+    for (std::size_t v = 0; v < (one_length ? 1 : set.variants(p)); ++v) {
       std::array<std::uint64_t, kMaxDims> count{};
       for (ChannelId c : set.channels(p, v)) ++count[Torus::channel_direction(c).dim()];
       for (int dim = 0; dim < kMaxDims; ++dim) fewest[dim] = std::min(fewest[dim], count[dim]);

@@ -1,0 +1,37 @@
+// The balanced generator's first table under a short time budget (anytime.hpp).
+#include "routing/generators/balanced/anytime.hpp"
+
+#include <string>
+#include <utility>
+
+#include "angara/torus.hpp"
+#include "routing/generators/balanced/block.hpp"
+
+namespace angara::balanced {
+
+bool budget_below_fixed_stages(const WorkBudget* budget, std::size_t nodes) {
+  if (!budget || budget->unlimited()) return false;
+  const std::uint64_t pairs = static_cast<std::uint64_t>(nodes) * nodes;
+  const std::uint64_t left = budget->exhausted() ? 0 : budget->limit() - budget->used();
+  return left < kFixedWorkPerPair * pairs;
+}
+
+bool budget_binds(const WorkBudget* budget, std::size_t nodes) {
+  if (!budget || budget->unlimited()) return false;
+  const std::uint64_t pairs = static_cast<std::uint64_t>(nodes) * nodes;
+  const std::uint64_t left = budget->exhausted() ? 0 : budget->limit() - budget->used();
+  return left < kBindingShare * kFixedWorkPerPair * pairs;
+}
+
+bool direction_order_start(const Network& network, RouteTable& table, FlowControl rule) {
+  if (block_table(network, table, rule)) return true;
+  const Torus& torus = network.torus();
+  const std::size_t every_port = 2u * static_cast<std::size_t>(torus.present_dims()) * torus.node_count();
+  if (rule != FlowControl::bubble || network.live_channel_count() != every_port) return false;
+  std::string algorithm = table.algorithm;
+  table = dimension_order_table(torus, table.nodes());
+  table.algorithm = std::move(algorithm);
+  return true;
+}
+
+}  // namespace angara::balanced

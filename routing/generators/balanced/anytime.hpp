@@ -1,0 +1,56 @@
+// The balanced generator's first table when the time budget
+// (routing.time_budget) cannot pay for its search (routing/generators/balanced.cpp):
+// the direction-order table, verified by construction, in place of the
+// candidate sets, the greedy start and the refinement's dependency graph.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "angara/network.hpp"
+#include "angara/route.hpp"
+#include "angara/rules.hpp"
+#include "routing/common/work_budget.hpp"
+
+namespace angara::balanced {
+
+// The budget's steps (WorkBudget) that the stages every searched table
+// needs cost per ordered pair on the reference machine: the candidate sets
+// (direction order and First/Last Step), the greedy start, the bounds, the
+// balancers' indexes, the deadlock guard's graph and the tables made from
+// them.  Measured with bench/angara-scale --cases latency on the 1024-node
+// cases: 0.85 s on the 8x8x4x4 block of 8x8x8x8, 1.26 s on the scattered
+// 1024 nodes of 8x8x8x8, a million pairs each, at 30e6 steps a second:
+// 25 and 38 steps a pair.
+constexpr std::uint64_t kFixedWorkPerPair = 40;
+
+// True when a limited budget holds less than the fixed stages' work for
+// `nodes` allocated nodes: those stages alone would overrun it (the budget
+// counts the searches' work only, the fixed stages come on top), and the
+// searches would have too little left to do better than direction order.
+// A million pairs need 40e6 steps: the default 2 s (51e6 steps) searches
+// them, 0.5 s (12.75e6) takes direction order; 512 nodes (10.5e6) are
+// searched under either.
+bool budget_below_fixed_stages(const WorkBudget* budget, std::size_t nodes);
+
+// True when a limited budget holds less than kBindingShare times the fixed
+// stages' work: it will cut the searches, and where it goes matters.  On a
+// healthy machine it then goes to the First/Last Step refinement alone
+// (refinement.hpp, refine_intact_with_turns, refine_scattered_intact); a
+// job whose budget it does not bind searches the direction-order routes
+// first, then the refinement, as without a budget (up to 564 nodes
+// under the default 2 s).
+constexpr std::uint64_t kBindingShare = 4;
+bool budget_binds(const WorkBudget* budget, std::size_t nodes);
+
+// The direction-order table of `table`'s nodes (from start_route_table), or
+// false, the table untouched: a block of a larger torus in closed form
+// (block_table, ring ties split evenly), or on a machine whose every port is
+// cabled and live the plain dimension-order table (dimension_order_table).
+// Its routes are pure DOR+direction-bit routes, which under bubble flow
+// control close no forbidden cycle among themselves (doc/model.md,
+// "Deadlock rule"), and minimal; so it needs no candidate set and no cycle
+// check.  Under flow control none only a block without a ring qualifies.
+bool direction_order_start(const Network& network, RouteTable& table, FlowControl rule);
+
+}  // namespace angara::balanced
