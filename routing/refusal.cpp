@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
+#include <iterator>
 #include <utility>
 
 #include "angara/hostlist.hpp"
@@ -46,35 +46,17 @@ std::string seconds_text(double seconds) {
   return buffer;
 }
 
-// The node every pair in [first, last) involves; "" when none, or when both
-// ends of every pair do (two nodes: no telling which one to leave out).
-std::string common_node_of(std::vector<RefusedPair>::const_iterator first,
-                           std::vector<RefusedPair>::const_iterator last) {
-  if (last - first < 2) return "";
-  std::vector<std::string> common;
-  for (const std::string& candidate : {first->source, first->destination}) {
-    if (std::all_of(first, last,
-                    [&](const RefusedPair& p) { return p.source == candidate || p.destination == candidate; }))
+// The node every pair involves; kNoNode when none, or when both ends of
+// every pair do (two nodes: no telling which one to leave out).
+NodeId common_node_of(const std::vector<NodePair>& pairs) {
+  if (pairs.size() < 2) return kNoNode;
+  std::vector<NodeId> common;
+  for (const NodeId candidate : {pairs.front().first, pairs.front().second}) {
+    if (std::all_of(pairs.begin(), pairs.end(),
+                    [&](const NodePair& p) { return p.first == candidate || p.second == candidate; }))
       common.push_back(candidate);
   }
-  return common.size() == 1 ? common.front() : "";
-}
-
-// The failures whose repair alone reopens every pair cut off, in order;
-// none when a pair needs more than one repair.
-std::vector<std::string> repairs_reopening_all(const Refusal& refusal) {
-  std::vector<std::string> common = refusal.failures;
-  for (std::size_t i = 0; i < refusal.cut_off; ++i) {
-    const RefusedPair& pair = refusal.pairs[i];
-    if (!pair.each_repair_reopens) return {};
-    common.erase(std::remove_if(common.begin(), common.end(),
-                                [&](const std::string& name) {
-                                  return std::find(pair.blockers.begin(), pair.blockers.end(), name) ==
-                                         pair.blockers.end();
-                                }),
-                 common.end());
-  }
-  return common;
+  return common.size() == 1 ? common.front() : kNoNode;
 }
 
 // The summary; `failures`: the refusal's failures with routers of a kind
@@ -96,7 +78,7 @@ std::string make_summary(const Refusal& refusal, const std::vector<std::string>&
     out += plural(refusal.cut_off, "pair") + nodes + (refusal.cut_off == 1 ? " has" : " have") + " no route" + around;
     // What to do: leave out the node every pair involves, or repair a
     // failure whose repair alone reopens every pair.
-    const std::vector<std::string> repairs = repairs_reopening_all(refusal);
+    const std::vector<std::string>& repairs = refusal.reopening_repairs;
     std::string repair;
     if (repairs.size() > 1 && repairs.size() == refusal.failures.size())
       repair = "repair any one of them";
@@ -110,7 +92,7 @@ std::string make_summary(const Refusal& refusal, const std::vector<std::string>&
     else if (!repair.empty())
       out += "; " + repair + (refusal.cut_off == 1 ? " to reopen it" : " to reopen them all");
   } else {
-    out += plural(refusal.pairs.size(), "pair") + nodes + " left without a deadlock-free route" + around;
+    out += plural(refusal.pair_count, "pair") + nodes + " left without a deadlock-free route" + around;
   }
   return out + "; first: " + first.source + " -> " + first.destination;
 }
@@ -141,39 +123,70 @@ Refusal describe_refusal(const Config& config, const Network& network, std::size
   Refusal refusal;
   refusal.chain = chain;
   refusal.node_count = node_count;
-  // Each pair once, with the members that named it.
+  // Each pair once (8 bytes a pair: a whole machine's refusal names
+  // hundreds of thousands).
   std::vector<NodePair> pairs;
-  std::map<NodePair, std::vector<std::string>> refused_by;
-  for (const PassedOver& member : members)
-    for (const NodePair& pair : member.unrouted) {
-      std::vector<std::string>& by = refused_by[pair];
-      if (by.empty()) pairs.push_back(pair);
-      if (std::find(by.begin(), by.end(), member.algorithm) == by.end()) by.push_back(member.algorithm);
-    }
+  std::vector<std::vector<NodePair>> named_by;  // per member, its pairs sorted
+  for (const PassedOver& member : members) {
+    named_by.push_back(member.unrouted);
+    std::sort(named_by.back().begin(), named_by.back().end());
+    pairs.insert(pairs.end(), member.unrouted.begin(), member.unrouted.end());
+  }
   std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   refusal.members = std::move(members);
+  refusal.pair_count = pairs.size();
 
   const std::vector<std::string> names = refusal_failure_names(config, network);
   const std::vector<PairDiagnosis> diagnoses = diagnose_pairs(network, pairs);
-  std::vector<RefusedPair> cut_off, routable;
+  std::vector<std::size_t> cut_off, routable;  // indices into pairs
   std::vector<std::size_t> behind_cut, behind_all;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
+    (diagnoses[i].shortest < 0 ? cut_off : routable).push_back(i);
+    for (std::size_t f : diagnoses[i].blockers) (diagnoses[i].shortest < 0 ? behind_cut : behind_all).push_back(f);
+  }
+  refusal.cut_off = cut_off.size();
+  const auto detail = [&](std::size_t i) {
     RefusedPair pair;
     pair.source = config.node_name(pairs[i].first);
     pair.destination = config.node_name(pairs[i].second);
     pair.shortest = diagnoses[i].shortest;
     pair.each_repair_reopens = diagnoses[i].each_repair_reopens;
-    for (std::size_t f : diagnoses[i].blockers) {
-      pair.blockers.push_back(names[f]);
-      (pair.shortest < 0 ? behind_cut : behind_all).push_back(f);
+    for (std::size_t f : diagnoses[i].blockers) pair.blockers.push_back(names[f]);
+    for (std::size_t m = 0; m < named_by.size(); ++m)
+      if (std::binary_search(named_by[m].begin(), named_by[m].end(), pairs[i]) &&
+          std::find(pair.refused_by.begin(), pair.refused_by.end(), refusal.members[m].algorithm) ==
+              pair.refused_by.end())
+        pair.refused_by.push_back(refusal.members[m].algorithm);
+    refusal.pairs.push_back(std::move(pair));
+  };
+  for (std::size_t i : cut_off)
+    if (refusal.pairs.size() < kRefusalDetailPairs) detail(i);
+  for (std::size_t i : routable)
+    if (refusal.pairs.size() < kRefusalDetailPairs) detail(i);
+
+  // The repairs that reopen every pair cut off, and the node they all involve.
+  std::vector<NodePair> cut_pairs;
+  bool each_reopens = true;
+  std::vector<std::size_t> reopening;
+  for (std::size_t k = 0; k < cut_off.size(); ++k) {
+    const PairDiagnosis& diagnosis = diagnoses[cut_off[k]];
+    cut_pairs.push_back(pairs[cut_off[k]]);
+    if (!diagnosis.each_repair_reopens) each_reopens = false;
+    if (!each_reopens) continue;
+    std::vector<std::size_t> blockers = diagnosis.blockers;
+    std::sort(blockers.begin(), blockers.end());
+    if (k == 0) {
+      reopening = blockers;
+    } else {
+      std::vector<std::size_t> both;
+      std::set_intersection(reopening.begin(), reopening.end(), blockers.begin(), blockers.end(),
+                            std::back_inserter(both));
+      reopening.swap(both);
     }
-    pair.refused_by = std::move(refused_by[pairs[i]]);
-    (pair.shortest < 0 ? cut_off : routable).push_back(std::move(pair));
   }
-  refusal.cut_off = cut_off.size();
-  refusal.pairs = std::move(cut_off);
-  refusal.pairs.insert(refusal.pairs.end(), std::make_move_iterator(routable.begin()),
-                       std::make_move_iterator(routable.end()));
+  const NodeId common = common_node_of(cut_pairs);
+  cut_pairs = {};
 
   // The failures to name: behind the pairs cut off, else behind every pair,
   // else (no pair named) all of them; in the network's order.
@@ -200,8 +213,9 @@ Refusal describe_refusal(const Config& config, const Network& network, std::size
   add_routers(down, "(down)");
   for (std::size_t f : behind)
     if (f >= routers) grouped.push_back(names[f]);
-  refusal.common_node =
-      common_node_of(refusal.pairs.begin(), refusal.pairs.begin() + static_cast<long>(refusal.cut_off));
+  refusal.common_node = common == kNoNode ? std::string() : config.node_name(common);
+  if (each_reopens)
+    for (std::size_t f : reopening) refusal.reopening_repairs.push_back(names[f]);
 
   // Fewer failures by name until the line is short enough, the repairs to
   // make named as long as possible.
@@ -230,13 +244,17 @@ std::vector<std::string> refusal_detail(const Refusal& refusal, std::size_t max_
                     " without any route around the failures:");
   for (std::size_t i = 0; i < refusal.pairs.size(); ++i) {
     if (i == max_pairs) {
-      lines.push_back("and " + plural(refusal.pairs.size() - i, "more pair") +
-                      " (angara-route generate --verbose or --json lists them all)");
+      lines.push_back("and " + plural(refusal.pair_count - i, "more pair") +
+                      " (angara-route generate --verbose or --json lists " +
+                      (refusal.pairs.size() < refusal.pair_count
+                           ? "the first " + std::to_string(kRefusalDetailPairs)
+                           : std::string("them all")) +
+                      ")");
       break;
     }
     const RefusedPair& pair = refusal.pairs[i];
     if (i == refusal.cut_off)
-      lines.push_back(plural(refusal.pairs.size() - refusal.cut_off, "pair") +
+      lines.push_back(plural(refusal.pair_count - refusal.cut_off, "pair") +
                       " with a route around the failures, left without one (deadlock-free with the others):");
     std::string line = "  " + pair.source + " -> " + pair.destination + ": ";
     if (pair.shortest < 0) {
@@ -250,6 +268,9 @@ std::vector<std::string> refusal_detail(const Refusal& refusal, std::size_t max_
     }
     lines.push_back(line + "; refused by " + comma_joined(pair.refused_by));
   }
+  if (refusal.pairs.size() < refusal.pair_count && max_pairs > refusal.pairs.size())
+    lines.push_back("and " + plural(refusal.pair_count - refusal.pairs.size(), "more pair") + " (a refusal lists the first " +
+                    std::to_string(kRefusalDetailPairs) + ")");
   return lines;
 }
 

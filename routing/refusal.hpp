@@ -17,6 +17,9 @@
 
 namespace angara {
 
+// The pairs a refusal describes one by one at most.
+constexpr std::size_t kRefusalDetailPairs = 1000;
+
 struct RefusedPair {
   std::string source, destination;  // node names
   // Hops of the shortest Angara-encodable route around the failures; -1: the
@@ -34,8 +37,16 @@ struct Refusal {
   std::string chain;            // the generator, or the chain ("balanced,nue,exact")
   std::size_t node_count = 0;   // of the allocation
   std::vector<PassedOver> members;  // each generator's reason, in chain order
-  std::vector<RefusedPair> pairs;   // each pair once: first those cut off, then the others, in allocation order
-  std::size_t cut_off = 0;          // how many of `pairs` have no route at all (they come first)
+  // Each pair once, first those cut off, then the others, in allocation
+  // order: the first kRefusalDetailPairs of them (pair_count in all; a
+  // detail per pair of a whole machine's refusal was tens of MiB that no
+  // memory estimate counted, and no administrator reads).
+  std::vector<RefusedPair> pairs;
+  std::size_t pair_count = 0;       // the pairs named, listed or not
+  std::size_t cut_off = 0;          // how many of them have no route at all (they come first)
+  // The failures whose repair alone reopens every pair cut off, in order;
+  // none when a pair needs more than one repair.
+  std::vector<std::string> reopening_repairs;
   // The failures behind the pairs (those cut off when there are any), or
   // every failure of the network when no generator named a pair.
   std::vector<std::string> failures;

@@ -305,7 +305,8 @@ std::string refusal_json(const Refusal& refusal) {
            ",\"reason\":" + json_quote(member_reason(m)) + ",\"seconds\":" + seconds +
            ",\"pairs\":" + std::to_string(m.unrouted.size()) + "}";
   }
-  out += "],\"cut_off_pairs\":" + std::to_string(refusal.cut_off) + ",\"pairs\":[";
+  out += "],\"pair_count\":" + std::to_string(refusal.pair_count) + ",\"cut_off_pairs\":" +
+         std::to_string(refusal.cut_off) + ",\"pairs\":[";
   for (std::size_t i = 0; i < refusal.pairs.size(); ++i) {
     const RefusedPair& p = refusal.pairs[i];
     out += std::string(i ? "," : "") + "{\"source\":" + json_quote(p.source) +

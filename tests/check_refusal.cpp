@@ -110,6 +110,32 @@ START_TEST(test_one_generator_and_detail_limit) {
 }
 END_TEST
 
+// A refusal of a whole machine names every pair by count, and describes
+// the first kRefusalDetailPairs: its memory does not grow with the pairs.
+START_TEST(test_many_pairs_listed_up_to_the_cap) {
+  const Config config = parse_config("machine:\n  torus: 8x8\n  nodes: n[00-63]\n", "whole.yaml");
+  const Network network = config.network();
+  PassedOver member;
+  member.algorithm = "mroots";
+  member.reason = "no up*/down* route in any layer";
+  member.headline = member.reason;
+  for (NodeId s = 0; s < 64; ++s)
+    for (NodeId d = 0; d < 64; ++d)
+      if (s != d && (s + d) % 2 == 0) member.unrouted.emplace_back(s, d);
+  const std::size_t named = member.unrouted.size();  // 64 x 31
+  const Refusal refusal = describe_refusal(config, network, 64, "mroots", {member});
+  ck_assert_uint_eq(refusal.pair_count, named);
+  ck_assert_uint_eq(refusal.pairs.size(), kRefusalDetailPairs);
+  const std::string expected_summary = "refused: 1984 pairs of 64 nodes left without a deadlock-free route; first: n00 -> n02";
+  ck_assert_std_str_eq(refusal.summary, expected_summary);
+  const std::vector<std::string> lines = refusal_detail(refusal);
+  const std::string last = lines.back();
+  ck_assert_std_str_eq(last, "and 984 more pairs (a refusal lists the first 1000)");
+  const std::string json = refusal_json(refusal);
+  ck_assert_msg(json.find("\"pair_count\":1984,\"cut_off_pairs\":0,") != std::string::npos, "%s", json.substr(0, 400).c_str());
+}
+END_TEST
+
 // A router down in Slurm is "down", one the configuration lists "failed";
 // failed routers of a kind are a hostlist in the summary.
 START_TEST(test_routers_failed_and_down) {
@@ -180,6 +206,7 @@ int main() {
   tcase_add_test(tc, test_routers_failed_and_down);
   tcase_add_test(tc, test_node_to_leave_out);
   tcase_add_test(tc, test_refusal_without_pairs);
+  tcase_add_test(tc, test_many_pairs_listed_up_to_the_cap);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }
