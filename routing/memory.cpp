@@ -57,8 +57,19 @@ double program_bytes(const Torus& torus) {
   return std::max(8.0 * kMiB, resident_bytes()) + 128.0 * torus.node_count();
 }
 double route_table_bytes(double nodes) { return 4 * nodes * nodes + 16 * nodes; }
-double verifier_bytes(const Torus& torus, double layers, int threads) {
-  return static_cast<double>(torus.channel_slots()) * layers * (16.0 * std::max(1, threads) + 64);
+// Besides, on an allocation that is not every live router, its
+// per-dimension load bound (routing/check/metrics.cpp, dimension_bound_terms)
+// holds, one dimension at a time, each distinct class of pairs (at most the
+// pairs, at most the coordinate intervals of the torus): its key and, per
+// sign, a pattern of 48 bytes, with a sorted copy of one list (a scattered
+// 2048 nodes of 8x8x8x8: 200 MB of patterns, which the estimate had left
+// out).  `nodes`: the allocation's, 0 for every live router.
+double verifier_bytes(const Torus& torus, double layers, int threads, double nodes) {
+  double intervals = 1;
+  for (int dim = 0; dim < kMaxDims; ++dim) intervals *= static_cast<double>(torus.size(dim)) * torus.size(dim);
+  const double classes = std::min(nodes * std::max(0.0, nodes - 1), intervals);
+  return static_cast<double>(torus.channel_slots()) * layers * (16.0 * std::max(1, threads) + 64) +
+         classes * (16 + 3 * 48);
 }
 
 // The adaptive channel's escape check (routing/check/adaptive_escape.hpp),
@@ -141,6 +152,8 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
   context.faults = has_failures(network);
   context.live_nodes = static_cast<std::size_t>(torus.node_count()) - network.failed_nodes().size();
   context.whole_intact_torus = !context.faults && allocation_size == static_cast<std::size_t>(torus.node_count());
+  context.every_port_live =
+      network.live_channel_count() == 2u * static_cast<std::size_t>(torus.present_dims()) * torus.node_count();
   context.pairs = pairs;
   context.mean_hops = hops;
   context.channel_slots = slots;
@@ -152,7 +165,7 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
   phase("generator " + generator,
         engine ? engine->peak_bytes(context, options) : Generator::default_peak_bytes(context));
   phase(work.adaptive_escape ? "verifier and escape check" : "verifier",
-        verifier_bytes(torus, layers, work.threads) +
+        verifier_bytes(torus, layers, work.threads, allocation_size < context.live_nodes ? nodes : 0) +
             (work.adaptive_escape ? escape_check_bytes(network, nodes, layers, work.threads) : 0));
   // The dump is streamed to its file through a 64 KiB buffer, a line at a
   // time (replace_file_atomically): nothing of the size of the table.
@@ -178,7 +191,8 @@ MemoryEstimate estimate_table_read_memory(const Network& network, std::size_t fi
   add_part(estimate, "parsed tables", 72 * routes);
   add_part(estimate, "route table", route_table_bytes(nodes));
   // The verifier (one layer), then the report's LP bound, one after the other.
-  const double verifier = verifier_bytes(torus, 1, work.threads) +
+  const double live = static_cast<double>(torus.node_count()) - static_cast<double>(network.failed_nodes().size());
+  const double verifier = verifier_bytes(torus, 1, work.threads, nodes < live ? nodes : 0) +
                           (work.adaptive_escape ? escape_check_bytes(network, nodes, 1, work.threads) : 0);
   const double lp = work.lp_bound ? lp_bound_bytes(network, files) : 0;
   if (lp > verifier)
@@ -205,7 +219,10 @@ MemoryEstimate estimate_dump_read_memory(const Network& network, std::uint64_t t
   add_part(estimate, "parsed routes", 128 * routes);
   add_part(estimate, "route table", route_table_bytes(nodes));
   add_part(estimate, work.adaptive_escape ? "verifier and escape check" : "verifier",
-           verifier_bytes(torus, 1, work.threads) +
+           verifier_bytes(torus, 1, work.threads,
+                          nodes < static_cast<double>(torus.node_count()) - static_cast<double>(network.failed_nodes().size())
+                              ? nodes
+                              : 0) +
                (work.adaptive_escape ? escape_check_bytes(network, nodes, 1, work.threads) : 0));
   add_margin(estimate);
   return estimate;

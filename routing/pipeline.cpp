@@ -137,9 +137,11 @@ MemoryEstimate check_job_memory(const Config& config, const JobRequest& request,
   work.threads = worker_count();
   work.adaptive_escape = config.adaptive;
   work.extra_tables = request.extra_tables;
-  MemoryEstimate estimate = estimate_job_memory(
-      prepared.network, prepared.allocation.size(),
-      generator.empty() ? prepared.chain.first() : generator, prepared.options, work);
+  // The budget decides which stages run, and so what they hold.
+  GeneratorOptions options = prepared.options;
+  options.budget = std::make_shared<WorkBudget>(WorkBudget::for_seconds(effective_time_budget(config, request)));
+  MemoryEstimate estimate = estimate_job_memory(prepared.network, prepared.allocation.size(),
+                                                generator.empty() ? prepared.chain.first() : generator, options, work);
   check_memory_limit(estimate, config.memory_limit, config.source);
   return estimate;
 }

@@ -247,6 +247,7 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
     }
 
     std::array<std::vector<PairPattern>, 2> patterns;  // [negative]
+    for (auto& list : patterns) list.reserve(keys.size());  // no doubling: a key at most once each
     for (std::uint64_t key : keys) {
       std::array<int, kMaxDims> low{}, high{};
       for (int j = kMaxDims - 1; j >= 0; --j) {

@@ -44,6 +44,7 @@ struct MemoryContext {
   std::size_t live_nodes = 0;        // of the machine
   bool faults = false;               // failed routers or cables anywhere
   bool whole_intact_torus = false;   // every node of a fault-free torus
+  bool every_port_live = false;      // every port of the machine cabled and live (no failure, no single cable)
   double pairs = 0;                  // ordered pairs of the allocation (n^2)
   double mean_hops = 0;              // minimal hop count, mean over the torus
   double channel_slots = 0;

@@ -143,6 +143,13 @@ class BalancedGenerator : public Generator {
   // hops, 0.8 KiB at 10 (random subsets of 128 to 1024 nodes,
   // doc/benchmarks.md, "Memory estimate").
   double peak_bytes(const MemoryContext& context, const GeneratorOptions& options) const override {
+    // A budget below the fixed stages' work on a machine whose every port
+    // is live: the direction-order table alone (anytime.hpp), besides the
+    // one start_route_table made.
+    if (!context.whole_intact_torus && context.every_port_live && options.flow_control == FlowControl::bubble &&
+        read_construction(options) &&
+        balanced::budget_below_fixed_stages(options.budget.get(), context.allocation_size))
+      return context.pairs * 8 + context.channel_slots * context.layers * 16;
     const auto turns = options.extra.find(std::string(kTurnsOption.key));
     const bool refined = !context.whole_intact_torus && (turns == options.extra.end() || turns->second != "off") &&
                          (!context.faults || (context.allocation_size <= balanced::kFaultyRefinementMaxNodes &&
