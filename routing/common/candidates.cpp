@@ -110,6 +110,48 @@ int last_rank(const HopCounts& counts) {
   return -1;
 }
 
+// Every minimal Angara-encodable order of a pair's hops, in the order
+// minimal_routes() offers them: the DOR route of each sign choice, then
+// with a First Step P (one positive hop moved before a lower direction),
+// with a Last Step M (one negative hop moved after a higher direction),
+// and with both.  visit(p, rest, m) gets the First Step's rank (-1: none),
+// the DOR middle's counts and the Last Step's rank (-1: none), and returns
+// false to stop; without `turns` only the DOR routes are visited.
+template <class Visit>
+void for_each_minimal_order(const SignChoices& signs, bool turns, Visit visit) {
+  for (std::size_t k = 0; k < signs.size; ++k)
+    if (!visit(-1, signs.counts[k], -1)) return;
+  if (!turns) return;
+  for (std::size_t k = 0; k < signs.size; ++k)
+    for (int p = 0; p < kMaxDims; ++p) {
+      const HopCounts& counts = signs.counts[k];
+      if (!counts[p] || p == first_rank(counts)) continue;
+      HopCounts rest = counts;
+      --rest[p];
+      if (!visit(p, rest, -1)) return;
+    }
+  for (std::size_t k = 0; k < signs.size; ++k)
+    for (int m = kMaxDims; m < kDirectionCount; ++m) {
+      const HopCounts& counts = signs.counts[k];
+      if (!counts[m] || m == last_rank(counts)) continue;
+      HopCounts rest = counts;
+      --rest[m];
+      if (!visit(-1, rest, m)) return;
+    }
+  for (std::size_t k = 0; k < signs.size; ++k)
+    for (int p = 0; p < kMaxDims; ++p) {
+      const HopCounts& counts = signs.counts[k];
+      if (!counts[p] || p == first_rank(counts)) continue;
+      for (int m = kMaxDims; m < kDirectionCount; ++m) {
+        if (!counts[m] || m == last_rank(counts)) continue;
+        HopCounts rest = counts;
+        --rest[p];
+        --rest[m];
+        if (!visit(p, rest, m)) return;
+      }
+    }
+}
+
 }  // namespace
 
 std::vector<std::vector<Direction>> minimal_routes(const Network& network, const TurnRules& rules,
@@ -126,55 +168,16 @@ std::vector<std::vector<Direction>> minimal_routes(const Network& network, const
     if (route_is_usable(network, rules, src, candidate)) out.push_back(candidate);
   };
 
-  for (std::size_t k = 0; k < signs.size; ++k) {
-    const HopCounts& counts = signs.counts[k];
-    hops.clear();
-    append_dor(counts, hops);
-    offer(hops);
-  }
   // Without any allowed turn an FS/LS order is either the DOR order itself
   // or needs a turn, so only the DOR routes exist.
-  if (!rules.turns_possible()) return out;
-
-  // First Step: one positive hop P moved before a lower direction.
-  for (std::size_t k = 0; k < signs.size; ++k)
-    for (int p = 0; p < kMaxDims; ++p) {
-      const HopCounts& counts = signs.counts[k];
-      if (!counts[p] || p == first_rank(counts)) continue;
-      HopCounts rest = counts;
-      --rest[p];
-      hops.assign(1, Direction(p));
-      append_dor(rest, hops);
-      offer(hops);
-    }
-  // Last Step: one negative hop M moved after a higher direction.
-  for (std::size_t k = 0; k < signs.size; ++k)
-    for (int m = kMaxDims; m < kDirectionCount; ++m) {
-      const HopCounts& counts = signs.counts[k];
-      if (!counts[m] || m == last_rank(counts)) continue;
-      HopCounts rest = counts;
-      --rest[m];
-      hops.clear();
-      append_dor(rest, hops);
-      hops.push_back(Direction(m));
-      offer(hops);
-    }
-  // Both.
-  for (std::size_t k = 0; k < signs.size; ++k)
-    for (int p = 0; p < kMaxDims; ++p) {
-      const HopCounts& counts = signs.counts[k];
-      if (!counts[p] || p == first_rank(counts)) continue;
-      for (int m = kMaxDims; m < kDirectionCount; ++m) {
-        if (!counts[m] || m == last_rank(counts)) continue;
-        HopCounts rest = counts;
-        --rest[p];
-        --rest[m];
-        hops.assign(1, Direction(p));
-        append_dor(rest, hops);
-        hops.push_back(Direction(m));
-        offer(hops);
-      }
-    }
+  for_each_minimal_order(signs, rules.turns_possible(), [&](int p, const HopCounts& rest, int m) {
+    hops.clear();
+    if (p >= 0) hops.push_back(Direction(p));
+    append_dor(rest, hops);
+    if (m >= 0) hops.push_back(Direction(m));
+    offer(hops);
+    return out.size() < cap;
+  });
   return out;
 }
 
@@ -559,42 +562,12 @@ class IntactMinimalRoutes {
         for (int k = 0; k < counts[rank]; ++k) hops[static_cast<std::size_t>(at++)] = Direction(rank);
       return at;
     };
-    for (std::size_t k = 0; k < signs.size; ++k)
-      if (!offer(write(signs.counts[k], 0))) return;
-    for (std::size_t k = 0; k < signs.size; ++k)
-      for (int p = 0; p < kMaxDims; ++p) {
-        const HopCounts& counts = signs.counts[k];
-        if (!counts[p] || p == first_rank(counts)) continue;
-        HopCounts rest = counts;
-        --rest[p];
-        hops[0] = Direction(p);
-        if (!offer(write(rest, 1))) return;
-      }
-    for (std::size_t k = 0; k < signs.size; ++k)
-      for (int m = kMaxDims; m < kDirectionCount; ++m) {
-        const HopCounts& counts = signs.counts[k];
-        if (!counts[m] || m == last_rank(counts)) continue;
-        HopCounts rest = counts;
-        --rest[m];
-        const int length = write(rest, 0);
-        hops[static_cast<std::size_t>(length)] = Direction(m);
-        if (!offer(length + 1)) return;
-      }
-    for (std::size_t k = 0; k < signs.size; ++k)
-      for (int p = 0; p < kMaxDims; ++p) {
-        const HopCounts& counts = signs.counts[k];
-        if (!counts[p] || p == first_rank(counts)) continue;
-        for (int m = kMaxDims; m < kDirectionCount; ++m) {
-          if (!counts[m] || m == last_rank(counts)) continue;
-          HopCounts rest = counts;
-          --rest[p];
-          --rest[m];
-          hops[0] = Direction(p);
-          const int length = write(rest, 1);
-          hops[static_cast<std::size_t>(length)] = Direction(m);
-          if (!offer(length + 1)) return;
-        }
-      }
+    for_each_minimal_order(signs, true, [&](int p, const HopCounts& rest, int m) {
+      if (p >= 0) hops[0] = Direction(p);
+      int length = write(rest, p >= 0 ? 1 : 0);
+      if (m >= 0) hops[static_cast<std::size_t>(length++)] = Direction(m);
+      return offer(length);
+    });
   }
 };
 
