@@ -51,7 +51,7 @@ class ExactGenerator : public Generator {
       return kSolverBytes + context.start_peak_bytes + static_cast<double>(kLargeQuestionSolverBytes) +
              128.0 * (1 << 20);
     if (context.allocation_size <= kMaxNodes)
-      return kSolverBytes +
+      return kSolverBytes + static_cast<double>(kSolverStartBytes) +
              context.pairs * whole_question_kib_per_pair(context.faults, options.flow_control, context.dims) * 1024 +
              context.channel_slots * context.layers * 16;
     return kSolverBytes + Generator::peak_bytes(context, options);
