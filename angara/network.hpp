@@ -31,6 +31,10 @@ class Network {
     return channel_alive(Torus::channel(node, d));
   }
   std::size_t live_channel_count() const;
+  // Every port of every router cabled and live: no failure, no single cable.
+  bool every_port_live() const {
+    return live_channel_count() == 2u * static_cast<std::size_t>(torus_.present_dims()) * torus_.node_count();
+  }
   const std::vector<NodeId>& failed_nodes() const { return failed_nodes_; }
   // Failed cables, each named once by the channel it was declared with (the
   // end and direction the configuration names), in channel id order.

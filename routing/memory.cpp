@@ -152,8 +152,7 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
   context.faults = has_failures(network);
   context.live_nodes = static_cast<std::size_t>(torus.node_count()) - network.failed_nodes().size();
   context.whole_intact_torus = !context.faults && allocation_size == static_cast<std::size_t>(torus.node_count());
-  context.every_port_live =
-      network.live_channel_count() == 2u * static_cast<std::size_t>(torus.present_dims()) * torus.node_count();
+  context.every_port_live = network.every_port_live();
   context.pairs = pairs;
   context.mean_hops = hops;
   context.channel_slots = slots;

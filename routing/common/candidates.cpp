@@ -582,8 +582,7 @@ CandidateSet CandidateSet::with_all_turns(const Network& network, const Candidat
   set.minimal_ = base.minimal_;
   set.pair_first_.reserve(base.pair_count() + 1);
   if (table_choice) table_choice->assign(base.pair_count(), 0);
-  const std::size_t every_port = 2u * static_cast<std::size_t>(torus.present_dims()) * torus.node_count();
-  if (network.live_channel_count() == every_port) {
+  if (network.every_port_live()) {
     // Every port cabled and live (a block or a scattered job of a healthy
     // machine): the base set routes every pair minimally.
     set.channels_.reserve(base.channels_.size() * 4);

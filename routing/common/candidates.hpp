@@ -49,9 +49,7 @@ class TurnRules {
   // refuses every turn).  That keeps routing a small allocation of a large
   // healthy machine proportional to the allocation.
   explicit TurnRules(const Network& network, Mode mode = Mode::augmented) : all_turns_(mode == Mode::all_turns) {
-    const Torus& torus = network.torus();
-    const std::size_t every_port = 2u * static_cast<std::size_t>(torus.present_dims()) * torus.node_count();
-    if (!all_turns_ && network.live_channel_count() != every_port) dependencies_.emplace(network);
+    if (!all_turns_ && !network.every_port_live()) dependencies_.emplace(network);
   }
 
   bool step_allowed(ChannelId from, Direction next) const {

@@ -204,10 +204,8 @@ class BalancedGenerator : public Generator {
     // closed form, any other job from the greedy start over the refinement
     // set's direction-order candidates: the augmented set, its search and
     // its table are not built (refinement.hpp).
-    const std::size_t every_port =
-        2u * static_cast<std::size_t>(network.torus().present_dims()) * network.torus().node_count();
     const bool refined_later = read_turns(options) && options.rules == RuleSet::angara &&
-                               options.flow_control == FlowControl::bubble && network.live_channel_count() == every_port;
+                               options.flow_control == FlowControl::bubble && network.every_port_live();
     if (refined_later && read_construction(options) && balanced::budget_binds(options.budget.get(), direct.size())) {
       if (block)
         balanced::refine_intact_with_turns(network, options, long_way, direct);

@@ -26,8 +26,7 @@ bool budget_binds(const WorkBudget* budget, std::size_t nodes) {
 bool direction_order_start(const Network& network, RouteTable& table, FlowControl rule) {
   if (block_table(network, table, rule)) return true;
   const Torus& torus = network.torus();
-  const std::size_t every_port = 2u * static_cast<std::size_t>(torus.present_dims()) * torus.node_count();
-  if (rule != FlowControl::bubble || network.live_channel_count() != every_port) return false;
+  if (rule != FlowControl::bubble || !network.every_port_live()) return false;
   std::string algorithm = table.algorithm;
   table = dimension_order_table(torus, table.nodes());
   table.algorithm = std::move(algorithm);
