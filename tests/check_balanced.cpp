@@ -483,26 +483,40 @@ START_TEST(test_work_budget_cuts_the_refinement) {
       for (std::size_t d = 0; d < nodes.size(); ++d)
         if (s != d) ck_assert(plain.route(s, d).hops == dor.route(s, d).hops);
   }
-  // Just enough for them: the budget binds, so it goes to the First/Last
-  // Step refinement alone (from the greedy start over the direction-order
-  // routes), which stops early with a verified table at most what the
+  // Just enough for them: the budget cannot pay for the refinement, so the
+  // job goes the short way (refine_scattered_intact): the greedy start over
+  // the direction-order and long-way DOR routes, whose work leaves too
+  // little for the First/Last Step set; a verified table at most what the
   // search over the direction-order routes alone (turns off) reaches
   // under the same budget.
   std::vector<std::string> enough;
   const RouteTable bound_table = with_budget(balanced::kFixedWorkPerPair * nodes.size() * nodes.size(), &enough);
   ck_assert_uint_eq(enough.size(), 1);
   const std::string refined = enough[0];
-  ck_assert_std_str_eq(refined, "First/Last Step refinement (stopped early)");
+  ck_assert_std_str_eq(refined, "First/Last Step refinement");
+  for (std::size_t s = 0; s < nodes.size(); ++s)
+    for (std::size_t d = 0; d < nodes.size(); ++d) {
+      if (s == d) continue;
+      const auto hops = bound_table.route(s, d).hops;  // pure DOR: directions never go down in DOR order
+      for (std::size_t i = 1; i < hops.size(); ++i) ck_assert(!(hops[i] < hops[i - 1]));
+    }
   GeneratorOptions dor_only;
   dor_only.extra["turns"] = "off";
   dor_only.budget = std::make_shared<WorkBudget>(balanced::kFixedWorkPerPair * nodes.size() * nodes.size());
   ck_assert_uint_le(verified(net, bound_table).metrics.max_gamma,
                     verified(net, balanced_table(net, nodes, dor_only)).metrics.max_gamma);
-  // A budget four times that does not bind: every stage runs as without one.
+  // Room for the First/Last Step set and a search from that start: the
+  // search runs (from the short way's start) and lowers the max load.
+  std::vector<std::string> some;
+  const RouteTable searched_table =
+      with_budget(4 * balanced::kTurnSetWorkPerPair * nodes.size() * nodes.size(), &some);
+  for (const std::string& stage : some) ck_assert_std_str_eq(stage, "First/Last Step refinement (stopped early)");
+  ck_assert_uint_lt(verified(net, searched_table).metrics.max_gamma, verified(net, bound_table).metrics.max_gamma);
+  // A budget that pays for the whole refinement does not bind: every stage
+  // runs as without one.
   std::vector<std::string> ample;
   const RouteTable ample_table =
-      with_budget(balanced::kBindingShare * balanced::kFixedWorkPerPair * nodes.size() * nodes.size() +
-                      unlimited.budget->used(),
+      with_budget(balanced::kFullRefinementWorkPerPair * nodes.size() * nodes.size() + unlimited.budget->used(),
                   &ample);
   ck_assert_uint_eq(ample.size(), 0);
   ck_assert_uint_eq(verified(net, ample_table).metrics.max_gamma, verified(net, full).metrics.max_gamma);

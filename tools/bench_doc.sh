@@ -362,7 +362,25 @@ section_time_budget() {
        'refinement and its long-way routes, in steps of the searches'"'"' own work (a channel a' \
        'cycle check expands; an evaluated candidate 6, a detour 45000; 30 million a second of' \
        'one core on the reference machine, 85% of the budget), so every node of a job stops at' \
-       'the same point.' \
+       'the same point.  Three thresholds in steps a pair of the job, all on the budget alone' \
+       '(`routing/generators/balanced/anytime.hpp`), on a machine whose every port is cabled' \
+       'and live:' '' \
+       '- below 40 (what the stages every searched table needs cost, the candidate sets, the' \
+       '  greedy start, the deadlock guard) a job keeps its direction-order table, verified by' \
+       '  construction, and the report names `load balancing` and `First/Last Step refinement`' \
+       '  as cut (above 1129 nodes under the default 2 s, above 564 under 0.5 s);' \
+       '- below 4 x 40 a block'"'"'s budget goes to the First/Last Step refinement alone, from its' \
+       '  closed form (above 564 and 282 nodes);' \
+       '- below 30 000 (what the whole refinement costs a scattered job: 29 000 a pair on a' \
+       '  random quarter of 8x8x4x4 without a limit) any other job goes the short way' \
+       '  (`refine_scattered_intact`): the greedy start over its direction-order routes and its' \
+       '  pure DOR routes up to `long_way` hops the long way round rings, which close no' \
+       '  forbidden cycle among themselves, then, if the budget has 64 steps a pair left, the' \
+       '  guarded search over those and the First/Last Step routes from that start (above 41' \
+       '  nodes under 2 s, above 20 under 0.5 s).  The full refinement starts with the guarded' \
+       '  search over the minimal routes, which on scattered jobs stalls far above the bound' \
+       '  (a random quarter of 8x8x4x4: 173 after 3.7 s of CPU), while the long-way start' \
+       '  alone is at 114.' '' \
        'Scattered node sets are where the refinement costs most: random subsets (Python'"'"'s' \
        '`random.Random(1)`) of a fault-free torus, routed with balanced under several budgets' \
        '(`0`: no limit).  Per row: CPU and wall seconds of the whole command (the stages every' \
@@ -400,6 +418,60 @@ print("n[" + ",".join("%04d" % i for i in sorted(r.sample(range(1024), int(sys.a
        '| allocation | budget s | CPU s | wall s | max gamma | bound | steps / limit | cut |' \
        '|---|---|---|---|---|---|---|---|'
   cat "$work/budget.rows" >> "$body"
+}
+
+section_latency() {
+  emit '' "## Latency of a job's tables" ''
+  emit 'What a job'"'"'s prologue waits for: `bench/angara-scale --cases latency` computes fixed,' \
+       'seeded allocations (blocks inside larger tori, random and linear sets, whole machines' \
+       'with failed routers) as `angara-route generate --dry-run --lp-time 0` would, default' \
+       'chain, verifier included, one core, each in a child of its own (`--list` prints the' \
+       'allocations).  CPU s is the computation'"'"'s; the outcome names the stages the time budget' \
+       'cut; the estimate is the memory estimate of the member that won, checked against the' \
+       'growth.' '' \
+       'A block (per dimension a whole ring or an arc with 2(e-1) < ring size) starts from its' \
+       'direction-order table in closed form (`routing/generators/balanced/block.hpp`), which' \
+       'alone is at 3136, 1920 and 3600 on the three blocks: in a mesh dimension the positive' \
+       'hops go before the negative ones, so the lines of the next direction carry (2w+1)/e of' \
+       'their mean, and the search wins that back with ring ties and First/Last Steps.  Their' \
+       'per-dimension bound (768) is below the mesh'"'"'s cut for routes inside the block (1024 on' \
+       'the 8x8x8 blocks).' '' \
+       'A whole machine with failed routers starts from the fault-free closed form' \
+       '(`routing/generators/balanced/around_failures.hpp`): every pair whose closed-form route' \
+       'stays clear of the failures keeps it as its start, the pairs they cut or pass next to' \
+       'are assigned greedily, the search runs over every pair on the budget, which also pays' \
+       'its set-up (13 steps a pair), and the checked-turn stage looks only at the pairs left' \
+       'with a detour.  When the budget cannot pay that set-up twice over, as at 0.5 s, the' \
+       'table keeps the closed form wherever the failures leave it alive and puts the cut' \
+       'pairs on their least loaded candidates (`load balancing (not run)`).' '' \
+       'On a machine whose every port is cabled and live the cases take the budget'"'"'s' \
+       'thresholds ("Time budget"): the scattered and linear sets go the short way, from the' \
+       'greedy start over their direction-order and long-way DOR routes (non-minimal routes in' \
+       'the table: the report'"'"'s `non_minimal`); the 1024-node block goes to the First/Last' \
+       'Step refinement alone under 2 s; the 2048 random nodes, and under 0.5 s the 1024-node' \
+       'cases, keep their direction-order table, verified by construction.'
+  local cases=block-8x8x4x4-in-8x8x8x8,block-8x8x8-in-16x16x8,block-8x8x8-in-16x16x16,random25-8x8x4x4,random50-8x8x4x4,random50-8x8x8x8,linear256-8x8x8x8,linear1024-8x8x8x8,fail1-8x8x4x4,fail3-8x8x4x4
+  [ "$quick" = 1 ] && cases=block-8x8x8-in-16x16x8,random25-8x8x4x4,linear256-8x8x8x8,fail1-8x8x4x4
+  local status=0 half=0 whole=0
+  run latency nice bench/angara-scale --cases latency --only "$cases" --case-limit 30 || status=$?
+  run latency-half nice bench/angara-scale --cases latency --only "$cases" --case-limit 30 --time-budget 0.5 ||
+    half=$?
+  [ "$quick" = 1 ] || run latency-whole nice bench/angara-scale --cases latency --only whole-32x32x32 \
+    --case-limit 200 || whole=$?
+  emit ''
+  command_block latency latency-half
+  if [ "$status" -ne 0 ]; then failed latency "$status"; return; fi
+  emit ''
+  grep '^|' "$work/latency.out" >> "$body"
+  emit '' 'With `--time-budget 0.5`:' ''
+  if [ "$half" -ne 0 ]; then failed latency-half "$half"; return; fi
+  grep '^|' "$work/latency-half.out" >> "$body"
+  [ "$quick" = 1 ] && return
+  emit '' 'A whole 32x32x32, within the default memory limit of half the node'"'"'s memory:' ''
+  command_block latency-whole
+  if [ "$whole" -ne 0 ]; then failed latency-whole "$whole"; return; fi
+  emit ''
+  grep '^|' "$work/latency-whole.out" >> "$body"
 }
 
 section_transition() {
@@ -849,6 +921,7 @@ wanted faults && section_faults && write_document
 wanted adaptive && section_adaptive && write_document
 wanted scale && section_scale && write_document
 wanted time_budget && section_time_budget && write_document
+wanted latency && section_latency && write_document
 wanted transition && section_transition && write_document
 wanted placement && section_placement && write_document
 wanted replay && section_replay && write_document

@@ -31,8 +31,10 @@
 //     again over every minimal encodable route (First/Last Steps) under a
 //     deadlock guard, and where that stays above the unguarded search, pure
 //     DOR routes the long way round rings (refine_with_turns); on a healthy
-//     machine under a limited budget stages 2 and 3 run only here, from a
-//     block's closed form or from stage 1 over the direction-order routes.
+//     machine under a budget that binds, stages 2 and 3 run only here: a
+//     block's from its closed form, any other job's, when the budget cannot
+//     pay for the whole refinement, from the greedy start over its
+//     direction-order and long-way DOR routes (refine_scattered_intact).
 // Everything is deterministic.  The search stops at the lower bound of the
 // candidate space (no table of these candidates can do better).
 //
@@ -197,20 +199,24 @@ class BalancedGenerator : public Generator {
     const bool block = read_construction(options) && balanced::block_table(network, direct, options.flow_control);
     // On a healthy machine the First/Last Step refinement searches a set
     // that holds the direction-order candidates too, and a budget that will
-    // cut the searches goes to it whole: its steps lower the max load, the same steps over
-    // direction order barely do (a scattered 1024 nodes of 8x8x8x8 under
-    // the default 2 s: max load 1127 with the budget split half and half,
-    // 1060 all in the refinement).  A block goes there straight from its
-    // closed form, any other job from the greedy start over the refinement
-    // set's direction-order candidates: the augmented set, its search and
-    // its table are not built (refinement.hpp).
+    // cut the searches of a block goes to it whole, straight from the
+    // block's closed form: its steps lower the max load, the same steps over
+    // direction order barely do.  The augmented set, its search and its table are not built
+    // (refinement.hpp).
     const bool refined_later = read_turns(options) && options.rules == RuleSet::angara &&
                                options.flow_control == FlowControl::bubble && network.every_port_live();
-    if (refined_later && read_construction(options) && balanced::budget_binds(options.budget.get(), direct.size())) {
-      if (block)
-        balanced::refine_intact_with_turns(network, options, long_way, direct);
-      else
-        balanced::refine_scattered_intact(network, options, long_way, direct);
+    if (refined_later && read_construction(options) && block &&
+        balanced::budget_binds(options.budget.get(), direct.size())) {
+      balanced::refine_intact_with_turns(network, options, long_way, direct);
+      return direct;
+    }
+    // Any other job of such a machine whose budget cannot pay for the
+    // whole refinement goes the short way: the direction-order and long-way
+    // routes greedily, then the First/Last Step search from there
+    // (refine_scattered_intact).
+    if (refined_later && read_construction(options) && !block &&
+        balanced::budget_cuts_refinement(options.budget.get(), direct.size())) {
+      balanced::refine_scattered_intact(network, options, long_way, direct);
       return direct;
     }
     const TurnRules rules(network);

@@ -9,18 +9,29 @@
 
 namespace angara::balanced {
 
-bool budget_below_fixed_stages(const WorkBudget* budget, std::size_t nodes) {
+namespace {
+
+// Whether a limited budget holds less than `per_pair` steps for each ordered
+// pair of `nodes` allocated nodes.
+bool left_below(const WorkBudget* budget, std::size_t nodes, std::uint64_t per_pair) {
   if (!budget || budget->unlimited()) return false;
   const std::uint64_t pairs = static_cast<std::uint64_t>(nodes) * nodes;
   const std::uint64_t left = budget->exhausted() ? 0 : budget->limit() - budget->used();
-  return left < kFixedWorkPerPair * pairs;
+  return left < per_pair * pairs;
+}
+
+}  // namespace
+
+bool budget_below_fixed_stages(const WorkBudget* budget, std::size_t nodes) {
+  return left_below(budget, nodes, kFixedWorkPerPair);
 }
 
 bool budget_binds(const WorkBudget* budget, std::size_t nodes) {
-  if (!budget || budget->unlimited()) return false;
-  const std::uint64_t pairs = static_cast<std::uint64_t>(nodes) * nodes;
-  const std::uint64_t left = budget->exhausted() ? 0 : budget->limit() - budget->used();
-  return left < kBindingShare * kFixedWorkPerPair * pairs;
+  return left_below(budget, nodes, kBindingShare * kFixedWorkPerPair);
+}
+
+bool budget_cuts_refinement(const WorkBudget* budget, std::size_t nodes) {
+  return left_below(budget, nodes, kFullRefinementWorkPerPair);
 }
 
 bool direction_order_start(const Network& network, RouteTable& table, FlowControl rule) {

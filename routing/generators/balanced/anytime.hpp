@@ -36,12 +36,29 @@ bool budget_below_fixed_stages(const WorkBudget* budget, std::size_t nodes);
 // True when a limited budget holds less than kBindingShare times the fixed
 // stages' work: it will cut the searches, and where it goes matters.  On a
 // healthy machine it then goes to the First/Last Step refinement alone
-// (refinement.hpp, refine_intact_with_turns, refine_scattered_intact); a
-// job whose budget it does not bind searches the direction-order routes
-// first, then the refinement, as without a budget (up to 564 nodes
-// under the default 2 s).
+// (refinement.hpp, refine_intact_with_turns); a block whose budget it does
+// not bind searches the direction-order routes first, then the refinement,
+// as without a budget (up to 564 nodes under the default 2 s).  Any other
+// job of a healthy machine follows budget_cuts_refinement() below.
 constexpr std::uint64_t kBindingShare = 4;
 bool budget_binds(const WorkBudget* budget, std::size_t nodes);
+
+// What the whole refinement of a scattered job costs a pair when no budget
+// cuts it: the augmented search, the guarded First/Last Step search, its
+// second start and the long-way routes (no limit, one core: a random
+// quarter of 8x8x4x4 1.9e9 steps in 15.6 s, 29000 a pair; 256 free nodes
+// of a half-busy 8x8x8x8 15000 a pair).  A healthy machine's job that is
+// no block and whose budget holds less goes the short way
+// (refinement.hpp, refine_scattered_intact): under the default 2 s every
+// such job above 41 nodes, under 0.5 s above 20.
+constexpr std::uint64_t kFullRefinementWorkPerPair = 30000;
+bool budget_cuts_refinement(const WorkBudget* budget, std::size_t nodes);
+
+// The steps a pair that the First/Last Step set, its long-way routes and
+// the deadlock guard's graph cost to build (a scattered 1024 nodes of
+// 8x8x8x8: 0.95 s for a million pairs, 29 steps a pair), and as many again
+// for a search worth running: the short way stops at its start below.
+constexpr std::uint64_t kTurnSetWorkPerPair = 64;
 
 // The direction-order table of `table`'s nodes (from start_route_table), or
 // false, the table untouched: a block of a larger torus in closed form
