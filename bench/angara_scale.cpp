@@ -324,6 +324,11 @@ std::vector<LatencyCase> latency_cases(std::uint64_t seed) {
   { auto r = rng(7); cases.push_back(failed_case("fail1-8x8x4x4", "8x8x4x4", 1, r)); }
   { auto r = rng(8); cases.push_back(failed_case("fail3-8x8x4x4", "8x8x4x4", 3, r)); }
   cases.push_back(whole_case("whole-32x32x32", "32x32x32"));
+  // The large end: a 4096-node block of a 16384-node machine, whole
+  // machines of 4096 and 8192 nodes with failed routers.
+  { auto r = rng(9); cases.push_back(block_case("block-8x8x8x8-in-16x16x8x8", "16x16x8x8", "8x8x8x8", r)); }
+  { auto r = rng(10); cases.push_back(failed_case("fail1-8x8x8x8", "8x8x8x8", 1, r)); }
+  { auto r = rng(11); cases.push_back(failed_case("fail2-16x8x8x8", "16x8x8x8", 2, r)); }
   return cases;
 }
 

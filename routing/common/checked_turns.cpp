@@ -1,6 +1,7 @@
 #include "routing/common/checked_turns.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -74,25 +75,45 @@ std::optional<std::vector<Direction>> find_checked_route(const Network& network,
   const std::size_t states = static_cast<std::size_t>(torus.node_count()) * kStages;
   std::vector<std::uint32_t> parent(states, kNone);
   std::vector<std::uint8_t> hop(states, 0);
-  std::vector<std::uint8_t> reached(states, 0);
+  // Best hop count known per state (kUnreached: none).
+  constexpr std::uint16_t kUnreached = 0xFFFF;
+  std::vector<std::uint16_t> depth(states, kUnreached);
   // The cycle test per dependency (channel, next direction), asked once: the
   // graph does not change during the search.
   std::optional<DependencyMemo> own;
   if (!memo) memo = &own.emplace(torus);
   auto dependency_ok = [&](ChannelId from, ChannelId to) { return memo->allowed(graph, from, to); };
 
+  // A* over the states, hops so far plus the torus distance left (a lower
+  // bound on any route's remaining hops, and consistent: it changes by at
+  // most one a hop), in buckets of that sum, the newest state of the
+  // lowest bucket first.  It finds a shortest admissible route like a
+  // breadth-first search would, but looks only at states that could lie
+  // on one: around one failed router of 8x8x8x8, where every search asks
+  // the cycle test about the dependencies it meets, a breadth-first search
+  // met the whole machine.  The entry channel of a state is a function of
+  // its stage (the First Step's direction, the middle's highest direction),
+  // so reaching a state again by a shorter way changes nothing else.
   auto state = [](NodeId node, int stage) { return static_cast<std::uint32_t>(node) * kStages + stage; };
-  std::vector<std::uint32_t> frontier{state(src, kBegin)}, next;
-  reached[frontier[0]] = 1;
+  const auto estimate = [&](NodeId node) { return static_cast<std::size_t>(torus.distance(node, dst)); };
+  std::vector<std::vector<std::uint32_t>> buckets(estimate(src) + 1);
+  const std::uint32_t start = state(src, kBegin);
+  depth[start] = 0;
+  buckets.back().push_back(start);
   std::uint32_t goal = kNone;
-  for (std::size_t depth = 0; !frontier.empty() && goal == kNone && (max_hops == 0 || depth < max_hops); ++depth) {
-    next.clear();
-    for (const std::uint32_t s : frontier) {
+  for (std::size_t f = estimate(src); f < buckets.size() && goal == kNone; ++f) {
+    while (!buckets[f].empty() && goal == kNone) {
+      const std::uint32_t s = buckets[f].back();
+      buckets[f].pop_back();
       const NodeId node = s / kStages;
       const int stage = static_cast<int>(s % kStages);
-      if (stage == kLastStep) continue;
+      if (stage == kLastStep || depth[s] + estimate(node) != f) continue;  // done, or reached again shorter
+      const std::size_t next_depth = static_cast<std::size_t>(depth[s]) + 1;
+      if (max_hops != 0 && next_depth > max_hops) continue;
       const bool has_entry = stage != kBegin;
       const ChannelId in = has_entry ? entry_channel(torus, node, Direction(hop[s])) : 0;
+      std::array<std::pair<std::uint32_t, std::size_t>, 2 * kDirectionCount> pending;
+      std::size_t pending_count = 0;
       for (int rank = 0; rank < kDirectionCount && goal == kNone; ++rank) {
         const Direction d(rank);
         if (!torus.direction_present(d)) continue;
@@ -100,24 +121,33 @@ std::optional<std::vector<Direction>> find_checked_route(const Network& network,
         if (!network.channel_alive(out)) continue;
         int targets[2];
         const int count = encodable::next_stages(stage, d, targets);
-        if (count == 0 || (has_entry && !dependency_ok(in, out))) continue;
+        if (count == 0) continue;
         const NodeId to = torus.neighbor(node, d);
+        const std::size_t bound = next_depth + estimate(to);
+        if (max_hops != 0 && bound > max_hops) continue;  // no route of that length from there
+        if (has_entry && !dependency_ok(in, out)) continue;
         for (int k = 0; k < count; ++k) {
           const std::uint32_t t = state(to, targets[k]);
-          if (reached[t]) continue;
-          reached[t] = 1;
+          if (depth[t] <= next_depth) continue;
+          depth[t] = static_cast<std::uint16_t>(next_depth);
           parent[t] = s;
           hop[t] = static_cast<std::uint8_t>(rank);
-          if (to == dst) {
+          if (to == dst) {  // its bucket is f: nothing shorter is left
             goal = t;
             break;
           }
-          next.push_back(t);
+          pending[pending_count++] = {t, bound};
         }
       }
-      if (goal != kNone) break;
+      // Pushed in reverse, so that the lowest direction is looked at first,
+      // as the breadth-first search did: among routes of one length the
+      // direction-order ones.
+      while (pending_count > 0) {
+        const auto [t, bound] = pending[--pending_count];
+        if (bound >= buckets.size()) buckets.resize(bound + 1);
+        buckets[bound].push_back(t);
+      }
     }
-    frontier.swap(next);
   }
   if (goal == kNone) return std::nullopt;
   std::vector<Direction> hops;
