@@ -81,8 +81,7 @@ SwitchOutcome switch_job_tables(const Config& config, const JobResult& result, c
   // The stages take the plan's tables over (moved, not copied): with the
   // installed and the new table that is at most ten tables of the job at
   // once, as the memory estimate counts them (MemoryWork::extra_tables).
-  JobResult shell = result;
-  shell.table = RouteTable(std::vector<NodeId>{});
+  const JobResult shell = result.without_table();
   std::vector<JobResult> stages;
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     JobResult stage = shell;

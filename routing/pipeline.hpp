@@ -77,6 +77,15 @@ struct JobResult {
   std::vector<std::string> budget_cut;
   std::uint64_t budget_steps = 0;       // work the optional stages took (routing/common/work_budget.hpp)
   std::uint64_t budget_limit_steps = 0; // 0: no limit
+
+  // The same result with an empty table over no nodes, without copying the
+  // table (N^2 routes) first: the shell a live switch fills with each
+  // intermediate table.  A field added above belongs here too.
+  JobResult without_table() const {
+    JobResult shell{network, RouteTable(std::vector<NodeId>{}), report, job, algorithm, fingerprint, seconds,
+                    from_cache, chain, passed_over, memory, budget_cut, budget_steps, budget_limit_steps};
+    return shell;
+  }
 };
 
 // A request resolved: the network with its failures, the sorted allocation,
