@@ -63,11 +63,14 @@ double route_table_bytes(double nodes) { return 4 * nodes * nodes + 16 * nodes; 
 // pairs, at most the coordinate intervals of the torus): its key and, per
 // sign, a pattern of 48 bytes, with a sorted copy of one list (a scattered
 // 2048 nodes of 8x8x8x8: 200 MB of patterns, which the estimate had left
-// out).  `nodes`: the allocation's, 0 for every live router.
-double verifier_bytes(const Torus& torus, double layers, int threads, double nodes) {
+// out).  `nodes`: the allocation's size.
+double verifier_bytes(const Network& network, double layers, int threads, double nodes) {
+  const Torus& torus = network.torus();
+  const double live = static_cast<double>(torus.node_count()) - static_cast<double>(network.failed_nodes().size());
+  const double partial = nodes < live ? nodes : 0;  // every live router: no pair classes
   double intervals = 1;
   for (int dim = 0; dim < kMaxDims; ++dim) intervals *= static_cast<double>(torus.size(dim)) * torus.size(dim);
-  const double classes = std::min(nodes * std::max(0.0, nodes - 1), intervals);
+  const double classes = std::min(partial * std::max(0.0, partial - 1), intervals);
   return static_cast<double>(torus.channel_slots()) * layers * (16.0 * std::max(1, threads) + 64) +
          classes * (16 + 3 * 48);
 }
@@ -82,6 +85,16 @@ double escape_check_bytes(const Network& network, double nodes, double layers, i
   const double vertices = static_cast<double>(network.live_channel_count()) * layers;
   const double row = 8 * std::ceil(vertices / 64);
   return std::max(1, threads) * (vertices + nodes) * row + 40 * vertices;
+}
+
+// The checks after a table is made: the verifier, and the escape check
+// when the adaptive channel is on.
+double checks_bytes(const Network& network, double layers, const MemoryWork& work, double nodes) {
+  return verifier_bytes(network, layers, work.threads, nodes) +
+         (work.adaptive_escape ? escape_check_bytes(network, nodes, layers, work.threads) : 0);
+}
+const char* checks_name(const MemoryWork& work) {
+  return work.adaptive_escape ? "verifier and escape check" : "verifier";
 }
 
 double lp_bound_bytes(const Network& network, std::size_t allocation_size) {
@@ -163,9 +176,7 @@ MemoryEstimate estimate_job_memory(const Network& network, std::size_t allocatio
     context.start_peak_bytes = make_generator(info->start_from)->peak_bytes(context, options);
   phase("generator " + generator,
         engine ? engine->peak_bytes(context, options) : Generator::default_peak_bytes(context));
-  phase(work.adaptive_escape ? "verifier and escape check" : "verifier",
-        verifier_bytes(torus, layers, work.threads, allocation_size < context.live_nodes ? nodes : 0) +
-            (work.adaptive_escape ? escape_check_bytes(network, nodes, layers, work.threads) : 0));
+  phase(checks_name(work), checks_bytes(network, layers, work, nodes));
   // The dump is streamed to its file through a 64 KiB buffer, a line at a
   // time (replace_file_atomically): nothing of the size of the table.
   if (work.route_dump) phase("route dump", 128 * 1024);
@@ -190,14 +201,12 @@ MemoryEstimate estimate_table_read_memory(const Network& network, std::size_t fi
   add_part(estimate, "parsed tables", 72 * routes);
   add_part(estimate, "route table", route_table_bytes(nodes));
   // The verifier (one layer), then the report's LP bound, one after the other.
-  const double live = static_cast<double>(torus.node_count()) - static_cast<double>(network.failed_nodes().size());
-  const double verifier = verifier_bytes(torus, 1, work.threads, nodes < live ? nodes : 0) +
-                          (work.adaptive_escape ? escape_check_bytes(network, nodes, 1, work.threads) : 0);
+  const double verifier = checks_bytes(network, 1, work, nodes);
   const double lp = work.lp_bound ? lp_bound_bytes(network, files) : 0;
   if (lp > verifier)
     add_part(estimate, "LP bound", lp);
   else
-    add_part(estimate, work.adaptive_escape ? "verifier and escape check" : "verifier", verifier);
+    add_part(estimate, checks_name(work), verifier);
   add_margin(estimate);
   return estimate;
 }
@@ -217,12 +226,7 @@ MemoryEstimate estimate_dump_read_memory(const Network& network, std::uint64_t t
   // "Memory estimate").
   add_part(estimate, "parsed routes", 128 * routes);
   add_part(estimate, "route table", route_table_bytes(nodes));
-  add_part(estimate, work.adaptive_escape ? "verifier and escape check" : "verifier",
-           verifier_bytes(torus, 1, work.threads,
-                          nodes < static_cast<double>(torus.node_count()) - static_cast<double>(network.failed_nodes().size())
-                              ? nodes
-                              : 0) +
-               (work.adaptive_escape ? escape_check_bytes(network, nodes, 1, work.threads) : 0));
+  add_part(estimate, checks_name(work), checks_bytes(network, 1, work, nodes));
   add_margin(estimate);
   return estimate;
 }
