@@ -163,10 +163,23 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
   for (int dim = 0; dim < kMaxDims; ++dim)
     if (torus.dim_present(dim)) present.push_back(dim);
 
-  // Pair classes of a machine of N nodes fit a bitmap of N^2 bits; above
-  // this (8 MiB) they are sorted instead.
+  // Pair classes as ranks among the occupied coordinates of each dimension:
+  // (low, high) per dimension, r_j^2 of them for r_j occupied values.  When
+  // that space fits a bitmap of 2^26 bits (8 MiB) the classes are its bits,
+  // read back ascending (the sorted distinct keys without sorting the n^2
+  // pairs: a scattered 1024 nodes of 8x8x8x8, 2 MB of bits instead of four
+  // sorts of a million keys; an 8x8x8x8 block of 16x16x8x8, whose raw
+  // coordinates would need 2^28 bits, 2 MB instead of four sorts of 16.7
+  // million keys); above, they are sorted.
   constexpr std::uint64_t kClassBitmapLimit = std::uint64_t{1} << 26;
-  const std::uint64_t class_space = static_cast<std::uint64_t>(torus.node_count()) * torus.node_count();
+  std::array<std::vector<int>, kMaxDims> rank_of;  // coordinate -> index among occupied values
+  std::uint64_t class_space = 1;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    rank_of[dim].assign(static_cast<std::size_t>(torus.size(dim)), -1);
+    for (std::size_t k = 0; k < occupied[dim].size(); ++k) rank_of[dim][occupied[dim][k]] = static_cast<int>(k);
+    const std::uint64_t values = occupied[dim].size();
+    class_space = class_space > kClassBitmapLimit ? class_space : class_space * values * values;
+  }
   std::vector<std::uint64_t> keys, seen;
   for (int dim : present) {
     DimensionBoundTerms& term = terms[dim];
@@ -197,20 +210,17 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
     // coordinate is below 256, so a class fits in 8 bytes.
     keys.clear();
     if (class_space <= kClassBitmapLimit) {
-      // The classes as bits of a bitmap over (low, high) per dimension in
-      // the key's order, read back ascending: the sorted distinct keys
-      // without sorting the n^2 pairs (a scattered 1024 nodes of 8x8x8x8:
-      // 2 MB of bits instead of four sorts of a million keys).
       seen.assign((class_space + 63) / 64, 0);
       for (const Coord& s : coords)
         for (const Coord& t : coords) {
           if (s[dim] == t[dim]) continue;
           std::uint64_t index = 0;
           for (int j = 0; j < kMaxDims; ++j) {
-            const std::uint64_t size = static_cast<std::uint64_t>(torus.size(j));
-            const int low = j == dim ? s[j] : std::min(s[j], t[j]);
-            const int high = j == dim ? t[j] : std::max(s[j], t[j]);
-            index = index * size * size + static_cast<std::uint64_t>(low) * size + static_cast<std::uint64_t>(high);
+            const std::uint64_t values = occupied[j].size();
+            const int a = rank_of[j][s[j]], b = rank_of[j][t[j]];
+            const int low = j == dim ? a : std::min(a, b);
+            const int high = j == dim ? b : std::max(a, b);
+            index = index * values * values + static_cast<std::uint64_t>(low) * values + static_cast<std::uint64_t>(high);
           }
           seen[index / 64] |= std::uint64_t{1} << (index % 64);
         }
@@ -219,13 +229,15 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
           std::uint64_t index = w * 64 + static_cast<std::uint64_t>(__builtin_ctzll(bits)), key = 0;
           std::array<std::uint64_t, kMaxDims> part{};
           for (int j = kMaxDims - 1; j >= 0; --j) {
-            const std::uint64_t size = static_cast<std::uint64_t>(torus.size(j));
-            part[j] = index % (size * size);
-            index /= size * size;
+            const std::uint64_t values = occupied[j].size();
+            part[j] = index % (values * values);
+            index /= values * values;
           }
           for (int j = 0; j < kMaxDims; ++j) {
-            const std::uint64_t size = static_cast<std::uint64_t>(torus.size(j));
-            key = (key << 16) | ((part[j] / size) << 8) | (part[j] % size);
+            const std::uint64_t values = occupied[j].size();
+            const std::uint64_t low = static_cast<std::uint64_t>(occupied[j][part[j] / values]);
+            const std::uint64_t high = static_cast<std::uint64_t>(occupied[j][part[j] % values]);
+            key = (key << 16) | (low << 8) | high;
           }
           keys.push_back(key);
         }
