@@ -1,6 +1,7 @@
 // Candidate routes (routing/common/candidates.hpp) and the "balanced" generator
 // (routing/generators/balanced.cpp and routing/generators/balanced/).
 #include <memory>
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -11,6 +12,7 @@
 #include "routing/common/candidates.hpp"
 #include "routing/common/work_budget.hpp"
 #include "routing/generator.hpp"
+#include "routing/memory.hpp"
 #include "routing/generators/balanced/around_failures.hpp"
 #include "routing/generators/balanced/anytime.hpp"
 #include "routing/generators/balanced/block.hpp"
@@ -810,6 +812,33 @@ END_TEST
 // machines, partial allocations with faults and the error messages are
 // checked for every generator in check_generators.
 
+
+// The memory estimate of a whole machine with failures follows the budget:
+// without the search over every pair (a budget that cannot pay for its
+// set-up) the table around failures holds the closed form, the result and
+// the detours' stage, 24 bytes a pair (kAroundFailuresBytesPerPair) and 16
+// a channel slot; with the search, its candidate sets, many times that.  A
+// whole 16x8x8x8 with two failed routers was estimated at 18 GB this way
+// and refused under the default limit, for a table that takes 1.2 GB.
+START_TEST(test_around_failures_memory_follows_the_budget) {
+  Network net(Torus::parse("8x8x4x4"));
+  net.fail_node(angara_test::node_at(net.torus(), "6,0,2,3"));
+  const auto generator_bytes = [&](double seconds) {
+    GeneratorOptions options;
+    options.budget = std::make_shared<WorkBudget>(seconds > 0 ? WorkBudget::for_seconds(seconds) : WorkBudget());
+    const MemoryEstimate estimate = estimate_job_memory(net, 1023, "balanced", options, MemoryWork{});
+    for (const MemoryPart& part : estimate.parts)
+      if (part.what == "generator balanced") return static_cast<double>(part.bytes);
+    return 0.0;
+  };
+  const double without_search = 1023.0 * 1023 * balanced::kAroundFailuresBytesPerPair + 8192.0 * 16;
+  ck_assert_msg(std::abs(generator_bytes(0.5) - without_search) <= 1, "%.0f", generator_bytes(0.5));
+  const WorkBudget half_second = WorkBudget::for_seconds(0.5);
+  ck_assert(!balanced::search_every_pair_affordable(&half_second, 1023));
+  ck_assert_double_gt(generator_bytes(0), 4 * without_search);  // no limit: the search runs
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("balanced");
   TCase* candidates_case = tcase_create("candidates");
@@ -838,6 +867,7 @@ int main() {
   tcase_add_test(generator_case, test_work_budget_cuts_the_refinement);
   tcase_add_test(generator_case, test_around_failures_one_router);
   tcase_add_test(generator_case, test_around_failures_small_budget);
+  tcase_add_test(generator_case, test_around_failures_memory_follows_the_budget);
   tcase_add_test(generator_case, test_around_failures_declines);
   tcase_add_test(generator_case, test_short_budget_takes_block_closed_form);
   suite_add_tcase(s, generator_case);

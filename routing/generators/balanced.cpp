@@ -152,6 +152,14 @@ class BalancedGenerator : public Generator {
         read_construction(options) &&
         balanced::budget_below_fixed_stages(options.budget.get(), context.allocation_size))
       return context.pairs * 8 + context.channel_slots * context.layers * 16;
+    // A whole machine with failures whose budget leaves out the search over
+    // every pair: the closed form, the result and the detours' checked-turn
+    // stage (around_failures.hpp).
+    if (read_construction(options) && context.allocation_size >= balanced::kAroundFailuresMinNodes &&
+        balanced::routes_around_failures(context.faults, context.allocation_size, context.live_nodes,
+                                         options.flow_control) &&
+        !balanced::search_every_pair_affordable(options.budget.get(), context.allocation_size))
+      return context.pairs * balanced::kAroundFailuresBytesPerPair + context.channel_slots * context.layers * 16;
     const auto turns = options.extra.find(std::string(kTurnsOption.key));
     const bool refined = !context.whole_intact_torus && (turns == options.extra.end() || turns->second != "off") &&
                          (!context.faults || (context.allocation_size <= balanced::kFaultyRefinementMaxNodes &&

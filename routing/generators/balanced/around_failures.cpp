@@ -284,13 +284,24 @@ void route_cut_pairs(const Network& network, const RouteTable& closed, RouteTabl
 
 }  // namespace
 
+bool routes_around_failures(bool faults, std::size_t nodes, std::size_t live_nodes, FlowControl rule) {
+  return faults && rule == FlowControl::bubble && nodes >= 2 && nodes == live_nodes;
+}
+
+bool search_every_pair_affordable(const WorkBudget* budget, std::size_t nodes) {
+  const std::uint64_t set_up = static_cast<std::uint64_t>(nodes) * nodes * kSetUpWorkPerPair;
+  return !budget || budget->unlimited() || (!budget->exhausted() && budget->limit() - budget->used() >= 2 * set_up);
+}
+
 bool around_failures_table(const Network& network, RouteTable& table, const GeneratorOptions& options) {
   const Torus& torus = network.torus();
   const std::vector<NodeId>& nodes = table.nodes();
   const std::size_t n = nodes.size();
-  if (options.flow_control != FlowControl::bubble || n < 2) return false;
-  if (network.failed_nodes().empty() && network.failed_links().empty()) return false;
-  if (n != torus.node_count() - network.failed_nodes().size()) return false;  // nodes are live and distinct
+  const bool faults = !network.failed_nodes().empty() || !network.failed_links().empty();
+  // (The allocation's nodes are live and distinct: as many as the live
+  // routers is all of them.)
+  if (!routes_around_failures(faults, n, torus.node_count() - network.failed_nodes().size(), options.flow_control))
+    return false;
 
   // The closed form of the fault-free machine, indexed by node id.
   const Network healthy(torus);
@@ -308,10 +319,8 @@ bool around_failures_table(const Network& network, RouteTable& table, const Gene
   // the budget like the search, and runs only when at least as much again
   // is left for the search itself.
   WorkBudget* budget = options.budget.get();
-  const std::uint64_t set_up = static_cast<std::uint64_t>(n) * n * kSetUpWorkPerPair;
-  if (!budget || budget->unlimited() ||
-      (!budget->exhausted() && budget->limit() - budget->used() >= 2 * set_up)) {
-    if (budget) budget->spend(set_up);
+  if (search_every_pair_affordable(budget, n)) {
+    if (budget) budget->spend(static_cast<std::uint64_t>(n) * n * kSetUpWorkPerPair);
     search_every_pair(network, closed, options, result, listed);
   } else {
     budget->note_cut("load balancing (not run)");

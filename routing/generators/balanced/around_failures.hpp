@@ -9,6 +9,7 @@
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "routing/common/generator_support.hpp"
+#include "routing/common/work_budget.hpp"
 
 namespace angara::balanced {
 
@@ -27,6 +28,24 @@ constexpr std::size_t kAroundFailuresMinNodes = 1000;
 // greedy start over every pair 1031 and 1038), 2 costs as much as a greedy
 // start over every pair where failures are many.
 constexpr int kAroundFailuresRadius = 1;
+
+// Whether around_failures_table() can route an allocation of `nodes` on a
+// machine with failures (`faults`) and `live_nodes` live routers: the whole
+// live machine under bubble flow control.  (The generator asks it from
+// kAroundFailuresMinNodes nodes on.)
+bool routes_around_failures(bool faults, std::size_t nodes, std::size_t live_nodes, FlowControl rule);
+
+// Whether `budget` pays for the search over every pair of `nodes` (its
+// set-up, and as much again for the search); otherwise only the pairs the
+// failures cut get new routes.
+bool search_every_pair_affordable(const WorkBudget* budget, std::size_t nodes);
+
+// What the table around failures holds besides the program when the search
+// over every pair does not run: the closed form and the result (N^2 routes
+// each), and the checked-turn stage on the detours (whole 8x8x8x8 with one
+// failed router: 308 MB of growth for 16.8 million pairs; 16x8x8x8 with
+// two: 1192 MB for 67 million, 18 bytes a pair).
+constexpr double kAroundFailuresBytesPerPair = 24;
 
 // A whole torus with failures: `table` (from start_route_table) holds every
 // live node of a machine whose fault-free table has the uniform closed form
