@@ -126,7 +126,8 @@ const OptionSpec kLongWayOption{"long_way", OptionSpec::Kind::integer, "2", {"of
                                  "where those minimal routes stay above what the same search reaches without the "
                                  "deadlock rule (scattered jobs on long rings), routes may go the long way round "
                                  "rings as direction-order routes at most this many hops longer than minimal; they "
-                                 "close no forbidden cycle; 0 or off keeps every route minimal"};
+                                 "close no forbidden cycle; a scattered job whose time budget cannot pay for the whole "
+                                 "refinement starts from them; 0 or off keeps every route minimal"};
 
 int read_long_way(const GeneratorOptions& options) {
   return static_cast<int>(option_integer("balanced", kLongWayOption, options));
