@@ -120,8 +120,13 @@ RouteTable ExactGenerator::generate(const Network& network, const std::vector<No
         ranked.algorithm = name();
         return ranked;
       } catch (const UndecidedError& channel_ranks) {
-        throw RoutingError(std::string(repair.what()) + "; then " + ranks.why() + "; then with ranks per channel, " +
-                           channel_ranks.why());
+        // Both rank searches often end the same way: said once, so that the
+        // refusal stays one short line.
+        const std::string searches = ranks.why() == channel_ranks.why()
+                                         ? "then, with ranks per route and per channel alike, " + ranks.why()
+                                         : "then " + ranks.why() + "; then with ranks per channel, " +
+                                               channel_ranks.why();
+        throw RoutingError(std::string(repair.what()) + "; " + searches);
       }
     }
   }
