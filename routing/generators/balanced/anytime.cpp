@@ -34,6 +34,10 @@ bool budget_cuts_refinement(const WorkBudget* budget, std::size_t nodes) {
   return left_below(budget, nodes, kFullRefinementWorkPerPair);
 }
 
+bool budget_below_turn_set(const WorkBudget* budget, std::size_t nodes) {
+  return left_below(budget, nodes, kTurnSetWorkPerPair);
+}
+
 bool direction_order_start(const Network& network, RouteTable& table, FlowControl rule) {
   if (block_table(network, table, rule)) return true;
   const Torus& torus = network.torus();

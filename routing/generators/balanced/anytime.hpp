@@ -59,6 +59,7 @@ bool budget_cuts_refinement(const WorkBudget* budget, std::size_t nodes);
 // 8x8x8x8: 0.95 s for a million pairs, 29 steps a pair), and as many again
 // for a search worth running: the short way stops at its start below.
 constexpr std::uint64_t kTurnSetWorkPerPair = 64;
+bool budget_below_turn_set(const WorkBudget* budget, std::size_t nodes);
 
 // The direction-order table of `table`'s nodes (from start_route_table), or
 // false, the table untouched: a block of a larger torus in closed form

@@ -129,11 +129,8 @@ bool Balancer::better_than(const Balancer& other) const {
   return spread_ < other.spread_;
 }
 
-void Balancer::assign_greedy(const std::vector<std::uint32_t>* considered, bool searched_next) {
-  // The candidates each pair chooses among: all, or the first considered[p].
-  const auto variants = [&](std::size_t p) -> std::size_t {
-    return considered ? std::min<std::size_t>((*considered)[p], set_.variants(p)) : set_.variants(p);
-  };
+void Balancer::assign_greedy(bool searched_next) {
+  const auto variants = [&](std::size_t p) -> std::size_t { return set_.variants(p); };
   // Fewest candidates first, then the longest routes; ties keep pair order,
   // which walks the sources in turn so that neighbouring sources see each
   // other's choices.  A counting sort over (candidates, length): both are

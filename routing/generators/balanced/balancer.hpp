@@ -91,11 +91,9 @@ class Balancer {
 
   // Stage 1: each pair, most constrained first, takes the candidate with the
   // lowest (highest load it would create, added load^4).
-  // `considered` (optional): per pair how many of its first candidates it
-  // chooses among (the direction-order prefix of a First/Last Step set).
   // `searched_next` false: only the choice and the loads are wanted, not
   // the per-channel lists the searches use.
-  void assign_greedy(const std::vector<std::uint32_t>* considered = nullptr, bool searched_next = true);
+  void assign_greedy(bool searched_next = true);
 
   // Starts from a given choice instead (e.g. another generator's table).
   void assign(const std::vector<std::uint32_t>& choice);

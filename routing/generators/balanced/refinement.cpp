@@ -220,7 +220,6 @@ void refine_scattered_intact(const Network& network, const GeneratorOptions& opt
                              RouteTable& table) {
   WorkBudget* budget = options.budget.get();
   const std::size_t slots = network.torus().channel_slots();
-  const std::uint64_t pairs = static_cast<std::uint64_t>(table.size()) * table.size();
   // The start: every pair's direction-order routes, one per sign choice, and
   // its pure DOR routes at most `long_way` hops the long way round rings,
   // greedily chosen.  Pure DOR routes close no forbidden cycle among
@@ -234,17 +233,16 @@ void refine_scattered_intact(const Network& network, const GeneratorOptions& opt
     const CandidateSet minimal(network, direction_order, table.nodes(), kCandidateCap);
     const CandidateSet dor = CandidateSet::with_long_way_dor(network, minimal, long_way);
     Balancer greedy(dor, slots);
-    greedy.assign_greedy(nullptr, /*searched_next=*/false);
+    greedy.assign_greedy(/*searched_next=*/false);
     start = greedy.choice();
     std::uint64_t work = dor.route_count();  // a step per candidate written
     for (std::size_t p = 0; p < dor.pair_count(); ++p)
       for (std::uint32_t v = 0; v < dor.variants(p); ++v) work += kEvaluationWork + dor.channels(p, v).size();
     if (budget) budget->spend(work);
     const bool refined = options.rules == RuleSet::angara && options.flow_control == FlowControl::bubble;
-    if (!refined || (budget && (budget->exhausted() || budget->limit() - budget->used() < kTurnSetWorkPerPair * pairs))) {
+    if (!refined || budget_below_turn_set(budget, table.size())) {
       if (refined && budget) budget->note_cut("First/Last Step refinement");
-      RouteTable made = dor.make_table(start, "balanced");
-      table = std::move(made);
+      table = dor.make_table(start, "balanced");
       return;
     }
   }
