@@ -3,6 +3,7 @@
 #include <memory>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "routing/generators/balanced/around_failures.hpp"
 #include "routing/generators/balanced/anytime.hpp"
 #include "routing/generators/balanced/block.hpp"
+#include "routing/generators/balanced/sub_torus.hpp"
 #include "routing/check/lp_bound.hpp"
 #include "routing/check/metrics.hpp"
 #include "routing/check/verifier.hpp"
@@ -839,6 +841,62 @@ START_TEST(test_around_failures_memory_follows_the_budget) {
 }
 END_TEST
 
+// The cut-pairs start counts the table's dependencies and loads from the
+// closed form's rows of one source per parity class: they must be what a
+// walk over every route counts, and its cut pairs exactly those whose
+// fault-free route the failures kill.  Machines with every parity layout:
+// all dimensions even, odd ones mixed in (3, 5), the class split by source
+// (8x3x3: the other sizes' product is odd), failed routers and cables.
+START_TEST(test_cut_pairs_start_counts_like_a_walk) {
+  struct Case {
+    const char* torus;
+    std::vector<const char*> routers;
+    std::vector<std::pair<const char*, Direction>> cables;
+  };
+  const std::vector<Case> cases = {
+      {"4x4x4", {"1,2,3"}, {}},
+      {"6x4x3", {}, {{"5,3,2", kPlusX}, {"0,0,0", kMinusY}}},
+      {"8x3x3", {"7,1,2"}, {{"2,0,1", kPlusY}}},
+      {"4x4x2x2", {"0,0,0,0", "3,2,1,1"}, {}},
+      {"5x5", {"2,2"}, {{"4,0", kPlusX}}},
+  };
+  for (const Case& c : cases) {
+    Network net(Torus::parse(c.torus));
+    const Torus& torus = net.torus();
+    for (const char* at : c.routers) net.fail_node(angara_test::node_at(torus, at));
+    for (const auto& [at, d] : c.cables) net.fail_link(angara_test::node_at(torus, at), d);
+    const std::vector<NodeId> nodes = live_nodes(net);
+    const std::optional<balanced::CutPairsStart> start = balanced::cut_pairs_start(net, nodes);
+    ck_assert_msg(start.has_value(), "%s: no closed form", c.torus);
+
+    const RouteDependencies walked = walk_route_dependencies(torus, start->table);
+    ck_assert_msg(walked.loads == start->dependencies.loads, "%s: loads differ from the walk", c.torus);
+    ck_assert_msg(walked.edge_counts == start->dependencies.edge_counts, "%s: dependency counts differ", c.torus);
+
+    // The fault-free closed form, every node: a pair is cut iff its route
+    // there crosses a dead channel; the others keep that route.
+    std::vector<NodeId> every(torus.node_count());
+    for (NodeId node = 0; node < torus.node_count(); ++node) every[node] = node;
+    RouteTable closed(every);
+    ck_assert(balanced::sub_torus_table(Network(torus), closed));
+    std::vector<std::pair<std::size_t, std::size_t>> cut;
+    for (std::size_t s = 0; s < nodes.size(); ++s)
+      for (std::size_t d = 0; d < nodes.size(); ++d) {
+        if (s == d) continue;
+        bool alive = true;
+        closed.walk(nodes[s], nodes[d], torus, [&](NodeId at, Direction hop) { alive = alive && net.channel_alive(at, hop); });
+        if (!alive)
+          cut.emplace_back(s, d);
+        else
+          ck_assert_msg(start->table.route(s, d).hops == closed.route(nodes[s], nodes[d]).hops, "%s: pair %zu %zu",
+                        c.torus, s, d);
+      }
+    ck_assert_msg(!cut.empty() && cut == start->listed, "%s: %zu cut pairs listed, %zu by the walk", c.torus,
+                  start->listed.size(), cut.size());
+  }
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("balanced");
   TCase* candidates_case = tcase_create("candidates");
@@ -868,6 +926,7 @@ int main() {
   tcase_add_test(generator_case, test_around_failures_one_router);
   tcase_add_test(generator_case, test_around_failures_small_budget);
   tcase_add_test(generator_case, test_around_failures_memory_follows_the_budget);
+  tcase_add_test(generator_case, test_cut_pairs_start_counts_like_a_walk);
   tcase_add_test(generator_case, test_around_failures_declines);
   tcase_add_test(generator_case, test_short_budget_takes_block_closed_form);
   suite_add_tcase(s, generator_case);

@@ -363,7 +363,7 @@ section_time_budget() {
        'stages of a computation, balanced'"'"'s load balancing (half of what is left when it' \
        'starts), the shortening of detours around failures, and the First/Last Step' \
        'refinement and its long-way routes, in steps of the searches'"'"' own work (a channel a' \
-       'cycle check expands; an evaluated candidate 6, a detour 45000; 30 million a second of' \
+       'cycle check expands; an evaluated candidate 6, a detour what its searches cost; 30 million a second of' \
        'one core on the reference machine, 85% of the budget), so every node of a job stops at' \
        'the same point.  Three thresholds in steps a pair of the job, all on the budget alone' \
        '(`routing/generators/balanced/anytime.hpp`), on a machine whose every port is cabled' \

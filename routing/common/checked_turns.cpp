@@ -69,7 +69,8 @@ bool DependencyMemo::allowed(const IncrementalDependencyGraph& graph, ChannelId 
 
 std::optional<std::vector<Direction>> find_checked_route(const Network& network,
                                                          const IncrementalDependencyGraph& graph, NodeId src,
-                                                         NodeId dst, std::size_t max_hops, DependencyMemo* memo) {
+                                                         NodeId dst, std::size_t max_hops, DependencyMemo* memo,
+                                                         std::uint64_t* expanded) {
   const Torus& torus = network.torus();
   if (src == dst) return std::vector<Direction>{};
   const std::size_t states = static_cast<std::size_t>(torus.node_count()) * kStages;
@@ -108,6 +109,7 @@ std::optional<std::vector<Direction>> find_checked_route(const Network& network,
       const NodeId node = s / kStages;
       const int stage = static_cast<int>(s % kStages);
       if (stage == kLastStep || depth[s] + estimate(node) != f) continue;  // done, or reached again shorter
+      if (expanded) ++*expanded;
       const std::size_t next_depth = static_cast<std::size_t>(depth[s]) + 1;
       if (max_hops != 0 && next_depth > max_hops) continue;
       const bool has_entry = stage != kBegin;
@@ -156,6 +158,25 @@ std::optional<std::vector<Direction>> find_checked_route(const Network& network,
   return hops;
 }
 
+RouteDependencies walk_route_dependencies(const Torus& torus, const RouteTable& table) {
+  RouteDependencies counted;
+  counted.edge_counts.assign(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0);
+  counted.loads.assign(torus.channel_slots(), 0);
+  const std::size_t n = table.size();
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t d = 0; d < n; ++d) {
+      if (!table.has_route(s, d)) continue;
+      std::optional<ChannelId> previous;
+      table.walk(s, d, torus, [&](NodeId at, Direction hop) {
+        const ChannelId c = Torus::channel(at, hop);
+        ++counted.loads[c];
+        if (previous) ++counted.edge_counts[static_cast<std::size_t>(*previous) * kDirectionCount + hop.rank()];
+        previous = c;
+      });
+    }
+  return counted;
+}
+
 namespace {
 
 constexpr std::size_t kShortestCandidates = 32;
@@ -187,16 +208,20 @@ class CheckedTurnAttempt {
     const std::size_t n = table_.size();
     std::vector<unsigned char> done(n * n, 0);
     std::vector<Pair> failed;
-    const auto& nodes = table_.nodes();
     for (const Pair& p : first) {
       done[p.first * n + p.second] = 1;
       if (!route(p, 0)) failed.push_back(p);
     }
     // Routes known to be free of forbidden cycles among themselves go in
-    // unchecked while nothing else is in the graph yet.
+    // unchecked while nothing else is in the graph yet; counted already
+    // when the caller knows their dependencies.
     const bool unchecked = trusted_ && first.empty();
+    if (unchecked && known_) {
+      graph_.add_counts(known_->edge_counts);
+      loads_ = known_->loads;
+    }
     std::vector<ChannelId> channels;
-    for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t s = 0; s < n && !(unchecked && known_); ++s)
       for (std::size_t d = 0; d < n; ++d) {
         if (s == d || done[s * n + d] || !original_has(s, d)) continue;
         channels.clear();
@@ -210,7 +235,7 @@ class CheckedTurnAttempt {
         done[s * n + d] = 1;
       }
     memo_.forget();
-    for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t s = 0; s < n && !(unchecked && known_); ++s)
       for (std::size_t d = 0; d < n; ++d)
         if (s != d && !done[s * n + d] && original_has(s, d)) {  // refused above
           done[s * n + d] = 1;
@@ -225,32 +250,56 @@ class CheckedTurnAttempt {
         if (!route(p, 0)) failed.push_back(p);
         continue;
       }
-      // A detour: replace it only by something shorter.  The shorter routes
-      // are checked alongside the detour (its dependencies stay while they
-      // are), so a failed try leaves the graph as it was and the searches
-      // of every pair share one memo of the cycle test.
-      const std::size_t length = table_.route(p.first, p.second).hops.size();
-      if (length <= static_cast<std::size_t>(oracle_.shortest(nodes[p.first], nodes[p.second]))) continue;
-      const std::vector<ChannelId> old = route_channels(torus_, nodes[p.first], table_.route(p.first, p.second).hops);
-      if (route(p, old.size() - 1)) {
-        graph_.remove_path(old);
-        memo_.forget();
-        for (ChannelId c : old) --loads_[c];
-        ++stats_.shortened;
+      // A detour: replace it only by something shorter, while the work
+      // the detours have cost stays within the allowance.  The shorter
+      // routes are checked alongside the detour (its dependencies stay
+      // while they are), so a failed try leaves the graph as it was and the
+      // searches of every pair share one memo of the cycle test.
+      if (allowance_ && detour_work_ >= *allowance_) {
+        ++detours_left_;
+        continue;
       }
+      const std::uint64_t before = measured_work();
+      shorten_detour(p);
+      detour_work_ += measured_work() - before;
     }
     for (const Pair& p : failed) table_.set_route(p.first, p.second, Route{});
     return failed;
   }
 
+  // At most `allowance` steps (nullopt: any) for shortening detours.
+  void limit_detour_work(std::optional<std::uint64_t> allowance) { allowance_ = allowance; }
+  std::uint64_t detour_work() const { return detour_work_; }
+  std::size_t detours_left() const { return detours_left_; }
   RouteTable& table() { return table_; }
   const CheckedTurnStats& stats() const { return stats_; }
   void mark_original(const RouteTable& original) { original_ = &original; }
   // The original routes close no forbidden cycle among themselves.
   void trust_original() { trusted_ = true; }
+  // Their dependencies and loads, counted by the caller.
+  void know_original(const RouteDependencies* known) { known_ = known; }
 
  private:
   bool original_has(std::size_t s, std::size_t d) const { return original_->has_route(s, d); }
+
+  // The searches' work so far, in budget steps (checked_turns.hpp).
+  std::uint64_t measured_work() const {
+    return graph_.search_work() + expanded_ * kExpandedStateWork +
+           oracle_.searches() * torus_.node_count() * kOracleWorkPerNode;
+  }
+
+  void shorten_detour(const Pair& p) {
+    const std::vector<NodeId>& nodes = table_.nodes();
+    const std::size_t length = table_.hop_count(p.first, p.second);
+    if (length <= static_cast<std::size_t>(oracle_.shortest(nodes[p.first], nodes[p.second]))) return;
+    const std::vector<ChannelId> old = route_channels(torus_, nodes[p.first], table_.route(p.first, p.second).hops);
+    if (route(p, old.size() - 1)) {
+      graph_.remove_path(old);
+      memo_.forget();
+      for (ChannelId c : old) --loads_[c];
+      ++stats_.shortened;
+    }
+  }
 
   // The shortest encodable routes of the pair, least loaded first (highest
   // channel load on the route, then the summed load; ties keep the oracle's
@@ -278,7 +327,7 @@ class CheckedTurnAttempt {
     // and the search is the expensive part of this stage.
     const std::size_t limit = max_hops ? max_hops : 2 * static_cast<std::size_t>(best) + 4;
     const std::optional<std::vector<Direction>> found =
-        find_checked_route(network_, graph_, src, dst, limit, &memo_);
+        find_checked_route(network_, graph_, src, dst, limit, &memo_, &expanded_);
     return found && admit(p, *found);
   }
 
@@ -297,11 +346,16 @@ class CheckedTurnAttempt {
   const RoutabilityOracle& oracle_;
   const RouteTable* original_ = nullptr;
   bool trusted_ = false;
+  const RouteDependencies* known_ = nullptr;
   RouteTable table_;
   IncrementalDependencyGraph graph_;
   DependencyMemo memo_;  // valid for graph_ as it is; forgotten when its edges change
   std::vector<std::uint32_t> loads_;
   CheckedTurnStats stats_;
+  std::uint64_t expanded_ = 0;  // states the checked searches expanded
+  std::optional<std::uint64_t> allowance_;
+  std::uint64_t detour_work_ = 0;
+  std::size_t detours_left_ = 0;
 };
 
 }  // namespace
@@ -319,34 +373,32 @@ namespace {
 // themselves.
 CheckedTurnStats run_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
                                    std::vector<Pair> work, std::vector<Pair> detours, const GeneratorOptions& options,
-                                   bool trusted) {
+                                   bool trusted, const RouteDependencies* known) {
   const std::vector<NodeId>& nodes = table.nodes();
   if (work.empty() && detours.empty()) return {};
   // Shortening a detour is optional work (the pair has a route): on the
-  // budget (routing.time_budget), in the order found, each at the cost of
-  // one pair's searches (about 0.8 ms on the reference machine, whole
-  // 8x8x4x4 with one failed router: 2601 detours in 2 s).
-  if (WorkBudget* budget = options.budget.get(); budget && !budget->unlimited()) {
-    const std::uint64_t left = budget->exhausted() ? 0 : budget->limit() - budget->used();
-    const std::size_t afford = static_cast<std::size_t>(left / kDetourWork);
-    if (afford < detours.size()) {
-      budget->note_cut("shortening of detours (" + std::to_string(detours.size() - afford) + " of " +
-                       std::to_string(detours.size()) + " left)");
-      detours.resize(afford);
-    }
-    budget->spend(detours.size() * kDetourWork);
-  }
+  // budget (routing.time_budget), in the order found, each charged what its
+  // searches cost, until the budget's steps are spent.  (A detour costs
+  // 0.1 ms to 20 ms: the cycle test's searches grow with the machine.)
+  WorkBudget* budget = options.budget.get();
+  std::optional<std::uint64_t> allowance;
+  if (budget && !budget->unlimited()) allowance = budget->exhausted() ? 0 : budget->limit() - budget->used();
+  const std::size_t detour_count = detours.size();
   work.insert(work.end(), detours.begin(), detours.end());
 
   const RoutabilityOracle oracle(network);
   std::vector<Pair> first;
   std::optional<CheckedTurnAttempt> best;
   std::size_t best_failed = 0;
+  std::uint64_t spent = 0;  // by the attempts' detours
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     CheckedTurnAttempt current(network, table, oracle, options.flow_control);
     current.mark_original(table);
     if (trusted) current.trust_original();
+    current.know_original(known);
+    if (allowance) current.limit_detour_work(*allowance > spent ? *allowance - spent : 0);
     const std::vector<Pair> failed = current.run(first, work);
+    spent += current.detour_work();
     // An attempt that does no better than the best one ends the loop: going
     // first helps some pairs and hurts others, and it seldom turns around.
     if (best && failed.size() >= best_failed) break;
@@ -365,6 +417,12 @@ CheckedTurnStats run_checked_turns(std::string_view generator, const Network& ne
     for (const Pair& p : first)
       if (std::find(next.begin(), next.end(), p) == next.end()) next.push_back(p);
     first.swap(next);
+  }
+  if (budget) {
+    budget->spend(spent);
+    if (best->detours_left() > 0)
+      budget->note_cut("shortening of detours (" + std::to_string(best->detours_left()) + " of " +
+                       std::to_string(detour_count) + " left)");
   }
   table = best->table();
   if (!unrouted_pairs(table).empty())
@@ -398,12 +456,13 @@ CheckedTurnStats complete_with_checked_turns(std::string_view generator, const N
       else if (table.route(s, d).hops.size() > static_cast<std::size_t>(torus.distance(nodes[s], nodes[d])))
         detours.emplace_back(s, d);
     }
-  return run_checked_turns(generator, network, table, std::move(work), std::move(detours), options, false);
+  return run_checked_turns(generator, network, table, std::move(work), std::move(detours), options, false, nullptr);
 }
 
 CheckedTurnStats complete_listed_pairs_with_checked_turns(std::string_view generator, const Network& network,
                                                           RouteTable& table, const std::vector<Pair>& pairs,
-                                                          const GeneratorOptions& options) {
+                                                          const GeneratorOptions& options,
+                                                          const RouteDependencies* known) {
   const Torus& torus = network.torus();
   const std::vector<NodeId>& nodes = table.nodes();
   if (nodes.size() < 2 || !has_failures(network)) return complete_with_checked_turns(generator, network, table, options);
@@ -415,7 +474,7 @@ CheckedTurnStats complete_listed_pairs_with_checked_turns(std::string_view gener
     else if (table.hop_count(p.first, p.second) > static_cast<std::size_t>(torus.distance(nodes[p.first], nodes[p.second])))
       detours.push_back(p);
   }
-  return run_checked_turns(generator, network, table, std::move(work), std::move(detours), options, true);
+  return run_checked_turns(generator, network, table, std::move(work), std::move(detours), options, true, known);
 }
 
 }  // namespace angara

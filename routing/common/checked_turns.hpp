@@ -38,11 +38,16 @@ struct CheckedTurnStats {
   std::size_t shortened = 0;  // detours replaced by shorter encodable routes
 };
 
-// The budget's steps (routing/common/work_budget.hpp) one detour's
-// shortening costs; detours past what options.budget has left keep their
-// routes (the stage then notes its cut).  Pairs without a route are always
-// routed.
-constexpr std::uint64_t kDetourWork = 45000;
+// A detour's shortening is charged to options.budget what its searches
+// cost, in the budget's steps (routing/common/work_budget.hpp): a channel
+// the cycle test expands is one (26-30 ns on the reference machine), a
+// state of the checked search kExpandedStateWork, and a search of the
+// routability oracle (from each new source, over the whole machine, about
+// 2 us a router) kOracleWorkPerNode a router.  Detours past what the budget
+// has left keep their routes (the stage then notes its cut); pairs without
+// a route are always routed.
+constexpr std::uint64_t kExpandedStateWork = 10;
+constexpr std::uint64_t kOracleWorkPerNode = 66;
 
 // Runs the stage on `table` (layer 0 routes) and throws RoutingError with
 // describe_unrouted_pairs() (routing/common/oracle.hpp) when pairs stay without a
@@ -50,6 +55,18 @@ constexpr std::uint64_t kDetourWork = 45000;
 // are exactly the generator's own.
 CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
                                              const GeneratorOptions& options);
+
+// What the stage's dependency graph and channel loads hold after taking
+// every route of a table: the count of each dependency (indexed like
+// IncrementalDependencyGraph::add_counts()) and the routes crossing each
+// channel slot.
+struct RouteDependencies {
+  std::vector<std::uint32_t> edge_counts;
+  std::vector<std::uint32_t> loads;
+};
+
+// The dependencies of every route of `table`, by walking them.
+RouteDependencies walk_route_dependencies(const Torus& torus, const RouteTable& table);
 
 // The stage on the listed pairs of `table` only (allocation indices; the
 // others must have routes), for a table whose routes close no forbidden
@@ -60,11 +77,15 @@ CheckedTurnStats complete_with_checked_turns(std::string_view generator, const N
 // few failures the pairs whose routes the failures touch are a few thousand
 // of a million (routing/generators/balanced/around_failures.hpp), and the
 // oracle then searches from their sources only.  Throws like
-// complete_with_checked_turns().
+// complete_with_checked_turns().  `known`, when given, is what
+// walk_route_dependencies() would return for `table`, counted by a caller
+// that knows it in closed form: the first attempt then takes it instead of
+// walking every route (on a whole 8x8x8x8 that walk is 2.3 s of 6).
 CheckedTurnStats complete_listed_pairs_with_checked_turns(std::string_view generator, const Network& network,
                                                           RouteTable& table,
                                                           const std::vector<std::pair<std::size_t, std::size_t>>& pairs,
-                                                          const GeneratorOptions& options);
+                                                          const GeneratorOptions& options,
+                                                          const RouteDependencies* known = nullptr);
 
 // The automaton of Angara-encodable routes (the routing graph of the ANSU
 // paper, section 3.1, with every First/Last Step turn): a route is in a stage
@@ -105,9 +126,11 @@ class DependencyMemo {
 // route as a whole may still close a cycle through several new
 // dependencies: admit it with try_add_path().  `memo`, when given, holds
 // answers about this graph as it is now (and receives the new ones).
+// `expanded`, when given, grows by the states the search expanded.
 std::optional<std::vector<Direction>> find_checked_route(const Network& network,
                                                          const IncrementalDependencyGraph& graph, NodeId src,
                                                          NodeId dst, std::size_t max_hops = 0,
-                                                         DependencyMemo* memo = nullptr);
+                                                         DependencyMemo* memo = nullptr,
+                                                         std::uint64_t* expanded = nullptr);
 
 }  // namespace angara

@@ -369,6 +369,20 @@ void IncrementalDependencyGraph::add_path(const std::vector<ChannelId>& channels
   for (std::size_t k = 1; k < channels.size(); ++k) increment(channels[k - 1], channels[k]);
 }
 
+void IncrementalDependencyGraph::add_counts(const std::vector<std::uint32_t>& counts) {
+  if (counts.size() != counts_.size())
+    throw std::invalid_argument("dependency counts for " + std::to_string(counts.size() / kDirectionCount) +
+                                " channel slots, the torus has " + std::to_string(slots_));
+  for (std::size_t s = 0; s < counts.size(); ++s) {
+    if (counts[s] == 0) continue;
+    const auto from = static_cast<ChannelId>(s / kDirectionCount);
+    const ChannelId to = target(from, static_cast<int>(s % kDirectionCount));
+    slot(from, to);  // validates the pair
+    increment(from, to);  // the first: the edge, its order and listing
+    counts_[s] += counts[s] - 1;
+  }
+}
+
 void IncrementalDependencyGraph::remove_path(const std::vector<ChannelId>& channels) {
   for (std::size_t k = 1; k < channels.size(); ++k)
     if (counts_[slot(channels[k - 1], channels[k])] == 0)

@@ -48,6 +48,13 @@ class IncrementalDependencyGraph {
   bool try_add_path(const std::vector<ChannelId>& channels);
   void add_path(const std::vector<ChannelId>& channels);     // unconditionally
   void remove_path(const std::vector<ChannelId>& channels);  // ref-counted removal
+  // Adds routes known only by their dependency counts (indexed like
+  // edge_count(): channel slot * kDirectionCount + the next direction's
+  // rank), unchecked like add_path(): what a caller that counts the
+  // dependencies of many routes in closed form hands over instead of the
+  // routes.  Throws std::invalid_argument on a count for a dependency no
+  // route can have (a channel slot or next hop that does not exist).
+  void add_counts(const std::vector<std::uint32_t>& counts);
   bool has_edge(ChannelId from, ChannelId to) const;
   // Removes every edge, in time proportional to the channels that had one
   // (cheaper than a new graph on a large machine).

@@ -11,6 +11,7 @@ const ShortestRouteSearch& RoutabilityOracle::search(NodeId src) const {
   if (cached_source_ != src || !cached_) {
     cached_ = std::make_unique<ShortestRouteSearch>(network_, rules_, src);
     cached_source_ = src;
+    ++searches_;
   }
   return *cached_;
 }

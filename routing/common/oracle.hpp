@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,6 +34,9 @@ class RoutabilityOracle {
   int shortest(NodeId src, NodeId dst) const;
   // Up to `cap` shortest encodable routes, in ShortestRouteSearch's order.
   std::vector<std::vector<Direction>> shortest_routes(NodeId src, NodeId dst, std::size_t cap) const;
+  // Searches run so far (one per change of source): each visits the whole
+  // machine, the measure of the oracle's work.
+  std::uint64_t searches() const { return searches_; }
 
  private:
   const ShortestRouteSearch& search(NodeId src) const;
@@ -41,6 +45,7 @@ class RoutabilityOracle {
   TurnRules rules_;
   mutable NodeId cached_source_ = kNoNode;
   mutable std::unique_ptr<ShortestRouteSearch> cached_;
+  mutable std::uint64_t searches_ = 0;
 };
 
 // The oracle over a whole allocation (sorted, deduplicated, all alive):

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -32,16 +33,17 @@ constexpr std::uint64_t kSetUpWorkPerPair = 13;
 // Of `count` options (option k's channels: channels_of(k)), the one whose
 // routing adds least: the lowest peak load it would create, then the least
 // growth of the summed fourth powers of the loads.
-template <typename ChannelsOf>
-std::size_t least_loaded_option(std::size_t count, ChannelsOf&& channels_of, const std::vector<std::uint64_t>& loads) {
+template <typename ChannelsOf, typename Load>
+std::size_t least_loaded_option(std::size_t count, ChannelsOf&& channels_of, const std::vector<Load>& loads) {
   const auto fourth = [](std::uint64_t x) { return x * x * x * x; };
   std::size_t best = 0;
   std::uint64_t best_peak = 0, best_spread = 0;
   for (std::size_t v = 0; v < count; ++v) {
     std::uint64_t peak = 0, spread = 0;
     for (ChannelId c : channels_of(v)) {
-      peak = std::max(peak, loads[c] + 1);
-      spread += fourth(loads[c] + 1) - fourth(loads[c]);
+      const std::uint64_t load = loads[c];
+      peak = std::max(peak, load + 1);
+      spread += fourth(load + 1) - fourth(load);
     }
     if (v == 0 || peak < best_peak || (peak == best_peak && spread < best_spread)) {
       best = v;
@@ -223,35 +225,193 @@ std::vector<std::vector<Direction>> shortest_live_dor_routes(const Network& netw
   return best;
 }
 
+// The closed form's route of a pair depends on its displacement alone,
+// and for the one class sub_torus_table() splits by source on the
+// parity of the source's coordinate in that (even-sized) dimension.  So
+// the pairs whose sources agree in the parity of every even-sized
+// coordinate take the same route shapes, translated: the rows of one
+// source per such parity class show every route there is.  The pairs a
+// failure cuts, the channels' loads and the dependency counts of the
+// whole table follow from those few rows (16 on 8x8x8x8, against 4096)
+// instead of from a walk over every pair's route.
+class ParityClasses {
+ public:
+  explicit ParityClasses(const Torus& torus) : torus_(torus) {
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      if (torus.dim_present(dim) && torus.size(dim) % 2 == 0) even_ |= 1u << dim;
+  }
+  unsigned of(const Coord& c) const {
+    unsigned q = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      if ((even_ >> dim) & 1u) q |= static_cast<unsigned>(c[dim] & 1) << dim;
+    return q;
+  }
+  unsigned of(NodeId node) const { return of(torus_.coord(node)); }
+  // Every class: the subsets of the even-sized dimensions.
+  std::vector<unsigned> all() const {
+    std::vector<unsigned> classes;
+    for (unsigned q = 0; q < (1u << kMaxDims); ++q)
+      if ((q & ~even_) == 0) classes.push_back(q);
+    return classes;
+  }
+  NodeId representative(unsigned q) const {
+    Coord c{};
+    for (int dim = 0; dim < kMaxDims; ++dim) c[dim] = static_cast<int>((q >> dim) & 1u);
+    return torus_.id(c);
+  }
+  // a - b + c, coordinate-wise around the rings.
+  Coord shifted(const Coord& a, const Coord& b, const Coord& c) const {
+    Coord r{};
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const int size = torus_.size(dim);
+      r[dim] = ((a[dim] - b[dim] + c[dim]) % size + size) % size;
+    }
+    return r;
+  }
+
+ private:
+  const Torus& torus_;
+  unsigned even_ = 0;
+};
+
+// Calls visit(from, to) for every channel dependency of the route from
+// `source` the closed table holds to `target`, and count(c) for every
+// channel it crosses.
+template <typename Count, typename Visit>
+void walk_closed(const Torus& torus, const RouteTable& closed, NodeId source, NodeId target, Count&& count,
+                 Visit&& visit) {
+  ChannelId previous = 0;
+  bool first = true;
+  closed.walk(source, target, torus, [&](NodeId at, Direction hop) {
+    const ChannelId c = Torus::channel(at, hop);
+    count(c);
+    if (!first) visit(previous, hop);
+    previous = c;
+    first = false;
+  });
+}
+
+// The closed form's routes of every pair of the allocation (every live
+// node) whose route the failures leave alive, their channel loads and
+// dependency counts as walk_route_dependencies() would count them, and
+// the pairs the failures cut, in (source, target) order.
+std::vector<Pair> closed_form_start(const Network& network, const RouteTable& closed, RouteTable& result,
+                                    RouteDependencies& counted) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = result.nodes();
+  const std::size_t n = nodes.size();
+  const ParityClasses parity(torus);
+  const std::vector<unsigned> classes = parity.all();
+  constexpr std::uint32_t kAbsent = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> index(torus.node_count(), kAbsent);
+  for (std::size_t k = 0; k < n; ++k) index[nodes[k]] = static_cast<std::uint32_t>(k);
+  // The dead channels (failed cables, the ports of failed routers), by
+  // direction: the tail of each.
+  std::array<std::vector<Coord>, kDirectionCount> dead;
+  for (NodeId node = 0; node < torus.node_count(); ++node)
+    for (int rank = 0; rank < kDirectionCount; ++rank)
+      if (torus.direction_present(Direction(rank)) && !network.channel_alive(node, Direction(rank)))
+        dead[static_cast<std::size_t>(rank)].push_back(torus.coord(node));
+
+  // Per class of a channel's tail node: the load of each direction and the
+  // count of each dependency (in direction, out direction) at it, over
+  // every pair of the fault-free machine; and the cut pairs.  A route from
+  // the representative of class q, translated to a source of class q,
+  // crosses a node of the class of the one it crosses from there.
+  const std::size_t class_slots = std::size_t{1} << kMaxDims;
+  std::vector<std::array<std::uint32_t, kDirectionCount>> class_load(class_slots);
+  std::vector<std::array<std::uint32_t, kDirectionCount * kDirectionCount>> class_edges(class_slots);
+  std::vector<std::uint64_t> cut_keys;
+  for (unsigned q : classes) {
+    const NodeId source = parity.representative(q);
+    const Coord from = torus.coord(source);
+    for (NodeId target = 0; target < torus.node_count(); ++target) {
+      if (target == source) continue;
+      const Coord to = torus.coord(target);
+      Direction previous_hop(0);
+      bool first = true;
+      closed.walk(source, target, torus, [&](NodeId at, Direction hop) {
+        const Coord here = torus.coord(at);
+        const unsigned c = parity.of(here);
+        ++class_load[c][static_cast<std::size_t>(hop.rank())];
+        if (!first) ++class_edges[c][static_cast<std::size_t>(previous_hop.rank() * kDirectionCount + hop.rank())];
+        previous_hop = hop;
+        first = false;
+        for (const Coord& tail : dead[static_cast<std::size_t>(hop.rank())]) {
+          const Coord cut_source = parity.shifted(tail, here, from);
+          if (parity.of(cut_source) != q) continue;
+          const std::uint32_t s = index[torus.id(cut_source)];
+          const std::uint32_t d = index[torus.id(parity.shifted(to, from, cut_source))];
+          if (s != kAbsent && d != kAbsent) cut_keys.push_back(static_cast<std::uint64_t>(s) * n + d);
+        }
+      });
+    }
+  }
+  std::sort(cut_keys.begin(), cut_keys.end());
+  cut_keys.erase(std::unique(cut_keys.begin(), cut_keys.end()), cut_keys.end());
+
+  counted.loads.assign(torus.channel_slots(), 0);
+  counted.edge_counts.assign(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0);
+  for (NodeId node = 0; node < torus.node_count(); ++node) {
+    const unsigned c = parity.of(node);
+    for (int out = 0; out < kDirectionCount; ++out) {
+      if (!torus.direction_present(Direction(out))) continue;
+      counted.loads[Torus::channel(node, Direction(out))] = class_load[c][static_cast<std::size_t>(out)];
+      for (int in = 0; in < kDirectionCount; ++in) {
+        const std::uint32_t edges = class_edges[c][static_cast<std::size_t>(in * kDirectionCount + out)];
+        if (edges == 0) continue;
+        const ChannelId entering = Torus::channel(torus.neighbor(node, Direction(in).opposite()), Direction(in));
+        counted.edge_counts[static_cast<std::size_t>(entering) * kDirectionCount + static_cast<std::size_t>(out)] =
+            edges;
+      }
+    }
+  }
+  // Less the routes the allocation does not hold: those from or to a
+  // failed router, and the cut ones.
+  const auto forget = [&](NodeId source, NodeId target) {
+    walk_closed(
+        torus, closed, source, target, [&](ChannelId c) { --counted.loads[c]; },
+        [&](ChannelId c, Direction hop) {
+          --counted.edge_counts[static_cast<std::size_t>(c) * kDirectionCount + static_cast<std::size_t>(hop.rank())];
+        });
+  };
+  for (NodeId failed : network.failed_nodes())
+    for (NodeId other = 0; other < torus.node_count(); ++other) {
+      if (other == failed) continue;
+      forget(failed, other);
+      if (network.node_alive(other)) forget(other, failed);
+    }
+  for (std::uint64_t key : cut_keys) forget(nodes[key / n], nodes[key % n]);
+
+  std::vector<Pair> cut;
+  cut.reserve(cut_keys.size());
+  std::size_t next = 0;
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t d = 0; d < n; ++d) {
+      if (s == d) continue;
+      if (next < cut_keys.size() && cut_keys[next] == static_cast<std::uint64_t>(s) * n + d) {
+        cut.emplace_back(s, d);
+        ++next;
+        continue;
+      }
+      result.set_route(s, d, *closed.packed_route(nodes[s], nodes[d]));
+    }
+  return cut;
+}
+
 // What every table needs, when the budget cannot pay for the search over
 // every pair: the closed form wherever the failures leave it alive, and for
 // each pair they cut (most constrained first) the least loaded of its
 // candidates (the augmented rules' minimal routes, else the shortest live
 // direction-order routes), chosen greedily.  The pairs still without a
-// route, and the detours, are listed for the checked-turn stage.
-void route_cut_pairs(const Network& network, const RouteTable& closed, RouteTable& result, std::vector<Pair>& listed) {
+// route, and the detours, are listed for the checked-turn stage, with the
+// table's dependency counts.
+void route_cut_pairs(const Network& network, const RouteTable& closed, RouteTable& result, std::vector<Pair>& listed,
+                     RouteDependencies& counted) {
   const Torus& torus = network.torus();
   const std::vector<NodeId>& nodes = result.nodes();
-  const std::size_t n = nodes.size();
-  std::vector<std::uint64_t> loads(torus.channel_slots(), 0);
-  std::vector<Pair> cut;
-  std::vector<ChannelId> walk;
-  for (std::size_t s = 0; s < n; ++s)
-    for (std::size_t d = 0; d < n; ++d) {
-      if (s == d) continue;
-      walk.clear();
-      bool alive = true;
-      closed.walk(nodes[s], nodes[d], torus, [&](NodeId at, Direction hop) {
-        walk.push_back(Torus::channel(at, hop));
-        alive = alive && network.channel_alive(at, hop);
-      });
-      if (!alive) {
-        cut.emplace_back(s, d);
-        continue;
-      }
-      result.set_route(s, d, *closed.packed_route(nodes[s], nodes[d]));
-      for (ChannelId c : walk) ++loads[c];
-    }
+  std::vector<Pair> cut = closed_form_start(network, closed, result, counted);
+  const std::vector<std::uint32_t>& loads = counted.loads;
 
   const TurnRules rules(network);
   std::vector<std::vector<std::vector<ChannelId>>> candidates(cut.size());
@@ -273,16 +433,38 @@ void route_cut_pairs(const Network& network, const RouteTable& closed, RouteTabl
     const std::size_t best =
         least_loaded_option(options.size(), [&](std::size_t v) -> const std::vector<ChannelId>& { return options[v]; }, loads);
     Route route;
-    for (ChannelId c : options[best]) {
-      ++loads[c];
-      route.hops.push_back(Torus::channel_direction(c));
+    const std::vector<ChannelId>& chosen = options[best];
+    for (std::size_t h = 0; h < chosen.size(); ++h) {
+      ++counted.loads[chosen[h]];
+      if (h > 0)
+        ++counted.edge_counts[static_cast<std::size_t>(chosen[h - 1]) * kDirectionCount +
+                              static_cast<std::size_t>(Torus::channel_direction(chosen[h]).rank())];
+      route.hops.push_back(Torus::channel_direction(chosen[h]));
     }
     result.set_route(cut[k].first, cut[k].second, route);
   }
   listed = std::move(cut);
 }
 
+// The closed form of the fault-free machine, indexed by node id.
+std::optional<RouteTable> fault_free_closed_form(const Torus& torus) {
+  const Network healthy(torus);
+  std::vector<NodeId> every(torus.node_count());
+  for (NodeId node = 0; node < torus.node_count(); ++node) every[node] = node;
+  RouteTable closed(std::move(every));
+  if (!sub_torus_table(healthy, closed)) return std::nullopt;
+  return closed;
+}
+
 }  // namespace
+
+std::optional<CutPairsStart> cut_pairs_start(const Network& network, const std::vector<NodeId>& nodes) {
+  const std::optional<RouteTable> closed = fault_free_closed_form(network.torus());
+  if (!closed) return std::nullopt;
+  CutPairsStart start{RouteTable(nodes), {}, {}};
+  route_cut_pairs(network, *closed, start.table, start.listed, start.dependencies);
+  return start;
+}
 
 bool routes_around_failures(bool faults, std::size_t nodes, std::size_t live_nodes, FlowControl rule) {
   return faults && rule == FlowControl::bubble && nodes >= 2 && nodes == live_nodes;
@@ -303,31 +485,29 @@ bool around_failures_table(const Network& network, RouteTable& table, const Gene
   if (!routes_around_failures(faults, n, torus.node_count() - network.failed_nodes().size(), options.flow_control))
     return false;
 
-  // The closed form of the fault-free machine, indexed by node id.
-  const Network healthy(torus);
-  std::vector<NodeId> every(torus.node_count());
-  for (NodeId node = 0; node < torus.node_count(); ++node) every[node] = node;
-  RouteTable closed(std::move(every));
-  if (!sub_torus_table(healthy, closed)) return false;
+  const std::optional<RouteTable> closed = fault_free_closed_form(torus);
+  if (!closed) return false;
 
   RouteTable result(nodes);
   result.algorithm = table.algorithm;
   result.rules = table.rules;
   result.flow_control = table.flow_control;
   std::vector<Pair> listed;
+  RouteDependencies counted;
   // The search over every pair is optional work: its set-up is paid from
   // the budget like the search, and runs only when at least as much again
   // is left for the search itself.
   WorkBudget* budget = options.budget.get();
   if (search_every_pair_affordable(budget, n)) {
     if (budget) budget->spend(static_cast<std::uint64_t>(n) * n * kSetUpWorkPerPair);
-    search_every_pair(network, closed, options, result, listed);
+    search_every_pair(network, *closed, options, result, listed);
   } else {
     budget->note_cut("load balancing (not run)");
-    route_cut_pairs(network, closed, result, listed);
+    route_cut_pairs(network, *closed, result, listed, counted);
   }
   try {
-    complete_listed_pairs_with_checked_turns(table.algorithm, network, result, listed, options);
+    complete_listed_pairs_with_checked_turns(table.algorithm, network, result, listed, options,
+                                             counted.loads.empty() ? nullptr : &counted);
   } catch (const RoutingError&) {
     return false;
   }

@@ -5,9 +5,13 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "angara/network.hpp"
 #include "angara/route.hpp"
+#include "routing/common/checked_turns.hpp"
 #include "routing/common/generator_support.hpp"
 #include "routing/common/work_budget.hpp"
 
@@ -86,5 +90,20 @@ constexpr double kAroundFailuresBytesPerPair = 24;
 // pairs without a route (the full stage, where every pair's dependencies
 // are checked, may still route them).
 bool around_failures_table(const Network& network, RouteTable& table, const GeneratorOptions& options);
+
+// The start around_failures_table() takes when the budget leaves out the
+// search over every pair, for the tests: the closed form for every pair
+// the failures leave alone, a candidate for each pair they cut, the pairs
+// listed for the checked-turn stage (the cut ones) and the dependency
+// counts and channel loads of the table's routes, which come from the
+// closed form's rows of one source per parity class of the even-sized
+// coordinates rather than from a walk over every route.  nullopt when the
+// machine has no uniform closed form.
+struct CutPairsStart {
+  RouteTable table;
+  std::vector<std::pair<std::size_t, std::size_t>> listed;
+  RouteDependencies dependencies;
+};
+std::optional<CutPairsStart> cut_pairs_start(const Network& network, const std::vector<NodeId>& nodes);
 
 }  // namespace angara::balanced
