@@ -139,7 +139,8 @@ MemoryEstimate check_job_memory(const Config& config, const JobRequest& request,
   work.extra_tables = request.extra_tables;
   // The budget decides which stages run, and so what they hold.
   GeneratorOptions options = prepared.options;
-  options.budget = std::make_shared<WorkBudget>(WorkBudget::for_seconds(effective_time_budget(config, request)));
+  options.budget = std::make_shared<WorkBudget>(
+      WorkBudget::for_job(effective_time_budget(config, request), prepared.allocation.size()));
   MemoryEstimate estimate = estimate_job_memory(prepared.network, prepared.allocation.size(),
                                                 generator.empty() ? prepared.chain.first() : generator, options, work);
   check_memory_limit(estimate, config.memory_limit, config.source);
@@ -157,7 +158,8 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   // This computation's budget of optional work, shared by the chain.
   GeneratorOptions member_options = options;
   // (Unlimited, it still counts the work, for the report.)
-  member_options.budget = std::make_shared<WorkBudget>(WorkBudget::for_seconds(effective_time_budget(config, request)));
+  member_options.budget =
+      std::make_shared<WorkBudget>(WorkBudget::for_job(effective_time_budget(config, request), allocation.size()));
   // The table comes from the cache or the chain: an empty one here, not a
   // second N^2 array that would double the peak memory.
   JobResult result{network,          RouteTable(), {}, request.job, chain.first(), prepared.fingerprint, 0, false,

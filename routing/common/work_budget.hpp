@@ -7,6 +7,7 @@
 // budget"); a slower node takes longer for the same table.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,9 +30,22 @@ class WorkBudget {
   // table needs and the verifier take the rest.
   static constexpr double kOptionalShare = 0.85;
 
+  // What the pass over every pair's route after the generator costs (the
+  // verifier, the metrics: 50-60 ns a route), charged before the optional
+  // stages start so that they get what it leaves: the verifier's time is
+  // inside the budget.
+  static constexpr std::uint64_t kCheckWorkPerPair = 2;
+
   explicit WorkBudget(std::uint64_t limit = 0) : limit_(limit) {}  // 0: unlimited
   static WorkBudget for_seconds(double seconds) {
     return WorkBudget(seconds > 0 ? static_cast<std::uint64_t>(seconds * kOptionalShare * kStepsPerSecond) + 1 : 0);
+  }
+  // The budget of one job's computation over `nodes`: for_seconds() less
+  // the check of every pair's route.
+  static WorkBudget for_job(double seconds, std::size_t nodes) {
+    WorkBudget budget = for_seconds(seconds);
+    budget.spend(static_cast<std::uint64_t>(nodes) * nodes * kCheckWorkPerPair);
+    return budget;
   }
 
   bool unlimited() const { return limit_ == 0; }
