@@ -1,5 +1,6 @@
 // Channel loads, balance metrics and the per-dimension lower bound
 // (routing/check/metrics.hpp), against values computed by hand.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -395,6 +396,43 @@ START_TEST(test_bound_matches_definition) {
 }
 END_TEST
 
+// Allocations that are the product of their occupied coordinates (blocks,
+// arcs across the wrap, whole rings, gaps inside a dimension), decided
+// dimension by dimension, against the same definition.
+START_TEST(test_product_bound_matches_definition) {
+  struct Case {
+    const char* torus;
+    std::vector<std::vector<int>> values;  // occupied coordinates per dimension
+  };
+  const std::vector<Case> cases = {
+      {"6x5x4", {{4, 5, 0}, {0, 1, 2, 3, 4}, {1, 2}}},
+      {"8x8", {{6, 7, 0, 1}, {2, 3, 4}}},
+      {"4x3x2", {{0, 2}, {1}, {0, 1}}},
+      {"7", {{5, 6, 0}}},
+      {"5x4x3x2", {{1, 2, 3}, {3, 0}, {0, 1, 2}, {1}}},
+  };
+  for (const Case& c : cases) {
+    const Torus torus = Torus::parse(c.torus);
+    std::vector<NodeId> nodes;
+    for (NodeId n = 0; n < torus.node_count(); ++n) {
+      const Coord at = torus.coord(n);
+      bool inside = true;
+      for (int dim = 0; dim < static_cast<int>(c.values.size()); ++dim)
+        inside = inside && std::find(c.values[dim].begin(), c.values[dim].end(), at[dim]) != c.values[dim].end();
+      if (inside) nodes.push_back(n);
+    }
+    for (int failures = 0; failures <= 2; ++failures) {
+      Network network(torus);
+      if (failures >= 1) network.fail_link(nodes.front(), kPlusX);
+      if (failures >= 2) network.fail_link(nodes.back(), kMinusX);
+      const auto fast = dimension_bound_terms(network, nodes);
+      const auto slow = slow_terms(network, nodes);
+      for (int dim = 0; dim < kMaxDims; ++dim) check_terms(fast[dim], slow[dim].hops, slow[dim].channels);
+    }
+  }
+}
+END_TEST
+
 START_TEST(test_empty_table) {
   const Torus torus = Torus::parse("3x3");
   const Network network(torus);
@@ -421,6 +459,7 @@ int main() {
   tcase_add_test(tc, test_bound_with_detours);
   tcase_add_test(tc, test_bound_machine_sized);
   tcase_add_test(tc, test_bound_matches_definition);
+  tcase_add_test(tc, test_product_bound_matches_definition);
   tcase_add_test(tc, test_empty_table);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);

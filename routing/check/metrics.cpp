@@ -181,9 +181,8 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
     class_space = class_space > kClassBitmapLimit ? class_space : class_space * values * values;
   }
   // An allocation that is the product of its occupied coordinates (a block,
-  // whole rings or arcs in every dimension) has every class: they are
-  // listed straight, without the n^2 pairs (an 8x8x8x8 block: 2.6 million
-  // classes a dimension against 16.7 million pairs).
+  // whole rings or arcs in every dimension) has every class: its channels
+  // are decided dimension by dimension below, without the n^2 pairs.
   std::uint64_t product = 1;
   for (int dim = 0; dim < kMaxDims; ++dim) product *= occupied[dim].size();
   const bool every_class = product == coords.size();
@@ -213,26 +212,48 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
       }
     if (undecided.empty()) continue;
 
+    if (every_class) {
+      // Every combination of per-dimension pairs occurs, so a channel lies
+      // on a minimal path of some pair iff each coordinate does on its own:
+      // its hop on a shortest arc in its sense between some two occupied
+      // values of `dim`, and every other coordinate on a shortest arc
+      // between some two occupied values of that dimension.  (An 8x8x8x8
+      // block: the undecided channels once, against 2.6 million classes a
+      // dimension.)
+      std::array<std::vector<std::uint64_t>, 2> hops_union;  // [negative]
+      std::array<std::vector<std::uint64_t>, kMaxDims> arcs_union;
+      for (int negative = 0; negative <= 1; ++negative) {
+        hops_union[negative].assign(static_cast<std::size_t>(masks[dim].words()), 0);
+        for (int a : occupied[dim])
+          for (int b : occupied[dim]) {
+            const std::uint64_t* mask = masks[dim].hop(negative != 0, a, b);
+            for (int w = 0; w < masks[dim].words(); ++w) hops_union[negative][w] |= mask[w];
+          }
+      }
+      for (int j : present) {
+        if (j == dim) continue;
+        arcs_union[j].assign(static_cast<std::size_t>(masks[j].words()), 0);
+        for (int a : occupied[j])
+          for (int b : occupied[j]) {
+            const std::uint64_t* mask = masks[j].arc(a, b);
+            for (int w = 0; w < masks[j].words(); ++w) arcs_union[j][w] |= mask[w];
+          }
+      }
+      for (ChannelId c : undecided) {
+        const Coord u = torus.coord(Torus::channel_node(c));
+        bool on_path = RingMasks::test(hops_union[Torus::channel_direction(c).negative()].data(), u[dim]);
+        for (std::size_t k = 0; on_path && k < present.size(); ++k)
+          if (present[k] != dim) on_path = RingMasks::test(arcs_union[present[k]].data(), u[present[k]]);
+        if (on_path) ++term.channels;
+      }
+      continue;
+    }
+
     // Distinct pair classes: (s_dim, t_dim) ordered, and for every other
     // dimension the unordered {s_j, t_j}, since arcs are symmetric.  Each
     // coordinate is below 256, so a class fits in 8 bytes.
     keys.clear();
-    if (every_class) {
-      // Per dimension its (low, high) parts ascending: ordered distinct
-      // values in `dim`, unordered ones (equal allowed) elsewhere; their
-      // concatenations, nested in key order, come out sorted.
-      static_assert(kMaxDims == 4, "the nested loops below list four dimensions");
-      std::array<std::vector<std::uint64_t>, kMaxDims> parts;
-      for (int j = 0; j < kMaxDims; ++j)
-        for (int a : occupied[j])
-          for (int b : occupied[j])
-            if (j == dim ? a != b : a <= b)
-              parts[j].push_back(static_cast<std::uint64_t>(a) << 8 | static_cast<std::uint64_t>(b));
-      for (std::uint64_t p0 : parts[0])
-        for (std::uint64_t p1 : parts[1])
-          for (std::uint64_t p2 : parts[2])
-            for (std::uint64_t p3 : parts[3]) keys.push_back(p0 << 48 | p1 << 32 | p2 << 16 | p3);
-    } else if (class_space <= kClassBitmapLimit) {
+    if (class_space <= kClassBitmapLimit) {
       seen.assign((class_space + 63) / 64, 0);
       // Per dimension the index's weight of a (low, high) part, and every
       // node's ranks, looked up once.
