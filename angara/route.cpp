@@ -73,6 +73,42 @@ std::size_t RouteTable::index_of(NodeId node) const {
   return node < index_.size() ? index_[node] : npos;
 }
 
+RouteTable RouteTable::restricted_to(std::vector<NodeId> nodes) const {
+  RouteTable result(std::move(nodes));
+  result.algorithm = algorithm;
+  result.rules = rules;
+  result.flow_control = flow_control;
+  const std::size_t n = result.size(), m = size();
+  std::vector<std::size_t> from(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    from[k] = index_of(result.nodes_[k]);
+    if (from[k] == npos)
+      throw std::invalid_argument("restricted_to: node " + std::to_string(result.nodes_[k]) + " is not in the table");
+  }
+  // Segments [k, k + length) of the new columns that are consecutive here.
+  std::vector<std::pair<std::size_t, std::size_t>> segments;
+  for (std::size_t k = 0; k < n;) {
+    std::size_t length = 1;
+    while (k + length < n && from[k + length] == from[k] + length) ++length;
+    segments.emplace_back(k, length);
+    k += length;
+  }
+  for (std::size_t s = 0; s < n; ++s)
+    for (const auto& [k, length] : segments) {
+      const auto source = codes_.begin() + static_cast<std::ptrdiff_t>(from[s] * m + from[k]);
+      std::copy(source, source + static_cast<std::ptrdiff_t>(length),
+                result.codes_.begin() + static_cast<std::ptrdiff_t>(s * n + k));
+    }
+  if (!overflow_.empty())  // their words index this table's store: copied route by route
+    for (std::size_t s = 0; s < n; ++s)
+      for (std::size_t d = 0; d < n; ++d)
+        if (is_overflow(result.codes_[s * n + d])) {
+          result.codes_[s * n + d] = 0;
+          result.set_route(s, d, route(from[s], from[d]));
+        }
+  return result;
+}
+
 namespace {
 
 // The word of hops[fs, size - ls) as a DOR + direction-bit middle, with the

@@ -101,6 +101,12 @@ class RouteTable {
   template <class Hop>
   NodeId walk(std::size_t src, std::size_t dst, const Torus& torus, Hop hop) const;
 
+  // This table's routes among `nodes` (each one of nodes()), as a table
+  // over them, its words copied a row segment at a time: what a caller
+  // that computed the routes of a larger set keeps of them.  Throws
+  // std::invalid_argument for a node this table does not hold.
+  RouteTable restricted_to(std::vector<NodeId> nodes) const;
+
   std::size_t virtual_channels() const;  // 1 + highest layer used
   // Bytes held by the routes (words and overflow store), for the reports.
   std::size_t route_bytes() const;

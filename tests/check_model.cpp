@@ -7,6 +7,7 @@
 #include "tests/test_support.hpp"
 
 using namespace angara;
+using angara_test::error_message;
 
 START_TEST(test_desmos_geometry) {
   const Torus t = Torus::parse("4x2x2x2");
@@ -227,6 +228,33 @@ START_TEST(test_route_table_indexing) {
 }
 END_TEST
 
+// restricted_to keeps each kept pair's route, compact or in the overflow
+// store, over the kept nodes' own indices, and refuses a node it lacks.
+START_TEST(test_route_table_restricted_to) {
+  RouteTable table({10, 11, 12, 13, 14});
+  const char* compact[] = {"+X", "-Y", "+X +Y", "-X -X", "+Z"};
+  for (std::size_t s = 0; s < 5; ++s)
+    for (std::size_t d = 0; d < 5; ++d)
+      if (s != d) table.set_route(s, d, Route{parse_hops(compact[(s + d) % 5]), static_cast<std::uint8_t>(s)});
+  table.set_route(3, 0, Route{parse_hops("+X -Y +X")});  // overflow
+  table.algorithm = "balanced";
+  const RouteTable kept = table.restricted_to({10, 13, 14});  // 11 and 12 left out: two segments
+  ck_assert_uint_eq(kept.size(), 3);
+  ck_assert_std_str_eq(kept.algorithm.c_str(), "balanced");
+  const std::size_t from[] = {0, 3, 4};
+  for (std::size_t s = 0; s < 3; ++s)
+    for (std::size_t d = 0; d < 3; ++d) {
+      if (s == d) continue;
+      ck_assert_msg(kept.route(s, d) == table.route(from[s], from[d]), "pair %zu %zu: %s against %s", s, d,
+                    kept.route(s, d).to_string().c_str(), table.route(from[s], from[d]).to_string().c_str());
+    }
+  ck_assert_uint_eq(kept.overflow_routes(), 1);
+  ck_assert(!kept.packed_route(1, 0).has_value());
+  const std::string refused = error_message<std::invalid_argument>([&] { (void)table.restricted_to({10, 15}); });
+  ck_assert_std_str_eq(refused, "restricted_to: node 15 is not in the table");
+}
+END_TEST
+
 // The compact store keeps every route exactly: encodable ones in one word,
 // the rest (general paths, layers above 7, long middles) in the overflow.
 START_TEST(test_route_table_compact_store) {
@@ -310,6 +338,7 @@ int main() {
   tcase_add_test(tc, test_parse_hops_error);
   tcase_add_test(tc, test_route_table_indexing);
   tcase_add_test(tc, test_route_table_compact_store);
+  tcase_add_test(tc, test_route_table_restricted_to);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }

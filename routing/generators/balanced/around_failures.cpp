@@ -295,10 +295,9 @@ void walk_closed(const Torus& torus, const RouteTable& closed, NodeId source, No
 // node) whose route the failures leave alive, their channel loads and
 // dependency counts as walk_route_dependencies() would count them, and
 // the pairs the failures cut, in (source, target) order.
-std::vector<Pair> closed_form_start(const Network& network, const RouteTable& closed, RouteTable& result,
-                                    RouteDependencies& counted) {
+std::vector<Pair> closed_form_start(const Network& network, const RouteTable& closed, const std::vector<NodeId>& nodes,
+                                    RouteTable& result, RouteDependencies& counted) {
   const Torus& torus = network.torus();
-  const std::vector<NodeId>& nodes = result.nodes();
   const std::size_t n = nodes.size();
   const ParityClasses parity(torus);
   const std::vector<unsigned> classes = parity.all();
@@ -383,19 +382,19 @@ std::vector<Pair> closed_form_start(const Network& network, const RouteTable& cl
     }
   for (std::uint64_t key : cut_keys) forget(nodes[key / n], nodes[key % n]);
 
+  // The closed form's rows, less the failed routers' rows and columns
+  // (whole row segments copied), less the cut routes.
+  RouteTable kept = closed.restricted_to(nodes);
+  kept.algorithm = result.algorithm;
+  kept.rules = result.rules;
+  kept.flow_control = result.flow_control;
+  result = std::move(kept);
   std::vector<Pair> cut;
   cut.reserve(cut_keys.size());
-  std::size_t next = 0;
-  for (std::size_t s = 0; s < n; ++s)
-    for (std::size_t d = 0; d < n; ++d) {
-      if (s == d) continue;
-      if (next < cut_keys.size() && cut_keys[next] == static_cast<std::uint64_t>(s) * n + d) {
-        cut.emplace_back(s, d);
-        ++next;
-        continue;
-      }
-      result.set_route(s, d, *closed.packed_route(nodes[s], nodes[d]));
-    }
+  for (std::uint64_t key : cut_keys) {
+    cut.emplace_back(key / n, key % n);
+    result.set_route(key / n, key % n, PackedRoute{0});
+  }
   return cut;
 }
 
@@ -406,11 +405,10 @@ std::vector<Pair> closed_form_start(const Network& network, const RouteTable& cl
 // direction-order routes), chosen greedily.  The pairs still without a
 // route, and the detours, are listed for the checked-turn stage, with the
 // table's dependency counts.
-void route_cut_pairs(const Network& network, const RouteTable& closed, RouteTable& result, std::vector<Pair>& listed,
-                     RouteDependencies& counted) {
+void route_cut_pairs(const Network& network, const RouteTable& closed, const std::vector<NodeId>& nodes,
+                     RouteTable& result, std::vector<Pair>& listed, RouteDependencies& counted) {
   const Torus& torus = network.torus();
-  const std::vector<NodeId>& nodes = result.nodes();
-  std::vector<Pair> cut = closed_form_start(network, closed, result, counted);
+  std::vector<Pair> cut = closed_form_start(network, closed, nodes, result, counted);
   const std::vector<std::uint32_t>& loads = counted.loads;
 
   const TurnRules rules(network);
@@ -461,8 +459,8 @@ std::optional<RouteTable> fault_free_closed_form(const Torus& torus) {
 std::optional<CutPairsStart> cut_pairs_start(const Network& network, const std::vector<NodeId>& nodes) {
   const std::optional<RouteTable> closed = fault_free_closed_form(network.torus());
   if (!closed) return std::nullopt;
-  CutPairsStart start{RouteTable(nodes), {}, {}};
-  route_cut_pairs(network, *closed, start.table, start.listed, start.dependencies);
+  CutPairsStart start{RouteTable(), {}, {}};
+  route_cut_pairs(network, *closed, nodes, start.table, start.listed, start.dependencies);
   return start;
 }
 
@@ -488,7 +486,7 @@ bool around_failures_table(const Network& network, RouteTable& table, const Gene
   const std::optional<RouteTable> closed = fault_free_closed_form(torus);
   if (!closed) return false;
 
-  RouteTable result(nodes);
+  RouteTable result;  // written by the path taken
   result.algorithm = table.algorithm;
   result.rules = table.rules;
   result.flow_control = table.flow_control;
@@ -500,10 +498,15 @@ bool around_failures_table(const Network& network, RouteTable& table, const Gene
   WorkBudget* budget = options.budget.get();
   if (search_every_pair_affordable(budget, n)) {
     if (budget) budget->spend(static_cast<std::uint64_t>(n) * n * kSetUpWorkPerPair);
+    RouteTable every_pair(nodes);
+    every_pair.algorithm = result.algorithm;
+    every_pair.rules = result.rules;
+    every_pair.flow_control = result.flow_control;
+    result = std::move(every_pair);
     search_every_pair(network, *closed, options, result, listed);
   } else {
     budget->note_cut("load balancing (not run)");
-    route_cut_pairs(network, *closed, result, listed, counted);
+    route_cut_pairs(network, *closed, nodes, result, listed, counted);
   }
   try {
     complete_listed_pairs_with_checked_turns(table.algorithm, network, result, listed, options,
