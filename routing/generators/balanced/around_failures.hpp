@@ -47,8 +47,9 @@ bool search_every_pair_affordable(const WorkBudget* budget, std::size_t nodes);
 // What the table around failures holds besides the program when the search
 // over every pair does not run: the closed form and the result (N^2 routes
 // each), and the checked-turn stage on the detours (whole 8x8x8x8 with one
-// failed router: 308 MB of growth for 16.8 million pairs; 16x8x8x8 with
-// two: 1192 MB for 67 million, 18 bytes a pair).
+// failed router: 213 MB of growth for 16.8 million pairs; 16x8x8x8 with
+// two: 804 MB for 67 million, 12 bytes a pair; the verifier's pass comes
+// on top).
 constexpr double kAroundFailuresBytesPerPair = 24;
 
 // A whole torus with failures: `table` (from start_route_table) holds every
