@@ -228,6 +228,48 @@ START_TEST(test_route_table_indexing) {
 }
 END_TEST
 
+// dimension_order_table packs one route per displacement class (and side of
+// a single-cabled size-2 dimension): every pair still gets the route of the
+// definition, here built pair by pair.
+START_TEST(test_dimension_order_table_by_definition) {
+  const Torus desmos = Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"));
+  for (const Torus& torus : {desmos, Torus::parse("5x4x3"), Torus::parse("3x3"), Torus::parse("70x2")}) {
+    std::vector<NodeId> nodes;
+    for (NodeId n = 0; n < torus.node_count(); ++n)
+      if (n % 3 != 1) nodes.push_back(n);  // a scattered two thirds
+    const RouteTable table = dimension_order_table(torus, nodes);
+    for (std::size_t s = 0; s < nodes.size(); ++s)
+      for (std::size_t d = 0; d < nodes.size(); ++d) {
+        if (s == d) continue;
+        const Coord from = torus.coord(nodes[s]), to = torus.coord(nodes[d]);
+        std::vector<Direction> hops;
+        for (const bool negative_pass : {false, true})
+          for (int dim = 0; dim < kMaxDims; ++dim) {
+            const int size = torus.size(dim), forward = ((to[dim] - from[dim]) % size + size) % size;
+            if (forward == 0) continue;
+            const bool negative =
+                size == 2 && torus.single_cabled(dim) ? from[dim] == 1 : forward > size - forward;
+            if (negative == negative_pass)
+              hops.insert(hops.end(), negative ? size - forward : forward, Direction::make(dim, negative));
+          }
+        ck_assert_msg(table.route(s, d).hops == hops, "%s: %s -> %s", torus.to_string().c_str(),
+                      torus.format_coord(nodes[s]).c_str(), torus.format_coord(nodes[d]).c_str());
+      }
+  }
+  const Torus square = Torus::parse("3x3");
+  const RouteTable whole = dimension_order_table(square, {0, 1, 2, 3, 4, 5, 6, 7, 8});
+  ck_assert_std_str_eq(whole.route(whole.index_of(0), whole.index_of(5)).to_string(), "+Y -X");
+  // 40 hops half way round an 80-ring do not fit a compact word: the
+  // overflow store, for both pairs of the class.
+  const Torus ring = Torus::parse("80");
+  const RouteTable long_ring = dimension_order_table(ring, {0, 40});
+  for (const auto& [s, d] : {std::pair<std::size_t, std::size_t>{0, 1}, {1, 0}}) {
+    ck_assert_std_str_eq(long_ring.route(s, d).to_string(), Route{std::vector<Direction>(40, Direction::make(0, false))}.to_string());
+    ck_assert(!long_ring.packed_route(s, d).has_value());
+  }
+}
+END_TEST
+
 // restricted_to keeps each kept pair's route, compact or in the overflow
 // store, over the kept nodes' own indices, and refuses a node it lacks.
 START_TEST(test_route_table_restricted_to) {
@@ -339,6 +381,7 @@ int main() {
   tcase_add_test(tc, test_route_table_indexing);
   tcase_add_test(tc, test_route_table_compact_store);
   tcase_add_test(tc, test_route_table_restricted_to);
+  tcase_add_test(tc, test_dimension_order_table_by_definition);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }
