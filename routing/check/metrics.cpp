@@ -131,7 +131,8 @@ std::vector<ChannelId> measured_channels(const Network& network, const RouteTabl
 }
 
 std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& network,
-                                                                const std::vector<NodeId>& allocation) {
+                                                                const std::vector<NodeId>& allocation,
+                                                                std::size_t direct_checks) {
   const Torus& torus = network.torus();
   std::array<DimensionBoundTerms, kMaxDims> terms{};
 
@@ -247,6 +248,117 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
         if (on_path) ++term.channels;
       }
       continue;
+    }
+
+    // A pair with one end on the channel's own ring (that end's other
+    // coordinates are the channel's, so each of them lies on its arc)
+    // decides most channels at once: the channel counts when some
+    // allocated node of its ring, as the source, and some occupied value
+    // of `dim` as the target's (or the other way round) put its hop on a
+    // shortest arc in its sense.  Only the channels no such pair decides
+    // go on to the pair classes (none, on a random half of 8x8x8x8).
+    {
+      const int size = torus.size(dim), words = masks[dim].words();
+      // [negative][position]: the sources (targets) that some occupied
+      // target (source) value puts the hop from `position` on an arc of.
+      std::array<std::vector<std::uint64_t>, 2> sources, targets;
+      for (int negative = 0; negative <= 1; ++negative) {
+        sources[negative].assign(static_cast<std::size_t>(size) * words, 0);
+        targets[negative].assign(static_cast<std::size_t>(size) * words, 0);
+        for (int a : occupied[dim])
+          for (int b : occupied[dim]) {
+            const std::uint64_t* hop = masks[dim].hop(negative != 0, a, b);
+            for (int position = 0; position < size; ++position)
+              if (RingMasks::test(hop, position)) {
+                sources[negative][static_cast<std::size_t>(position) * words + (a >> 6)] |= std::uint64_t{1} << (a & 63);
+                targets[negative][static_cast<std::size_t>(position) * words + (b >> 6)] |= std::uint64_t{1} << (b & 63);
+              }
+          }
+      }
+      // The allocated positions of each ring of `dim`, by its base node.
+      std::vector<std::uint64_t> ring(static_cast<std::size_t>(torus.node_count()) * words, 0);
+      for (const Coord& c : coords) {
+        Coord base = c;
+        base[dim] = 0;
+        ring[static_cast<std::size_t>(torus.id(base)) * words + (c[dim] >> 6)] |= std::uint64_t{1} << (c[dim] & 63);
+      }
+      std::vector<ChannelId> left;
+      for (ChannelId c : undecided) {
+        Coord u = torus.coord(Torus::channel_node(c));
+        const int negative = Torus::channel_direction(c).negative() ? 1 : 0;
+        const std::size_t at = static_cast<std::size_t>(u[dim]) * words;
+        u[dim] = 0;
+        const std::uint64_t* own = &ring[static_cast<std::size_t>(torus.id(u)) * words];
+        bool decided = false;
+        for (int w = 0; w < words && !decided; ++w)
+          decided = (own[w] & (sources[negative][at + w] | targets[negative][at + w])) != 0;
+        if (decided)
+          ++term.channels;
+        else
+          left.push_back(c);
+      }
+      undecided.swap(left);
+      if (undecided.empty()) continue;
+
+      // The few channels left (on rings without an allocated node), when
+      // few: each by the definition, source by source, the targets as a
+      // product of the values each dimension allows, looked up ring by
+      // ring of `dim`.  Exact like the pair classes below, which cost a
+      // pass over every pair however few channels are left.
+      if (undecided.size() <= direct_checks / coords.size()) {
+        // [negative][position * size + source value]: the target values
+        // that put the hop from `position` on an arc of that sense.
+        std::array<std::vector<std::uint64_t>, 2> hop_targets;
+        for (int negative = 0; negative <= 1; ++negative) {
+          hop_targets[negative].assign(static_cast<std::size_t>(size) * size * words, 0);
+          for (int a : occupied[dim])
+            for (int b : occupied[dim]) {
+              const std::uint64_t* hop = masks[dim].hop(negative != 0, a, b);
+              for (int position = 0; position < size; ++position)
+                if (RingMasks::test(hop, position))
+                  hop_targets[negative][(static_cast<std::size_t>(position) * size + a) * words + (b >> 6)] |=
+                      std::uint64_t{1} << (b & 63);
+            }
+        }
+        static_assert(kMaxDims == 4, "the nested loops below list four dimensions");
+        for (ChannelId c : undecided) {
+          const Coord u = torus.coord(Torus::channel_node(c));
+          const int negative = Torus::channel_direction(c).negative() ? 1 : 0;
+          bool found = false;
+          for (std::size_t k = 0; k < coords.size() && !found; ++k) {
+            const Coord& from = coords[k];
+            const std::uint64_t* wanted =
+                &hop_targets[negative][(static_cast<std::size_t>(u[dim]) * size + from[dim]) * words];
+            bool any = false;
+            for (int w = 0; w < words; ++w) any = any || wanted[w] != 0;
+            if (!any) continue;
+            // Per other dimension, the occupied values b with u_j on a
+            // shortest arc between from_j and b.
+            std::array<std::vector<int>, kMaxDims> allowed;
+            bool possible = true;
+            for (int j = 0; j < kMaxDims && possible; ++j) {
+              if (j == dim) {
+                allowed[j] = {0};
+                continue;
+              }
+              for (int b : occupied[j])
+                if (RingMasks::test(masks[j].arc(from[j], b), u[j])) allowed[j].push_back(b);
+              possible = !allowed[j].empty();
+            }
+            if (!possible) continue;
+            for (int b0 : allowed[0])
+              for (int b1 : allowed[1])
+                for (int b2 : allowed[2])
+                  for (int b3 : allowed[3]) {
+                    if (found) break;
+                    const std::uint64_t* on_ring = &ring[static_cast<std::size_t>(torus.id(Coord{b0, b1, b2, b3})) * words];
+                    for (int w = 0; w < words && !found; ++w) found = (on_ring[w] & wanted[w]) != 0;
+                  }
+          }
+          if (found) ++term.channels;  // else no pair's minimal path crosses it
+        }
+        continue;
+      }
     }
 
     // Distinct pair classes: (s_dim, t_dim) ordered, and for every other
