@@ -453,10 +453,12 @@ section_latency() {
        'the table: the report'"'"'s `non_minimal`); the 1024-node block goes to the First/Last' \
        'Step refinement alone under 2 s; the 2048 random nodes, the 4096-node block, and under' \
        '0.5 s the 1024-node cases, keep their direction-order table, verified by construction.' \
-       'There the verifier and the metrics are most of the time: the per-dimension bound lists' \
-       'a block'"'"'s pair classes straight (every combination of its coordinates occurs) and' \
-       'indexes a scattered set'"'"'s by the ranks of its occupied coordinates' \
-       '(`routing/check/metrics.cpp`).  The budget is charged that pass first (2 steps a pair).' \
+       'There the verifier is most of the time.  The per-dimension bound decides a block'"'"'s' \
+       'channels dimension by dimension (every combination of its coordinates occurs), and a' \
+       'scattered set'"'"'s by a pair with one end on the channel'"'"'s own ring, then the few channels' \
+       'left source by source (`routing/check/metrics.cpp`); the direction-order table is packed' \
+       'once per displacement class.  The budget is charged the verifier'"'"'s pass first (2 steps' \
+       'a pair).' \
        'The whole machines of 4096 and 8192 nodes with failed routers take the closed form' \
        'around the failures without the search over every pair (its set-up alone is more than' \
        'the budget).  The closed form'"'"'s route depends on the displacement alone (and on the' \
