@@ -274,9 +274,9 @@ class ParityClasses {
   unsigned even_ = 0;
 };
 
-// Calls visit(from, to) for every channel dependency of the route from
-// `source` the closed table holds to `target`, and count(c) for every
-// channel it crosses.
+// Calls count(c) for every channel the closed table's route from `source`
+// to `target` crosses, and visit(c, hop) for every dependency on it: the
+// channel c and the direction the route takes after it.
 template <typename Count, typename Visit>
 void walk_closed(const Torus& torus, const RouteTable& closed, NodeId source, NodeId target, Count&& count,
                  Visit&& visit) {
