@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <tuple>
 
@@ -186,17 +187,23 @@ constexpr int kAttempts = 6;
 using Pair = std::pair<std::size_t, std::size_t>;  // allocation indices
 
 // One attempt of the stage: builds the dependency graph and the routes from
-// scratch, `first` pairs before everything else.  It changes the table in
-// place and logs what it changed: finish() puts the table back as it was
-// and keeps the attempt's routes, apply() writes them again (a copy of the
-// table per attempt was 268 MB on 16x8x8x8).
+// scratch, `first` pairs before everything else, on a copy of the table;
+// or, `in_place`, on the table itself, logging what it changes: finish()
+// then puts the table back as it was and keeps the attempt's routes, and
+// apply() writes them again.  In place is for a stage that changes few
+// routes of a large table (around failures: a copy per attempt was 268 MB
+// on 16x8x8x8); where most routes may change (flow control none), a logged
+// route costs ten times its word in the table.
 class CheckedTurnAttempt {
  public:
-  CheckedTurnAttempt(const Network& network, RouteTable& table, const RoutabilityOracle& oracle, FlowControl rule)
+  CheckedTurnAttempt(const Network& network, RouteTable& table, const RoutabilityOracle& oracle, FlowControl rule,
+                     bool in_place)
       : network_(network),
         torus_(network.torus()),
         oracle_(oracle),
-        table_(table),
+        caller_(table),
+        own_(in_place ? nullptr : std::make_unique<RouteTable>(table)),
+        table_(own_ ? *own_ : table),
         graph_(torus_, rule),
         memo_(torus_),
         loads_(torus_.channel_slots(), 0) {}
@@ -275,6 +282,7 @@ class CheckedTurnAttempt {
 
   // Keeps the routes this attempt changed and puts the table back as it was.
   void finish() {
+    if (own_) return;  // the caller's table was not touched
     std::vector<std::size_t> seen;
     for (const Change& c : log_) seen.push_back(c.pair.first * table_.size() + c.pair.second);
     std::sort(seen.begin(), seen.end());
@@ -286,8 +294,12 @@ class CheckedTurnAttempt {
     for (auto c = log_.rbegin(); c != log_.rend(); ++c) table_.set_route(c->pair.first, c->pair.second, c->route);
     log_.clear();
   }
-  // Writes the routes finish() kept.
+  // Writes the attempt's routes into the caller's table.
   void apply() {
+    if (own_) {
+      caller_ = std::move(*own_);
+      return;
+    }
     for (const Change& c : routes_) table_.set_route(c.pair.first, c.pair.second, c.route);
   }
 
@@ -368,9 +380,9 @@ class CheckedTurnAttempt {
     Pair pair;
     Route route;
   };
-  // Sets a pair's route, logging the one it replaces.
+  // Sets a pair's route, logging the one it replaces when in place.
   void change(const Pair& p, Route route) {
-    log_.push_back({p, table_.route(p.first, p.second)});
+    if (!own_) log_.push_back({p, table_.route(p.first, p.second)});
     table_.set_route(p.first, p.second, route);
   }
 
@@ -380,7 +392,9 @@ class CheckedTurnAttempt {
   const RouteTable* original_ = nullptr;
   bool trusted_ = false;
   const RouteDependencies* known_ = nullptr;
-  RouteTable& table_;
+  RouteTable& caller_;
+  std::unique_ptr<RouteTable> own_;  // the copy worked on, unless in place
+  RouteTable& table_;                // *own_ or caller_
   std::vector<Change> log_;     // the routes changed, as they were, in order
   std::vector<Change> routes_;  // the changed pairs' routes at the attempt's end
   IncrementalDependencyGraph graph_;
@@ -427,7 +441,7 @@ CheckedTurnStats run_checked_turns(std::string_view generator, const Network& ne
   std::size_t best_failed = 0;
   std::uint64_t spent = 0;  // by the attempts' detours
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    CheckedTurnAttempt current(network, table, oracle, options.flow_control);
+    CheckedTurnAttempt current(network, table, oracle, options.flow_control, /*in_place=*/known != nullptr);
     current.mark_original(table);
     if (trusted) current.trust_original();
     current.know_original(known);
