@@ -20,7 +20,8 @@ class WorkBudget {
   // machine: a step is a channel a dependency-graph search expands (about
   // 20 ns), an evaluated candidate counts 6 (balanced/balancer.hpp,
   // kEvaluationWork; 50-180 ns), a detour's shortening what its
-  // searches cost (checked_turns.hpp: 0.1 to 20 ms).  The rate is the slowest mix measured
+  // searches cost (checked_turns.hpp: about 1 ms on 8x8x4x4, 20 ms on
+  // 16x8x8x8).  The rate is the slowest mix measured
   // (bench/angara-scale --cases latency): an 8x8x4x4 with one failed router
   // (evaluations only) takes 36 ns a step, a random half of 8x8x4x4 26 ns,
   // an 8x8x8 block of 16x16x8 18 ns, a random quarter of 8x8x4x4 (mostly
