@@ -259,21 +259,33 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
     // go on to the pair classes (none, on a random half of 8x8x8x8).
     {
       const int size = torus.size(dim), words = masks[dim].words();
+      // [negative][position * size + source value]: the occupied target
+      // values that put the hop from `position` on an arc of that sense.
+      std::array<std::vector<std::uint64_t>, 2> hop_targets;
       // [negative][position]: the sources (targets) that some occupied
-      // target (source) value puts the hop from `position` on an arc of.
+      // target (source) value puts that hop on an arc of, read off them.
       std::array<std::vector<std::uint64_t>, 2> sources, targets;
       for (int negative = 0; negative <= 1; ++negative) {
+        hop_targets[negative].assign(static_cast<std::size_t>(size) * size * words, 0);
         sources[negative].assign(static_cast<std::size_t>(size) * words, 0);
         targets[negative].assign(static_cast<std::size_t>(size) * words, 0);
         for (int a : occupied[dim])
           for (int b : occupied[dim]) {
             const std::uint64_t* hop = masks[dim].hop(negative != 0, a, b);
             for (int position = 0; position < size; ++position)
-              if (RingMasks::test(hop, position)) {
-                sources[negative][static_cast<std::size_t>(position) * words + (a >> 6)] |= std::uint64_t{1} << (a & 63);
-                targets[negative][static_cast<std::size_t>(position) * words + (b >> 6)] |= std::uint64_t{1} << (b & 63);
-              }
+              if (RingMasks::test(hop, position))
+                hop_targets[negative][(static_cast<std::size_t>(position) * size + a) * words + (b >> 6)] |=
+                    std::uint64_t{1} << (b & 63);
           }
+        for (int position = 0; position < size; ++position)
+          for (int a : occupied[dim])
+            for (int w = 0; w < words; ++w) {
+              const std::uint64_t bits =
+                  hop_targets[negative][(static_cast<std::size_t>(position) * size + a) * words + w];
+              if (bits == 0) continue;
+              sources[negative][static_cast<std::size_t>(position) * words + (a >> 6)] |= std::uint64_t{1} << (a & 63);
+              targets[negative][static_cast<std::size_t>(position) * words + w] |= bits;
+            }
       }
       // The allocated positions of each ring of `dim`, by its base node.
       std::vector<std::uint64_t> ring(static_cast<std::size_t>(torus.node_count()) * words, 0);
@@ -306,20 +318,6 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
       // ring of `dim`.  Exact like the pair classes below, which cost a
       // pass over every pair however few channels are left.
       if (undecided.size() <= direct_checks / coords.size()) {
-        // [negative][position * size + source value]: the target values
-        // that put the hop from `position` on an arc of that sense.
-        std::array<std::vector<std::uint64_t>, 2> hop_targets;
-        for (int negative = 0; negative <= 1; ++negative) {
-          hop_targets[negative].assign(static_cast<std::size_t>(size) * size * words, 0);
-          for (int a : occupied[dim])
-            for (int b : occupied[dim]) {
-              const std::uint64_t* hop = masks[dim].hop(negative != 0, a, b);
-              for (int position = 0; position < size; ++position)
-                if (RingMasks::test(hop, position))
-                  hop_targets[negative][(static_cast<std::size_t>(position) * size + a) * words + (b >> 6)] |=
-                      std::uint64_t{1} << (b & 63);
-            }
-        }
         static_assert(kMaxDims == 4, "the nested loops below list four dimensions");
         for (ChannelId c : undecided) {
           const Coord u = torus.coord(Torus::channel_node(c));
