@@ -167,13 +167,11 @@ RouteDependencies walk_route_dependencies(const Torus& torus, const RouteTable& 
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t d = 0; d < n; ++d) {
       if (!table.has_route(s, d)) continue;
-      std::optional<ChannelId> previous;
-      table.walk(s, d, torus, [&](NodeId at, Direction hop) {
-        const ChannelId c = Torus::channel(at, hop);
-        ++counted.loads[c];
-        if (previous) ++counted.edge_counts[static_cast<std::size_t>(*previous) * kDirectionCount + hop.rank()];
-        previous = c;
-      });
+      walk_dependencies(
+          torus, table, s, d, [&](ChannelId c) { ++counted.loads[c]; },
+          [&](ChannelId c, Direction hop) {
+            ++counted.edge_counts[static_cast<std::size_t>(c) * kDirectionCount + static_cast<std::size_t>(hop.rank())];
+          });
     }
   return counted;
 }

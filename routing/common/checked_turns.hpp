@@ -68,6 +68,21 @@ struct RouteDependencies {
 // The dependencies of every route of `table`, by walking them.
 RouteDependencies walk_route_dependencies(const Torus& torus, const RouteTable& table);
 
+// Calls on_channel(c) for every channel the route of (s, d) (allocation
+// indices) crosses, and on_dependency(c, hop) for every dependency on it:
+// the channel c and the direction the route takes after it.
+template <typename OnChannel, typename OnDependency>
+void walk_dependencies(const Torus& torus, const RouteTable& table, std::size_t s, std::size_t d,
+                       OnChannel&& on_channel, OnDependency&& on_dependency) {
+  std::optional<ChannelId> previous;
+  table.walk(s, d, torus, [&](NodeId at, Direction hop) {
+    const ChannelId c = Torus::channel(at, hop);
+    on_channel(c);
+    if (previous) on_dependency(*previous, hop);
+    previous = c;
+  });
+}
+
 // The stage on the listed pairs of `table` only (allocation indices; the
 // others must have routes), for a table whose routes close no forbidden
 // cycle among themselves (static turns only, doc/model.md "Deadlock rule"):

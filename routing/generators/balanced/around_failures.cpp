@@ -274,23 +274,6 @@ class ParityClasses {
   unsigned even_ = 0;
 };
 
-// Calls count(c) for every channel the closed table's route from `source`
-// to `target` crosses, and visit(c, hop) for every dependency on it: the
-// channel c and the direction the route takes after it.
-template <typename Count, typename Visit>
-void walk_closed(const Torus& torus, const RouteTable& closed, NodeId source, NodeId target, Count&& count,
-                 Visit&& visit) {
-  ChannelId previous = 0;
-  bool first = true;
-  closed.walk(source, target, torus, [&](NodeId at, Direction hop) {
-    const ChannelId c = Torus::channel(at, hop);
-    count(c);
-    if (!first) visit(previous, hop);
-    previous = c;
-    first = false;
-  });
-}
-
 // The closed form's routes of every pair of the allocation (every live
 // node) whose route the failures leave alive, their channel loads and
 // dependency counts as walk_route_dependencies() would count them, and
@@ -327,23 +310,25 @@ std::vector<Pair> closed_form_start(const Network& network, const RouteTable& cl
     for (NodeId target = 0; target < torus.node_count(); ++target) {
       if (target == source) continue;
       const Coord to = torus.coord(target);
-      Direction previous_hop(0);
-      bool first = true;
-      closed.walk(source, target, torus, [&](NodeId at, Direction hop) {
-        const Coord here = torus.coord(at);
-        const unsigned c = parity.of(here);
-        ++class_load[c][static_cast<std::size_t>(hop.rank())];
-        if (!first) ++class_edges[c][static_cast<std::size_t>(previous_hop.rank() * kDirectionCount + hop.rank())];
-        previous_hop = hop;
-        first = false;
-        for (const Coord& tail : dead[static_cast<std::size_t>(hop.rank())]) {
-          const Coord cut_source = parity.shifted(tail, here, from);
-          if (parity.of(cut_source) != q) continue;
-          const std::uint32_t s = index[torus.id(cut_source)];
-          const std::uint32_t d = index[torus.id(parity.shifted(to, from, cut_source))];
-          if (s != kAbsent && d != kAbsent) cut_keys.push_back(static_cast<std::uint64_t>(s) * n + d);
-        }
-      });
+      walk_dependencies(
+          torus, closed, source, target,
+          [&](ChannelId c) {
+            const Direction hop = Torus::channel_direction(c);
+            const Coord here = torus.coord(Torus::channel_node(c));
+            ++class_load[parity.of(here)][static_cast<std::size_t>(hop.rank())];
+            for (const Coord& tail : dead[static_cast<std::size_t>(hop.rank())]) {
+              const Coord cut_source = parity.shifted(tail, here, from);
+              if (parity.of(cut_source) != q) continue;
+              const std::uint32_t s = index[torus.id(cut_source)];
+              const std::uint32_t d = index[torus.id(parity.shifted(to, from, cut_source))];
+              if (s != kAbsent && d != kAbsent) cut_keys.push_back(static_cast<std::uint64_t>(s) * n + d);
+            }
+          },
+          [&](ChannelId c, Direction hop) {  // the turn at c's head
+            const Direction in = Torus::channel_direction(c);
+            const unsigned at = parity.of(torus.neighbor(Torus::channel_node(c), in));
+            ++class_edges[at][static_cast<std::size_t>(in.rank() * kDirectionCount + hop.rank())];
+          });
     }
   }
   std::sort(cut_keys.begin(), cut_keys.end());
@@ -368,7 +353,7 @@ std::vector<Pair> closed_form_start(const Network& network, const RouteTable& cl
   // Less the routes the allocation does not hold: those from or to a
   // failed router, and the cut ones.
   const auto forget = [&](NodeId source, NodeId target) {
-    walk_closed(
+    walk_dependencies(
         torus, closed, source, target, [&](ChannelId c) { --counted.loads[c]; },
         [&](ChannelId c, Direction hop) {
           --counted.edge_counts[static_cast<std::size_t>(c) * kDirectionCount + static_cast<std::size_t>(hop.rank())];
@@ -384,11 +369,7 @@ std::vector<Pair> closed_form_start(const Network& network, const RouteTable& cl
 
   // The closed form's rows, less the failed routers' rows and columns
   // (whole row segments copied), less the cut routes.
-  RouteTable kept = closed.restricted_to(nodes);
-  kept.algorithm = result.algorithm;
-  kept.rules = result.rules;
-  kept.flow_control = result.flow_control;
-  result = std::move(kept);
+  result = closed.restricted_to(nodes);
   std::vector<Pair> cut;
   cut.reserve(cut_keys.size());
   for (std::uint64_t key : cut_keys) {
@@ -487,9 +468,6 @@ bool around_failures_table(const Network& network, RouteTable& table, const Gene
   if (!closed) return false;
 
   RouteTable result;  // written by the path taken
-  result.algorithm = table.algorithm;
-  result.rules = table.rules;
-  result.flow_control = table.flow_control;
   std::vector<Pair> listed;
   RouteDependencies counted;
   // The search over every pair is optional work: its set-up is paid from
@@ -498,16 +476,15 @@ bool around_failures_table(const Network& network, RouteTable& table, const Gene
   WorkBudget* budget = options.budget.get();
   if (search_every_pair_affordable(budget, n)) {
     if (budget) budget->spend(static_cast<std::uint64_t>(n) * n * kSetUpWorkPerPair);
-    RouteTable every_pair(nodes);
-    every_pair.algorithm = result.algorithm;
-    every_pair.rules = result.rules;
-    every_pair.flow_control = result.flow_control;
-    result = std::move(every_pair);
+    result = RouteTable(nodes);
     search_every_pair(network, *closed, options, result, listed);
   } else {
     budget->note_cut("load balancing (not run)");
     route_cut_pairs(network, *closed, nodes, result, listed, counted);
   }
+  result.algorithm = table.algorithm;
+  result.rules = table.rules;
+  result.flow_control = table.flow_control;
   try {
     complete_listed_pairs_with_checked_turns(table.algorithm, network, result, listed, options,
                                              counted.loads.empty() ? nullptr : &counted);
