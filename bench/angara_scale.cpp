@@ -214,6 +214,7 @@ struct LatencyOptions {
   MemoryLimit memory_limit = MemoryLimit{true, 0, 0.5};  // "none": the memory is what is measured
   std::string memory_limit_text = "none";
   double time_budget = -1;        // --time-budget: routing.time_budget; negative: the default
+  bool reference = false;         // --reference: each case again without a budget, for the ratio
   bool list = false;
 };
 
@@ -506,13 +507,15 @@ LatencyOutcome run_latency_case(const LatencyOptions& options, const LatencyCase
 int latency_usage(FILE* out, int code) {
   std::fprintf(out,
                "usage: angara-scale --cases latency [--only NAME,NAME,...] [--case-limit SECONDS] [--seed S]\n"
-               "                    [--memory-limit SIZE|none] [--time-budget SECONDS] [--list]\n"
+               "                    [--memory-limit SIZE|none] [--time-budget SECONDS] [--reference] [--list]\n"
                "  Each case as 'angara-route generate --dry-run --lp-time 0' computes it (default chain\n"
                "  balanced,nue,exact, verifier included), one worker (ANGARA_THREADS=1), in a forked child\n"
                "  killed with SIGKILL after --case-limit CPU seconds (default 60; three times as many wall\n"
                "  seconds stop it regardless).  --memory-limit defaults\n"
                "  to none: the peak RSS is what is measured.  --time-budget is generate's (routing.time_budget,\n"
-               "  default 2; the outcome names the stages it cut).  --list prints the cases and their allocations.\n");
+               "  default 2; the outcome names the stages it cut).  --reference computes each case a second\n"
+               "  time without a budget (--time-budget 0, the same --case-limit) and adds its max load and the\n"
+               "  ratio of the budgeted one to it.  --list prints the cases and their allocations.\n");
   return code;
 }
 
@@ -538,6 +541,8 @@ int run_latency(int argc, char** argv) {
       char* end = nullptr;
       options.time_budget = std::strtod(argv[++i], &end);
       if (!end || *end != '\0' || options.time_budget < 0) return latency_usage(stderr, 2);
+    } else if (arg == "--reference") {
+      options.reference = true;
     } else if (arg == "--list") {
       options.list = true;
     } else if (arg == "--help" || arg == "-h") {
@@ -581,23 +586,50 @@ int run_latency(int argc, char** argv) {
               options.memory_limit_text.c_str(),
               options.time_budget < 0 ? "default (routing.time_budget)" : (fixed(options.time_budget, 2) + " s").c_str(),
               options.case_limit);
+  if (options.reference)
+    std::printf("Unbudgeted: the max load of the same computation without a time budget (--time-budget 0, same\n"
+                "CPU limit), and load/unb. the budgeted max load over it.\n\n");
   std::printf("| case | machine | allocation | nodes | CPU s | peak RSS MB | growth MB | estimate MB | max load | bound | "
-              "load/bound | outcome |\n");
-  std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+              "load/bound | %soutcome |\n",
+              options.reference ? "unbudgeted | load/unb. | " : "");
+  std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|%s---|\n", options.reference ? "---:|---:|" : "");
   std::fflush(stdout);
+  LatencyOptions unbudgeted = options;
+  unbudgeted.time_budget = 0;
   for (const LatencyCase& c : cases) {
     const LatencyOutcome o = run_latency_case(options, c);
+    // The reference run first, so that the row is printed whole.
+    std::string reference_cells;
+    if (options.reference) {
+      const LatencyOutcome r = run_latency_case(unbudgeted, c);
+      const auto gamma_of = [](const LatencyOutcome& run) -> unsigned long long {
+        if (run.killed || !run.failure.empty()) return 0;
+        std::istringstream in(run.line);
+        std::string kind;
+        double cpu = 0;
+        long before = 0, after = 0;
+        unsigned long long estimate = 0, gamma = 0;
+        in >> kind >> cpu >> before >> after >> estimate >> gamma;
+        return kind == "ok" ? gamma : 0;
+      };
+      const unsigned long long reference = gamma_of(r), gamma = gamma_of(o);
+      if (reference == 0)
+        reference_cells = (r.killed ? "over " + std::to_string(options.case_limit) + " s" : std::string("-")) + " | - | ";
+      else
+        reference_cells = std::to_string(reference) + " | " +
+                          (gamma ? fixed(static_cast<double>(gamma) / static_cast<double>(reference), 3) : "-") + " | ";
+    }
     std::printf("| %s | %s | %s | %zu | ", c.name.c_str(), c.machine.c_str(), cell(c.allocation).c_str(), c.node_count);
     const std::string peak = fixed(o.max_rss_kb / 1024.0, 0);
     if (o.killed) {
       if (o.wall_killed)
-        std::printf("over %d s wall | %s | | | | | | over %d s wall (SIGKILL at %.1f s CPU) |\n", 3 * options.case_limit,
-                    peak.c_str(), 3 * options.case_limit, o.child_cpu);
+        std::printf("over %d s wall | %s | | | | | | %sover %d s wall (SIGKILL at %.1f s CPU) |\n", 3 * options.case_limit,
+                    peak.c_str(), reference_cells.c_str(), 3 * options.case_limit, o.child_cpu);
       else
-        std::printf("over %d s | %s | | | | | | over %d s (SIGKILL; %.0f s wall) |\n", options.case_limit, peak.c_str(),
-                    options.case_limit, o.wall);
+        std::printf("over %d s | %s | | | | | | %sover %d s (SIGKILL; %.0f s wall) |\n", options.case_limit, peak.c_str(),
+                    reference_cells.c_str(), options.case_limit, o.wall);
     } else if (!o.failure.empty()) {
-      std::printf("%.2f | %s | | | | | | %s |\n", o.child_cpu, peak.c_str(), o.failure.c_str());
+      std::printf("%.2f | %s | | | | | | %s%s |\n", o.child_cpu, peak.c_str(), reference_cells.c_str(), o.failure.c_str());
     } else {
       std::istringstream in(o.line);
       std::string kind;
@@ -612,15 +644,16 @@ int run_latency(int argc, char** argv) {
         std::getline(in >> std::ws, passed);
         std::string outcome = "verified (" + winner + ")";
         if (!passed.empty()) outcome += (passed.rfind("budget cut: ", 0) == 0 ? "; " : "; passed over ") + passed;
-        std::printf("%.3f | %s | %s | %s | %llu | %llu | %s | %s |\n", cpu, peak.c_str(), growth.c_str(),
+        std::printf("%.3f | %s | %s | %s | %llu | %llu | %s | %s%s |\n", cpu, peak.c_str(), growth.c_str(),
                     fixed(static_cast<double>(estimate) / (1024.0 * 1024.0), 0).c_str(), gamma, bound,
                     bound ? fixed(static_cast<double>(gamma) / static_cast<double>(bound), 2).c_str() : "-",
-                    outcome.c_str());
+                    reference_cells.c_str(), outcome.c_str());
       } else {
         std::string reason;
         std::getline(in >> std::ws, reason);
         if (!reason.empty() && reason.back() == '\n') reason.pop_back();
-        std::printf("%.3f | %s | %s | | | | | refused: %s |\n", cpu, peak.c_str(), growth.c_str(), reason.c_str());
+        std::printf("%.3f | %s | %s | | | | | %srefused: %s |\n", cpu, peak.c_str(), growth.c_str(), reference_cells.c_str(),
+                    reason.c_str());
       }
     }
     std::fflush(stdout);
@@ -636,7 +669,8 @@ int usage() {
                "usage: angara-scale [--tori T1,T2,...] [--algorithms A1,...] [--limit CPU_SECONDS]\n"
                "                    [--threads N] [--baseline OLD_ANGARA_ROUTE] [--baseline-max-nodes N]\n"
                "       angara-scale --cases latency [--only NAME,...] [--case-limit SECONDS] [--seed S]\n"
-               "                    [--memory-limit SIZE|none] [--time-budget S] [--list]   (--cases latency --help for more)\n");
+               "                    [--memory-limit SIZE|none] [--time-budget S] [--reference] [--list]\n"
+               "                    (--cases latency --help for more)\n");
   return 2;
 }
 
