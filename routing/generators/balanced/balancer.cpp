@@ -104,6 +104,7 @@ Balancer::Balancer(const CandidateSet& set, std::size_t channel_slots)
       choice_(set.pair_count(), 0),
       loads_(channel_slots, 0),
       delta_(channel_slots, 0),
+      on_route_(channel_slots, 0),
       crossing_(channel_slots),
       stale_(channel_slots, 0) {}
 
@@ -302,27 +303,47 @@ void Balancer::recount_max() {
   }
 }
 
-MoveDelta Balancer::evaluate(std::size_t p, std::uint32_t to) {
-  MoveDelta delta;
-  touched_.clear();
+void Balancer::take_off(std::size_t p) {
+  // Multiplicities first (a route may cross a channel twice), then each
+  // channel's effect once, the channel marked done by a negative count.
+  removal_ = MoveDelta{true, 0, 0};
+  for (ChannelId c : set_.channels(p, choice_[p])) ++on_route_[c];
   for (ChannelId c : set_.channels(p, choice_[p])) {
-    --delta_[c];
-    touched_.push_back(c);
+    const int k = on_route_[c];
+    if (k <= 0) continue;
+    on_route_[c] = -k;
+    const std::int64_t load = loads_[c], after = load - k;
+    removal_.at_max += (after == max_load_) - (load == max_load_);
+    removal_.spread += spread_of(after) - spread_of(load);
   }
-  for (ChannelId c : set_.channels(p, to)) {
-    ++delta_[c];
-    touched_.push_back(c);
-  }
-  delta.valid = true;
-  for (ChannelId c : touched_) {
-    const int change = delta_[c];
-    if (change == 0) continue;
+}
+
+void Balancer::put_back(std::size_t p) {
+  for (ChannelId c : set_.channels(p, choice_[p])) on_route_[c] = 0;
+}
+
+MoveDelta Balancer::evaluate(std::size_t p, std::uint32_t to) {
+  // The current route's removal (take_off) plus the candidate's channels,
+  // each corrected where the current route crosses it too: the same sums
+  // as scattering both routes' changes, over the candidate's channels only.
+  MoveDelta delta = removal_;
+  const ChannelSpan channels = set_.channels(p, to);
+  for (ChannelId c : channels) ++delta_[c];
+  for (ChannelId c : channels) {
+    const int added = delta_[c];
+    if (added == 0) continue;  // seen already
     delta_[c] = 0;
-    const std::int64_t before = loads_[c];
-    const std::int64_t after = before + change;
+    const int removed = -on_route_[c];
+    const std::int64_t load = loads_[c];
+    if (removed > 0) {
+      delta.at_max -= (load - removed == max_load_) - (load == max_load_);
+      delta.spread -= spread_of(load - removed) - spread_of(load);
+      if (added == removed) continue;
+    }
+    const std::int64_t after = load - removed + added;
     if (after > static_cast<std::int64_t>(max_load_)) delta.valid = false;
-    delta.at_max += (after == max_load_) - (before == max_load_);
-    delta.spread += spread_of(after) - spread_of(before);
+    delta.at_max += (after == max_load_) - (load == max_load_);
+    delta.spread += spread_of(after) - spread_of(load);
   }
   return delta;
 }
@@ -362,6 +383,7 @@ bool Balancer::best_move(std::size_t p, std::uint32_t* to) {
   MoveDelta best;
   moves_.clear();
   pending_work_ += kEvaluationWork * set_.variants(p);
+  take_off(p);
   for (std::uint32_t v = 0; v < set_.variants(p); ++v) {
     if (v == choice_[p]) continue;
     const MoveDelta delta = evaluate(p, v);
@@ -372,6 +394,7 @@ bool Balancer::best_move(std::size_t p, std::uint32_t* to) {
       *to = v;
     }
   }
+  put_back(p);
   if (!guard_ || !best.valid) return best.valid;
   // Under the guard: the best move that closes no forbidden cycle.
   std::stable_sort(moves_.begin(), moves_.end(),

@@ -117,6 +117,12 @@ class Balancer {
   // Per-channel lists of the pairs crossing it, and the max-load counters.
   void index();
   void recount_max();
+  // Pair p's current route taken off the loads (removal_, on_route_) for
+  // the evaluations of its candidates, and put back after them.
+  void take_off(std::size_t p);
+  void put_back(std::size_t p);
+  // The effect of moving pair p to candidate `to`, between take_off(p) and
+  // put_back(p).
   MoveDelta evaluate(std::size_t p, std::uint32_t to);
   void apply(std::size_t p, std::uint32_t to);
   // Best improving move of pair p, or false.
@@ -139,8 +145,9 @@ class Balancer {
   std::vector<std::pair<double, std::uint32_t>> ranked_;    // scratch of negotiate() under the guard
   std::vector<std::uint32_t> choice_;
   std::vector<std::uint32_t> loads_;
-  std::vector<int> delta_;
-  std::vector<ChannelId> touched_;
+  std::vector<int> delta_;     // per channel: a candidate's crossings, zero between evaluations
+  std::vector<int> on_route_;  // per channel: minus the current route's crossings, zero outside take_off..put_back
+  MoveDelta removal_;          // the current route's removal alone
   // Per channel the pairs whose route crosses it, in the order they took
   // it, as (pair, the pair's move count then): an entry whose count is not
   // the pair's current one is stale (the pair moved since).
