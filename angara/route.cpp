@@ -228,16 +228,26 @@ std::size_t RouteTable::route_bytes() const {
          overflow_hops_.capacity() * sizeof(Direction);
 }
 
-RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocation) {
+bool dimension_order_negative(const Torus& torus, int dim, int from, int to, bool split_ties) {
+  const int size = torus.size(dim);
+  if (size == 2 && torus.single_cabled(dim)) return from == 1;
+  const int forward = ((to - from) % size + size) % size;
+  if (split_ties && forward == size - forward) return (from & 1) != 0;
+  return forward > size - forward;
+}
+
+RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocation, bool split_ties) {
   RouteTable table(std::move(allocation));
   table.algorithm = "dor";
   Route route;
   // A route depends on the displacement alone, and on the source's side of
-  // a single-cabled size-2 dimension: each class is packed once (a random
-  // half of 8x8x8x8 has 4096 classes for 4.2 million pairs).
-  int single = 0;
+  // a single-cabled size-2 dimension (with split ties, on the source's
+  // parity in every even-sized dimension): each class is packed once (a
+  // random half of 8x8x8x8 has 4096 classes for 4.2 million pairs).
+  int side_bits = 0;
   for (int dim = 0; dim < kMaxDims; ++dim)
-    if (torus.size(dim) == 2 && torus.single_cabled(dim)) single |= 1 << dim;
+    if ((torus.size(dim) == 2 && torus.single_cabled(dim)) || (split_ties && torus.size(dim) % 2 == 0))
+      side_bits |= 1 << dim;
   const std::size_t classes = static_cast<std::size_t>(torus.node_count()) << kMaxDims;
   std::vector<std::uint32_t> words(classes, 0);  // 0: not packed yet, or not compact
   std::vector<unsigned char> known(classes, 0);
@@ -245,7 +255,7 @@ RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocat
     const Coord from = torus.coord(table.nodes()[s]);
     std::size_t side = 0;
     for (int dim = 0; dim < kMaxDims; ++dim)
-      if ((single >> dim) & 1) side |= static_cast<std::size_t>(from[dim]) << dim;
+      if ((side_bits >> dim) & 1) side |= static_cast<std::size_t>(from[dim] & 1) << dim;
     for (std::size_t d = 0; d < table.size(); ++d) {
       if (s == d) continue;
       const Coord to = torus.coord(table.nodes()[d]);
@@ -264,12 +274,11 @@ RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocat
       for (const bool negative_pass : {false, true})
         for (int dim = 0; dim < kMaxDims; ++dim) {
           const int size = torus.size(dim);
-          const int forward = ((to[dim] - from[dim]) % size + size) % size;
-          if (forward == 0) continue;
-          bool negative = forward > size - forward;
-          if (size == 2 && torus.single_cabled(dim)) negative = from[dim] == 1;
+          if (forward[dim] == 0) continue;
+          const bool negative = dimension_order_negative(torus, dim, from[dim], to[dim], split_ties);
           if (negative != negative_pass) continue;
-          route.hops.insert(route.hops.end(), negative ? size - forward : forward, Direction::make(dim, negative));
+          route.hops.insert(route.hops.end(), negative ? size - forward[dim] : forward[dim],
+                            Direction::make(dim, negative));
         }
       if (!known[key]) {
         known[key] = 1;

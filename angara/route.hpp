@@ -203,6 +203,12 @@ void RouteTable::for_each_compact_run(std::uint32_t word, Run run) {
 // direction-bit order).  A single-cabled size-2 dimension is crossed through
 // its one cable (+ from coordinate 0, - from 1).  Failures are not looked at:
 // a route may cross a failed router or cable (the verifier says so).
-RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocation);
+// `split_ties`: a ring tie (half an even ring's size away) goes the negative
+// way from an odd coordinate and the positive way from an even one, instead
+// of always the positive way.
+RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocation, bool split_ties = false);
+// Whether that table's route from coordinate `from` to `to` of dimension
+// `dim` goes the negative way.
+bool dimension_order_negative(const Torus& torus, int dim, int from, int to, bool split_ties);
 
 }  // namespace angara

@@ -472,17 +472,30 @@ START_TEST(test_work_budget_cuts_the_refinement) {
   ck_assert_uint_le(verified(net, full).metrics.max_gamma, cut_gamma);
   ck_assert_uint_le(cut_gamma, none);
   // No work at all, or less than the stages every searched table needs
-  // (balanced::kFixedWorkPerPair a pair): the plain direction-order table,
-  // neither stage run.
+  // (balanced::kFixedWorkPerPair a pair): a plain direction-order table,
+  // neither stage run.  With no work, every ring tie the positive way; with
+  // enough for counting both tables' loads (balanced::kTieChoiceWorkPerPair),
+  // the one of lower max load of that and the table with ties split by the
+  // source's parity.
+  const RouteTable positive = dimension_order_table(t, nodes);
+  const RouteTable split = dimension_order_table(t, nodes, /*split_ties=*/true);
+  const std::uint64_t positive_gamma = verified(net, positive).metrics.max_gamma;
+  const std::uint64_t split_gamma = verified(net, split).metrics.max_gamma;
+  ck_assert_uint_ne(positive_gamma, split_gamma);  // else the choice below is not tested
   for (const std::uint64_t steps : {std::uint64_t{1}, balanced::kFixedWorkPerPair * nodes.size() * nodes.size() - 1}) {
     std::vector<std::string> nothing;
     const RouteTable plain = with_budget(steps, &nothing);
     verified(net, plain);
-    ck_assert_uint_eq(nothing.size(), 2);
-    const std::string first = nothing[0], second = nothing[1];
+    const bool chose = steps > 1;
+    ck_assert_uint_eq(nothing.size(), chose ? 2 : 3);
+    if (!chose) {
+      const std::string ties = nothing[0];
+      ck_assert_std_str_eq(ties, "choice of the ring ties");
+    }
+    const std::string first = nothing[chose ? 0 : 1], second = nothing[chose ? 1 : 2];
     ck_assert_std_str_eq(first, "load balancing");
     ck_assert_std_str_eq(second, "First/Last Step refinement");
-    const RouteTable dor = dimension_order_table(t, nodes);
+    const RouteTable& dor = chose && split_gamma < positive_gamma ? split : positive;
     for (std::size_t s = 0; s < nodes.size(); ++s)
       for (std::size_t d = 0; d < nodes.size(); ++d)
         if (s != d) ck_assert(plain.route(s, d).hops == dor.route(s, d).hops);

@@ -233,11 +233,12 @@ END_TEST
 // definition, here built pair by pair.
 START_TEST(test_dimension_order_table_by_definition) {
   const Torus desmos = Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"));
-  for (const Torus& torus : {desmos, Torus::parse("5x4x3"), Torus::parse("3x3"), Torus::parse("70x2")}) {
+  for (const Torus& torus : {desmos, Torus::parse("5x4x3"), Torus::parse("3x3"), Torus::parse("70x2")})
+   for (const bool split_ties : {false, true}) {
     std::vector<NodeId> nodes;
     for (NodeId n = 0; n < torus.node_count(); ++n)
       if (n % 3 != 1) nodes.push_back(n);  // a scattered two thirds
-    const RouteTable table = dimension_order_table(torus, nodes);
+    const RouteTable table = dimension_order_table(torus, nodes, split_ties);
     for (std::size_t s = 0; s < nodes.size(); ++s)
       for (std::size_t d = 0; d < nodes.size(); ++d) {
         if (s == d) continue;
@@ -247,18 +248,29 @@ START_TEST(test_dimension_order_table_by_definition) {
           for (int dim = 0; dim < kMaxDims; ++dim) {
             const int size = torus.size(dim), forward = ((to[dim] - from[dim]) % size + size) % size;
             if (forward == 0) continue;
-            const bool negative =
-                size == 2 && torus.single_cabled(dim) ? from[dim] == 1 : forward > size - forward;
+            // A tie (half an even ring away) with split ties: negative
+            // from an odd coordinate.
+            const bool tie = forward == size - forward;
+            const bool negative = size == 2 && torus.single_cabled(dim) ? from[dim] == 1
+                                  : split_ties && tie                  ? from[dim] % 2 == 1
+                                                                       : forward > size - forward;
             if (negative == negative_pass)
               hops.insert(hops.end(), negative ? size - forward : forward, Direction::make(dim, negative));
           }
-        ck_assert_msg(table.route(s, d).hops == hops, "%s: %s -> %s", torus.to_string().c_str(),
-                      torus.format_coord(nodes[s]).c_str(), torus.format_coord(nodes[d]).c_str());
+        ck_assert_msg(table.route(s, d).hops == hops, "%s%s: %s -> %s", torus.to_string().c_str(),
+                      split_ties ? " (split ties)" : "", torus.format_coord(nodes[s]).c_str(),
+                      torus.format_coord(nodes[d]).c_str());
       }
-  }
+   }
   const Torus square = Torus::parse("3x3");
   const RouteTable whole = dimension_order_table(square, {0, 1, 2, 3, 4, 5, 6, 7, 8});
   ck_assert_std_str_eq(whole.route(whole.index_of(0), whole.index_of(5)).to_string(), "+Y -X");
+  // On a ring of 4, 2 hops either way: + from 0 always, - from 1 when split.
+  const Torus four = Torus::parse("4");
+  const RouteTable positive = dimension_order_table(four, {0, 1, 2, 3}), split = dimension_order_table(four, {0, 1, 2, 3}, true);
+  ck_assert_std_str_eq(positive.route(1, 3).to_string(), "+X +X");
+  ck_assert_std_str_eq(split.route(1, 3).to_string(), "-X -X");
+  ck_assert_std_str_eq(split.route(0, 2).to_string(), "+X +X");
   // 40 hops half way round an 80-ring do not fit a compact word: the
   // overflow store, for both pairs of the class.
   const Torus ring = Torus::parse("80");

@@ -676,7 +676,7 @@ half='n[00,02,05,07,08,11,13,14,17,18,20,23,24,27,29,30,33,35,36,38,41,43,44,46,
 expect "a tiny time budget still gives a verified table" 0 "$tool" generate --dry-run --lp-time 0 \
   --config "$work/budget.yaml" --nodes "$half" --time-budget 0.000001
 contains "the report names the stages the budget cut" "$work/out" \
-  "budget       time budget cut: load balancing, First/Last Step refinement (routing.time_budget)"
+  "budget       time budget cut: choice of the ring ties, load balancing, First/Last Step refinement (routing.time_budget)"
 contains "the tiny-budget table is verified" "$work/out" "verdict      OK"
 expect "no budget" 0 "$tool" generate --dry-run --lp-time 0 --config "$work/budget.yaml" --nodes "$half" \
   --time-budget 0

@@ -453,6 +453,14 @@ section_latency() {
        'the table: the report'"'"'s `non_minimal`); the 1024-node block goes to the First/Last' \
        'Step refinement alone under 2 s; the 2048 random nodes, the 4096-node block, and under' \
        '0.5 s the 1024-node cases, keep their direction-order table, verified by construction.' \
+       'Where the budget leaves 4 steps a pair (the 2048 random nodes under 2 s, the 1024' \
+       'linear ones under 0.5 s), its ring ties go the positive way or, from an odd' \
+       'coordinate, the negative way, whichever table has the lower max load, both counted' \
+       'over every pair'"'"'s route (`routing/generators/balanced/anytime.cpp`): the 2048 random' \
+       'nodes get 2118 with split ties against 2622, the 1024 linear ones 1330 with positive' \
+       'ties against 1613.  The max sits on channels next to a few sources (a source sends' \
+       'about half its routes out on +X), which is why a sample of the sources does not decide' \
+       'it.' \
        'There the verifier is most of the time.  The per-dimension bound decides a block'"'"'s' \
        'channels dimension by dimension (every combination of its coordinates occurs), and a' \
        'scattered set'"'"'s by a pair with one end on the channel'"'"'s own ring, then the few channels' \

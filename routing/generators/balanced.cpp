@@ -198,7 +198,7 @@ class BalancedGenerator : public Generator {
     // A budget too short for the stages every searched table needs gets the
     // direction-order table, verified by construction (anytime.hpp).
     if (read_construction(options) && balanced::budget_below_fixed_stages(options.budget.get(), direct.size()) &&
-        balanced::direction_order_start(network, direct, options.flow_control)) {
+        balanced::direction_order_start(network, direct, options.flow_control, options.budget.get())) {
       options.budget->note_cut("load balancing");
       if (read_turns(options)) options.budget->note_cut("First/Last Step refinement");
       return direct;
