@@ -267,7 +267,8 @@ START_TEST(test_dimension_order_table_by_definition) {
   ck_assert_std_str_eq(whole.route(whole.index_of(0), whole.index_of(5)).to_string(), "+Y -X");
   // On a ring of 4, 2 hops either way: + from 0 always, - from 1 when split.
   const Torus four = Torus::parse("4");
-  const RouteTable positive = dimension_order_table(four, {0, 1, 2, 3}), split = dimension_order_table(four, {0, 1, 2, 3}, true);
+  const RouteTable positive = dimension_order_table(four, {0, 1, 2, 3});
+  const RouteTable split = dimension_order_table(four, {0, 1, 2, 3}, /*split_ties=*/true);
   ck_assert_std_str_eq(positive.route(1, 3).to_string(), "+X +X");
   ck_assert_std_str_eq(split.route(1, 3).to_string(), "-X -X");
   ck_assert_std_str_eq(split.route(0, 2).to_string(), "+X +X");

@@ -131,7 +131,6 @@ bool Balancer::better_than(const Balancer& other) const {
 }
 
 void Balancer::assign_greedy(bool searched_next) {
-  const auto variants = [&](std::size_t p) -> std::size_t { return set_.variants(p); };
   // Fewest candidates first, then the longest routes; ties keep pair order,
   // which walks the sources in turn so that neighbouring sources see each
   // other's choices.  A counting sort over (candidates, length): both are
@@ -139,20 +138,22 @@ void Balancer::assign_greedy(bool searched_next) {
   // a second.
   std::size_t most_variants = 0, longest = 0;
   for (std::size_t p = 0; p < set_.pair_count(); ++p)
-    if (variants(p) > 0) {
-      most_variants = std::max(most_variants, variants(p));
+    if (set_.variants(p) > 0) {
+      most_variants = std::max(most_variants, set_.variants(p));
       longest = std::max(longest, set_.channels(p, 0).size());
     }
-  const auto key = [&](std::size_t p) { return variants(p) * (longest + 1) + (longest - set_.channels(p, 0).size()); };
+  const auto key = [&](std::size_t p) {
+    return set_.variants(p) * (longest + 1) + (longest - set_.channels(p, 0).size());
+  };
   std::vector<std::size_t> first((most_variants + 1) * (longest + 1) + 1, 0);
   for (std::size_t p = 0; p < set_.pair_count(); ++p)
-    if (variants(p) > 0) ++first[key(p) + 1];
+    if (set_.variants(p) > 0) ++first[key(p) + 1];
   for (std::size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
   std::vector<std::size_t> order(first.back());
   for (std::size_t p = 0; p < set_.pair_count(); ++p)
-    if (variants(p) > 0) order[first[key(p)]++] = p;
+    if (set_.variants(p) > 0) order[first[key(p)]++] = p;
   for (std::size_t p : order) {
-    if (variants(p) == 1) {  // nothing to choose (most pairs without a tie)
+    if (set_.variants(p) == 1) {  // nothing to choose (most pairs without a tie)
       choice_[p] = 0;
       for (ChannelId c : set_.channels(p, 0)) ++loads_[c];
       continue;
@@ -160,7 +161,7 @@ void Balancer::assign_greedy(bool searched_next) {
     std::uint32_t best = 0;
     std::uint32_t best_peak = 0;
     std::uint64_t best_spread = 0;
-    for (std::uint32_t v = 0; v < variants(p); ++v) {
+    for (std::uint32_t v = 0; v < set_.variants(p); ++v) {
       std::uint32_t peak = 0;
       std::uint64_t spread = 0;
       for (ChannelId c : set_.channels(p, v)) {
