@@ -371,7 +371,10 @@ section_time_budget() {
        '- below 40 (what the stages every searched table needs cost, the candidate sets, the' \
        '  greedy start, the deadlock guard) a job keeps its direction-order table, verified by' \
        '  construction, and the report names `load balancing` and `First/Last Step refinement`' \
-       '  as cut (above 1129 nodes under the default 2 s, above 564 under 0.5 s);' \
+       '  as cut (above 1129 nodes under the default 2 s, above 564 under 0.5 s); its ring' \
+       '  ties go the way of the lower max load when 4 steps a pair are left for counting' \
+       '  both ways ("Latency of a job'"'"'s tables"), else the positive way, and the report' \
+       '  names `choice of the ring ties` too;' \
        '- below 4 x 40 a block'"'"'s budget goes to the First/Last Step refinement alone, from its' \
        '  closed form (above 564 and 282 nodes);' \
        '- below 30 000 (what the whole refinement costs a scattered job: 29 000 a pair on a' \
