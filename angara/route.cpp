@@ -228,14 +228,6 @@ std::size_t RouteTable::route_bytes() const {
          overflow_hops_.capacity() * sizeof(Direction);
 }
 
-bool dimension_order_negative(const Torus& torus, int dim, int from, int to, bool split_ties) {
-  const int size = torus.size(dim);
-  if (size == 2 && torus.single_cabled(dim)) return from == 1;
-  const int forward = ((to - from) % size + size) % size;
-  if (split_ties && forward == size - forward) return (from & 1) != 0;
-  return forward > size - forward;
-}
-
 RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocation, bool split_ties) {
   RouteTable table(std::move(allocation));
   table.algorithm = "dor";
@@ -275,7 +267,7 @@ RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocat
         for (int dim = 0; dim < kMaxDims; ++dim) {
           const int size = torus.size(dim);
           if (forward[dim] == 0) continue;
-          const bool negative = dimension_order_negative(torus, dim, from[dim], to[dim], split_ties);
+          const bool negative = dimension_order_negative(torus, dim, from[dim], forward[dim], split_ties);
           if (negative != negative_pass) continue;
           route.hops.insert(route.hops.end(), negative ? size - forward[dim] : forward[dim],
                             Direction::make(dim, negative));

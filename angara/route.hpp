@@ -207,8 +207,15 @@ void RouteTable::for_each_compact_run(std::uint32_t word, Run run) {
 // way from an odd coordinate and the positive way from an even one, instead
 // of always the positive way.
 RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocation, bool split_ties = false);
-// Whether that table's route from coordinate `from` to `to` of dimension
-// `dim` goes the negative way.
-bool dimension_order_negative(const Torus& torus, int dim, int from, int to, bool split_ties);
+// Whether that table's route goes the negative way in dimension `dim`, from
+// coordinate `from` to the one `forward` (1 to size - 1) hops ahead the
+// positive way.  Inline: split_ties_lower (balanced/anytime.cpp) asks it
+// twice for every pair of a job.
+inline bool dimension_order_negative(const Torus& torus, int dim, int from, int forward, bool split_ties) {
+  const int size = torus.size(dim);
+  if (size == 2 && torus.single_cabled(dim)) return from == 1;
+  if (split_ties && 2 * forward == size) return (from & 1) != 0;
+  return 2 * forward > size;
+}
 
 }  // namespace angara

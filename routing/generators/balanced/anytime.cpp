@@ -32,20 +32,20 @@ bool left_below(const WorkBudget* budget, std::size_t nodes, std::uint64_t per_p
 // against 2622, on the first 1024 free nodes of a half-busy one 1613
 // against 1330.
 bool split_ties_lower(const Torus& torus, const std::vector<NodeId>& nodes) {
-  // Per dimension: its size, the node-id stride, and whether it has ties to
-  // split (even and not a single-cabled pair, which has one way round).
+  // Per dimension: its size and node-id stride; and whether the two tables
+  // differ at all (some dimension has a tie they send different ways).
   std::array<int, kMaxDims> size{};
   std::array<NodeId, kMaxDims> stride{};
-  std::array<bool, kMaxDims> single{}, splittable{};
   bool any_tie_dimension = false;
   NodeId step = 1;
   for (int dim = 0; dim < kMaxDims; ++dim) {
     size[dim] = torus.size(dim);
     stride[dim] = step;
     step *= static_cast<NodeId>(size[dim]);
-    single[dim] = size[dim] == 2 && torus.single_cabled(dim);
-    splittable[dim] = size[dim] % 2 == 0 && !single[dim];
-    any_tie_dimension = any_tie_dimension || splittable[dim];
+    const int half = size[dim] / 2;  // a tie from an odd coordinate
+    const bool ties_differ = size[dim] % 2 == 0 && dimension_order_negative(torus, dim, 1, half, true) !=
+                                                       dimension_order_negative(torus, dim, 1, half, false);
+    any_tie_dimension = any_tie_dimension || ties_differ;
   }
   if (!any_tie_dimension) return false;
   std::vector<Coord> coords;
@@ -54,10 +54,10 @@ bool split_ties_lower(const Torus& torus, const std::vector<NodeId>& nodes) {
   // The routes the two tables share are counted once.
   std::vector<std::uint64_t> common(torus.channel_slots(), 0), positive(common), split(common);
   std::array<int, kMaxDims> forward{};
-  std::array<bool, kMaxDims> negative{};
+  std::array<bool, kMaxDims> positive_negative{}, split_negative{};  // per table, the way of each dimension
   // One route as dimension_order_table builds it: the positive runs in
   // dimension order first, then the negative ones, a hop at a time.
-  const auto walk = [&](std::size_t s, std::vector<std::uint64_t>& load) {
+  const auto walk = [&](std::size_t s, const std::array<bool, kMaxDims>& negative, std::vector<std::uint64_t>& load) {
     NodeId at = nodes[s];
     for (const bool negative_pass : {false, true})
       for (int dim = 0; dim < kMaxDims; ++dim) {
@@ -85,17 +85,17 @@ bool split_ties_lower(const Torus& torus, const std::vector<NodeId>& nodes) {
       for (int dim = 0; dim < kMaxDims; ++dim) {
         const int f = coords[d][dim] - from[dim];
         forward[dim] = f < 0 ? f + size[dim] : f;
-        negative[dim] = single[dim] ? from[dim] == 1 : 2 * forward[dim] > size[dim];
-        differs = differs || (splittable[dim] && forward[dim] != 0 && 2 * forward[dim] == size[dim] && (from[dim] & 1));
+        if (forward[dim] == 0) continue;  // no run: its way is never asked
+        positive_negative[dim] = dimension_order_negative(torus, dim, from[dim], forward[dim], false);
+        split_negative[dim] = dimension_order_negative(torus, dim, from[dim], forward[dim], true);
+        differs = differs || positive_negative[dim] != split_negative[dim];
       }
       if (!differs) {
-        walk(s, common);
+        walk(s, positive_negative, common);
         continue;
       }
-      walk(s, positive);
-      for (int dim = 0; dim < kMaxDims; ++dim)
-        if (splittable[dim] && forward[dim] != 0 && 2 * forward[dim] == size[dim]) negative[dim] = (from[dim] & 1) != 0;
-      walk(s, split);
+      walk(s, positive_negative, positive);
+      walk(s, split_negative, split);
     }
   }
   std::uint64_t positive_peak = 0, split_peak = 0;
