@@ -433,6 +433,32 @@ struct LatencyOutcome {
   long max_rss_kb = 0;
 };
 
+// The line a finished child sent (latency_child): "ok CPU RSS_BEFORE
+// RSS_AFTER ESTIMATE GAMMA BOUND WINNER [PASSED OVER...]" or "refused CPU
+// RSS_BEFORE RSS_AFTER REASON".
+struct ChildLine {
+  std::string kind;
+  double cpu = 0;
+  long rss_before = 0, rss_after = 0;
+  unsigned long long estimate = 0, gamma = 0, bound = 0;  // "ok"
+  std::string winner, passed;                             // "ok"
+  std::string reason;                                     // "refused"
+};
+
+ChildLine parse_child_line(const std::string& line) {
+  ChildLine parsed;
+  std::istringstream in(line);
+  in >> parsed.kind >> parsed.cpu >> parsed.rss_before >> parsed.rss_after;
+  if (parsed.kind == "ok") {
+    in >> parsed.estimate >> parsed.gamma >> parsed.bound >> parsed.winner;
+    std::getline(in >> std::ws, parsed.passed);
+  } else {
+    std::getline(in >> std::ws, parsed.reason);
+    if (!parsed.reason.empty() && parsed.reason.back() == '\n') parsed.reason.pop_back();
+  }
+  return parsed;
+}
+
 double now_seconds() {
   timespec now{};
   ::clock_gettime(CLOCK_MONOTONIC, &now);
@@ -604,13 +630,8 @@ int run_latency(int argc, char** argv) {
       const LatencyOutcome r = run_latency_case(unbudgeted, c);
       const auto gamma_of = [](const LatencyOutcome& run) -> unsigned long long {
         if (run.killed || !run.failure.empty()) return 0;
-        std::istringstream in(run.line);
-        std::string kind;
-        double cpu = 0;
-        long before = 0, after = 0;
-        unsigned long long estimate = 0, gamma = 0;
-        in >> kind >> cpu >> before >> after >> estimate >> gamma;
-        return kind == "ok" ? gamma : 0;
+        const ChildLine parsed = parse_child_line(run.line);
+        return parsed.kind == "ok" ? parsed.gamma : 0;
       };
       const unsigned long long reference = gamma_of(r), gamma = gamma_of(o);
       if (reference == 0)
@@ -631,29 +652,19 @@ int run_latency(int argc, char** argv) {
     } else if (!o.failure.empty()) {
       std::printf("%.2f | %s | | | | | | %s%s |\n", o.child_cpu, peak.c_str(), reference_cells.c_str(), o.failure.c_str());
     } else {
-      std::istringstream in(o.line);
-      std::string kind;
-      double cpu = 0;
-      long before = 0, after = 0;
-      in >> kind >> cpu >> before >> after;
-      const std::string growth = fixed(static_cast<double>(after - before) / 1024.0, 0);
-      if (kind == "ok") {
-        unsigned long long estimate = 0, gamma = 0, bound = 0;
-        std::string winner, passed;
-        in >> estimate >> gamma >> bound >> winner;
-        std::getline(in >> std::ws, passed);
-        std::string outcome = "verified (" + winner + ")";
-        if (!passed.empty()) outcome += (passed.rfind("budget cut: ", 0) == 0 ? "; " : "; passed over ") + passed;
-        std::printf("%.3f | %s | %s | %s | %llu | %llu | %s | %s%s |\n", cpu, peak.c_str(), growth.c_str(),
-                    fixed(static_cast<double>(estimate) / (1024.0 * 1024.0), 0).c_str(), gamma, bound,
-                    bound ? fixed(static_cast<double>(gamma) / static_cast<double>(bound), 2).c_str() : "-",
+      const ChildLine line = parse_child_line(o.line);
+      const std::string growth = fixed(static_cast<double>(line.rss_after - line.rss_before) / 1024.0, 0);
+      if (line.kind == "ok") {
+        std::string outcome = "verified (" + line.winner + ")";
+        if (!line.passed.empty())
+          outcome += (line.passed.rfind("budget cut: ", 0) == 0 ? "; " : "; passed over ") + line.passed;
+        std::printf("%.3f | %s | %s | %s | %llu | %llu | %s | %s%s |\n", line.cpu, peak.c_str(), growth.c_str(),
+                    fixed(static_cast<double>(line.estimate) / (1024.0 * 1024.0), 0).c_str(), line.gamma, line.bound,
+                    line.bound ? fixed(static_cast<double>(line.gamma) / static_cast<double>(line.bound), 2).c_str() : "-",
                     reference_cells.c_str(), outcome.c_str());
       } else {
-        std::string reason;
-        std::getline(in >> std::ws, reason);
-        if (!reason.empty() && reason.back() == '\n') reason.pop_back();
-        std::printf("%.3f | %s | %s | | | | | %srefused: %s |\n", cpu, peak.c_str(), growth.c_str(), reference_cells.c_str(),
-                    reason.c_str());
+        std::printf("%.3f | %s | %s | | | | | %srefused: %s |\n", line.cpu, peak.c_str(), growth.c_str(),
+                    reference_cells.c_str(), line.reason.c_str());
       }
     }
     std::fflush(stdout);
