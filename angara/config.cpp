@@ -169,6 +169,7 @@ class ConfigReader {
     if (const yaml_node_t* tables = find(top, "tables")) read_tables(tables);
     if (const yaml_node_t* limits = find(top, "limits")) read_limits(limits);
     if (const yaml_node_t* hardware = find(top, "hardware")) read_hardware(hardware);
+    config_.index_node_names();
     return std::move(config_);
   }
 
@@ -638,9 +639,22 @@ Network Config::network() const {
 }
 
 std::optional<NodeId> Config::node_by_name(const std::string& name) const {
+  if (name_index_) {
+    const auto found = name_index_->find(name);
+    // Trusted only while node_names still says so; otherwise the scan.
+    if (found != name_index_->end() && found->second < node_names.size() && node_names[found->second] == name)
+      return found->second;
+  }
   for (std::size_t i = 0; i < node_names.size(); ++i)
     if (node_names[i] == name) return static_cast<NodeId>(i);
   return std::nullopt;
+}
+
+void Config::index_node_names() {
+  auto index = std::make_shared<std::unordered_map<std::string, NodeId>>();
+  index->reserve(node_names.size());
+  for (std::size_t i = 0; i < node_names.size(); ++i) index->emplace(node_names[i], static_cast<NodeId>(i));
+  name_index_ = std::move(index);
 }
 
 std::vector<NodeId> Config::nodes_by_names(const std::vector<std::string>& names) const {
@@ -741,6 +755,7 @@ Config desmos_default_config() {
   // "Cabling"): 5 cables per adapter instead of 8.
   config.torus = Torus({4, 2, 2, 2}).with_single_cable(Torus::parse_dimension_letters("YZK"));
   config.node_names = expand_hostlist("desmos[00-31]");
+  config.index_node_names();
   config.fingerprint = "built-in";
   return config;
 }

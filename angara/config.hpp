@@ -5,10 +5,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "angara/network.hpp"
@@ -103,12 +105,22 @@ struct Config {
   // The network with this configuration's failures applied.
   Network network() const;
   // NodeId of a Slurm node name; nullopt if the name is not in the machine.
+  // A hash look-up once index_node_names() has run (a job's prologue looks
+  // up every node of its allocation), a scan otherwise.
   std::optional<NodeId> node_by_name(const std::string& name) const;
+  // Indexes node_names for node_by_name(); the parser and
+  // desmos_default_config() call it when node_names is final.  A name
+  // changed later is still found (by the scan).
+  void index_node_names();
   const std::string& node_name(NodeId node) const { return node_names.at(node); }
   // NodeIds of many names at once (a job's allocation), in the order given,
   // with one hash index instead of a scan per name.  Throws
   // std::invalid_argument naming the first unknown name.
   std::vector<NodeId> nodes_by_names(const std::vector<std::string>& names) const;
+
+ private:
+  // node_names by name, as index_node_names() saw them; shared by copies.
+  std::shared_ptr<const std::unordered_map<std::string, NodeId>> name_index_;
 };
 
 // A number of seconds from 0 to 3600 written as plain decimals ("2",

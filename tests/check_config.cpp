@@ -58,6 +58,15 @@ START_TEST(test_desmos_default) {
   ck_assert_std_str_eq(config.torus.format_coord(5), "1,1,0,0");
   ck_assert_int_eq(*config.node_by_name("desmos31"), 31);
   ck_assert(!config.node_by_name("desmos32"));
+  // The index answers for the names as they were indexed; a name changed
+  // afterwards is found where it now is, and the old one no longer.
+  Config renamed = config;
+  renamed.node_names[7] = "spare07";
+  renamed.node_names[8] = "desmos07";
+  ck_assert_int_eq(*renamed.node_by_name("spare07"), 7);
+  ck_assert_int_eq(*renamed.node_by_name("desmos07"), 8);
+  ck_assert(!renamed.node_by_name("desmos08"));
+  ck_assert_int_eq(*config.node_by_name("desmos07"), 7);
   ck_assert(config.failed_nodes.empty());
   ck_assert(config.failed_links.empty());
   ck_assert_std_str_eq(config.algorithm, "");  // the default chain (routing/chain.hpp)
