@@ -126,32 +126,66 @@ bool block_table(const Network& network, RouteTable& table, FlowControl rule) {
     packed[index] = *word;
   }
 
+  // Per source, by dimension and the destination's offset there: the
+  // pair's share of the word's index and of the displacement's sum, so that
+  // a pair costs a few look-ups (16.7 million pairs on a 4096-node block).
+  // A ring tie on a ring of 4k + 2 depends on the whole displacement: its
+  // two shares are kept and the pair picks one.
+  struct Share {
+    std::size_t index = 0;           // (count + reach) * weight; the positive way of a tie
+    std::size_t negative_index = 0;  // a tie's negative way
+    int others = 0;                  // the forward count (mesh: plus the extent)
+    int tie_count = -1;              // a tie settled by the pair's displacement: its forward count
+  };
   run_parallel(n, [&](std::size_t, std::size_t begin, std::size_t end) {
+    std::array<std::vector<Share>, kMaxDims> shares;
     for (std::size_t s = begin; s < end; ++s) {
       const std::array<int, kMaxDims>& from = offset[s];
+      bool ties_by_sum = false;
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int size = torus.size(dim);
+        const int values = shape.span[dim] == Span::ring ? size : shape.span[dim] == Span::mesh ? shape.extent[dim] : 1;
+        shares[dim].assign(static_cast<std::size_t>(values), Share{});
+        for (int to = 0; to < values; ++to) {
+          Share& share = shares[dim][static_cast<std::size_t>(to)];
+          const int forward = shape.span[dim] == Span::mesh ? to - from[dim] : (to - from[dim] + size) % size;
+          share.others = forward + (shape.span[dim] == Span::mesh ? shape.extent[dim] : 0);
+          int count = forward;
+          if (shape.span[dim] == Span::ring && count != 0) {
+            const int back = size - count;
+            bool positive = count < back;
+            if (torus.single_cabled(dim)) {
+              positive = from[dim] == 0;  // the pair's one cable
+            } else if (count == back) {
+              if (size % 4 == 0) {
+                positive = from[dim] % 2 == 0;
+              } else {
+                positive = true;  // even sum; an odd one takes negative_index
+                share.tie_count = count;
+                share.negative_index = static_cast<std::size_t>(reach[dim] - back) * weight[dim];
+                ties_by_sum = true;
+              }
+            }
+            count = positive ? count : -back;
+          }
+          share.index = static_cast<std::size_t>(count + reach[dim]) * weight[dim];
+        }
+      }
       for (std::size_t t = 0; t < n; ++t) {
         if (s == t) continue;
         const std::array<int, kMaxDims>& to = offset[t];
-        std::array<int, kMaxDims> forward{};
-        int others = 0;  // the displacement's sum, for ties on rings of 4k + 2
-        for (int dim = 0; dim < kMaxDims; ++dim) {
-          const int size = torus.size(dim);
-          forward[dim] = shape.span[dim] == Span::mesh ? to[dim] - from[dim] : (to[dim] - from[dim] + size) % size;
-          others += forward[dim] + (shape.span[dim] == Span::mesh ? shape.extent[dim] : 0);
-        }
+        const Share* share[kMaxDims];
         std::size_t index = 0;
         for (int dim = 0; dim < kMaxDims; ++dim) {
-          int count = forward[dim];
-          if (shape.span[dim] == Span::ring && count != 0) {
-            const int size = torus.size(dim), back = size - count;
-            bool positive = count < back;
-            if (torus.single_cabled(dim))
-              positive = from[dim] == 0;  // the pair's one cable
-            else if (count == back)
-              positive = size % 4 == 0 ? from[dim] % 2 == 0 : (others - count) % 2 == 0;
-            count = positive ? count : -back;
-          }
-          index += static_cast<std::size_t>(count + reach[dim]) * weight[dim];
+          share[dim] = &shares[dim][static_cast<std::size_t>(to[dim])];
+          index += share[dim]->index;
+        }
+        if (ties_by_sum) {
+          int others = 0;  // the displacement's sum
+          for (int dim = 0; dim < kMaxDims; ++dim) others += share[dim]->others;
+          for (int dim = 0; dim < kMaxDims; ++dim)
+            if (share[dim]->tie_count >= 0 && (others - share[dim]->tie_count) % 2 != 0)
+              index = index - share[dim]->index + share[dim]->negative_index;
         }
         table.set_route(s, t, packed[index]);
       }
