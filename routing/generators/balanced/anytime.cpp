@@ -23,6 +23,9 @@ bool left_below(const WorkBudget* budget, std::size_t nodes, std::uint64_t per_p
   return left < per_pair * pairs;
 }
 
+// x mod n for -n <= x < 2n, without a division.
+int wrap_once(int x, int n) { return x < 0 ? x + n : x >= n ? x - n : x; }
+
 // Whether the direction-order table with ring ties split by the source's
 // parity (dimension_order_table) has a lower max load than the one with every
 // tie the positive way: both tables' loads, counted over every pair's route.
@@ -51,44 +54,69 @@ bool split_ties_lower(const Torus& torus, const std::vector<NodeId>& nodes) {
   std::vector<Coord> coords;
   coords.reserve(nodes.size());
   for (NodeId node : nodes) coords.push_back(torus.coord(node));
-  // The routes the two tables share are counted once.
-  std::vector<std::uint64_t> common(torus.channel_slots(), 0), positive(common), split(common);
+  // The routes the two tables share are counted once.  A route is counted
+  // run by run: a run of k hops on a ring covers an interval of its
+  // positions, added to a difference array in O(1); one prefix pass per
+  // ring at the end gives every channel's load.
+  std::vector<std::int64_t> common(torus.channel_slots(), 0), positive(common), split(common);
   std::array<int, kMaxDims> forward{};
   std::array<bool, kMaxDims> positive_negative{}, split_negative{};  // per table, the way of each dimension
+  const auto channel_at = [&](NodeId base, int dim, int position, ChannelId rank) {
+    return (base + static_cast<NodeId>(position) * stride[dim]) * kDirectionCount + rank;
+  };
   // One route as dimension_order_table builds it: the positive runs in
-  // dimension order first, then the negative ones, a hop at a time.
-  const auto walk = [&](std::size_t s, const std::array<bool, kMaxDims>& negative, std::vector<std::uint64_t>& load) {
+  // dimension order first, then the negative ones.
+  const auto walk = [&](std::size_t s, const std::array<bool, kMaxDims>& negative, std::vector<std::int64_t>& diff) {
     NodeId at = nodes[s];
+    Coord position = coords[s];
     for (const bool negative_pass : {false, true})
       for (int dim = 0; dim < kMaxDims; ++dim) {
         if (forward[dim] == 0 || negative[dim] != negative_pass) continue;
         const int n = size[dim];
+        const int hops = negative[dim] ? n - forward[dim] : forward[dim];  // 0 < hops < n
         const auto rank = static_cast<ChannelId>(Direction::make(dim, negative[dim]).rank());
-        int position = coords[s][dim];
-        for (int k = negative[dim] ? n - forward[dim] : forward[dim]; k > 0; --k) {
-          ++load[at * kDirectionCount + rank];
-          if (negative[dim]) {
-            at = position == 0 ? at + static_cast<NodeId>(n - 1) * stride[dim] : at - stride[dim];
-            position = position == 0 ? n - 1 : position - 1;
-          } else {
-            at = position == n - 1 ? at - static_cast<NodeId>(n - 1) * stride[dim] : at + stride[dim];
-            position = position == n - 1 ? 0 : position + 1;
-          }
+        const int p = position[dim];
+        const NodeId base = at - static_cast<NodeId>(p) * stride[dim];
+        const int lowest = negative[dim] ? wrap_once(p - hops + 1, n) : p;
+        const int end = lowest + hops;
+        ++diff[channel_at(base, dim, lowest, rank)];
+        if (end < n) {
+          --diff[channel_at(base, dim, end, rank)];
+        } else if (end > n) {
+          ++diff[channel_at(base, dim, 0, rank)];
+          --diff[channel_at(base, dim, end - n, rank)];
         }
+        position[dim] = wrap_once(negative[dim] ? p - hops : p + hops, n);
+        at = base + static_cast<NodeId>(position[dim]) * stride[dim];
       }
   };
+  // Per source, by dimension and destination coordinate: the forward
+  // distance and each table's way.
+  struct Way {
+    int forward = 0;
+    bool positive_negative = false, split_negative = false;
+  };
+  std::array<std::vector<Way>, kMaxDims> ways;
+  for (int dim = 0; dim < kMaxDims; ++dim) ways[dim].resize(static_cast<std::size_t>(size[dim]));
   for (std::size_t s = 0; s < nodes.size(); ++s) {
     const Coord& from = coords[s];
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      for (int to = 0; to < size[dim]; ++to) {
+        Way& way = ways[dim][static_cast<std::size_t>(to)];
+        way.forward = (to - from[dim] + size[dim]) % size[dim];
+        if (way.forward == 0) continue;  // no run: its way is never asked
+        way.positive_negative = dimension_order_negative(torus, dim, from[dim], way.forward, false);
+        way.split_negative = dimension_order_negative(torus, dim, from[dim], way.forward, true);
+      }
     for (std::size_t d = 0; d < nodes.size(); ++d) {
       if (d == s) continue;
       bool differs = false;  // a tie the split table sends the other way
       for (int dim = 0; dim < kMaxDims; ++dim) {
-        const int f = coords[d][dim] - from[dim];
-        forward[dim] = f < 0 ? f + size[dim] : f;
-        if (forward[dim] == 0) continue;  // no run: its way is never asked
-        positive_negative[dim] = dimension_order_negative(torus, dim, from[dim], forward[dim], false);
-        split_negative[dim] = dimension_order_negative(torus, dim, from[dim], forward[dim], true);
-        differs = differs || positive_negative[dim] != split_negative[dim];
+        const Way& way = ways[dim][static_cast<std::size_t>(coords[d][dim])];
+        forward[dim] = way.forward;
+        positive_negative[dim] = way.positive_negative;
+        split_negative[dim] = way.split_negative;
+        differs = differs || (way.forward != 0 && way.positive_negative != way.split_negative);
       }
       if (!differs) {
         walk(s, positive_negative, common);
@@ -98,11 +126,24 @@ bool split_ties_lower(const Torus& torus, const std::vector<NodeId>& nodes) {
       walk(s, split_negative, split);
     }
   }
-  std::uint64_t positive_peak = 0, split_peak = 0;
-  for (std::size_t c = 0; c < common.size(); ++c) {
-    positive_peak = std::max(positive_peak, common[c] + positive[c]);
-    split_peak = std::max(split_peak, common[c] + split[c]);
-  }
+  // Prefix sums along every ring (from its node at position 0), both
+  // tables at once.
+  std::int64_t positive_peak = 0, split_peak = 0;
+  for (NodeId base = 0; base < torus.node_count(); ++base)
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      if ((base / stride[dim]) % static_cast<NodeId>(size[dim]) != 0) continue;  // not a ring's base
+      for (const bool negative : {false, true}) {
+        const auto rank = static_cast<ChannelId>(Direction::make(dim, negative).rank());
+        std::int64_t positive_load = 0, split_load = 0;
+        for (int position = 0; position < size[dim]; ++position) {
+          const ChannelId c = channel_at(base, dim, position, rank);
+          positive_load += common[c] + positive[c];
+          split_load += common[c] + split[c];
+          positive_peak = std::max(positive_peak, positive_load);
+          split_peak = std::max(split_peak, split_load);
+        }
+      }
+    }
   return split_peak < positive_peak;
 }
 

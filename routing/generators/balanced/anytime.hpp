@@ -62,12 +62,12 @@ constexpr std::uint64_t kTurnSetWorkPerPair = 64;
 bool budget_below_turn_set(const WorkBudget* budget, std::size_t nodes);
 
 // The steps a pair costs when direction_order_start() counts the loads of
-// both its tables (every pair's route walked hop by hop, twice where the
-// two differ): 67 ns a pair on a random half of 8x8x8x8 (0.28 s for 4.2
-// million pairs), 100 ns on 1024 linear nodes of it, about 3 steps.
-// Under 0.5 s the 2048 random nodes of 8x8x8x8 cannot pay it after the
-// verifier's share and keep the positive ties; 1024 nodes can.
-constexpr std::uint64_t kTieChoiceWorkPerPair = 4;
+// both its tables (every pair's route added run by run, twice where the two
+// differ): 50 ns a pair on a random half of 8x8x8x8 (0.21 s for 4.2
+// million pairs), about 2 steps.  Under 0.5 s the 2048 random nodes of
+// 8x8x8x8 cannot pay it after the verifier's share and keep the positive
+// ties; 1024 nodes can.
+constexpr std::uint64_t kTieChoiceWorkPerPair = 2;
 
 // The direction-order table of `table`'s nodes (from start_route_table), or
 // false, the table untouched: a block of a larger torus in closed form
