@@ -372,7 +372,7 @@ section_time_budget() {
        '  greedy start, the deadlock guard) a job keeps its direction-order table, verified by' \
        '  construction, and the report names `load balancing` and `First/Last Step refinement`' \
        '  as cut (above 1129 nodes under the default 2 s, above 564 under 0.5 s); its ring' \
-       '  ties go the way of the lower max load when 4 steps a pair are left for counting' \
+       '  ties go the way of the lower max load when 2 steps a pair are left for counting' \
        '  both ways ("Latency of a job'"'"'s tables"), else the positive way, and the report' \
        '  names `choice of the ring ties` too;' \
        '- below 4 x 40 a block'"'"'s budget goes to the First/Last Step refinement alone, from its' \
@@ -456,7 +456,7 @@ section_latency() {
        'the table: the report'"'"'s `non_minimal`); the 1024-node block goes to the First/Last' \
        'Step refinement alone under 2 s; the 2048 random nodes, the 4096-node block, and under' \
        '0.5 s the 1024-node cases, keep their direction-order table, verified by construction.' \
-       'Where the budget leaves 4 steps a pair (the 2048 random nodes under 2 s, the 1024' \
+       'Where the budget leaves 2 steps a pair (the 2048 random nodes under 2 s, the 1024' \
        'linear ones under 0.5 s), its ring ties go the positive way or, from an odd' \
        'coordinate, the negative way, whichever table has the lower max load, both counted' \
        'over every pair'"'"'s route (`routing/generators/balanced/anytime.cpp`): the 2048 random' \
@@ -468,7 +468,7 @@ section_latency() {
        'channels dimension by dimension (every combination of its coordinates occurs), and a' \
        'scattered set'"'"'s by a pair with one end on the channel'"'"'s own ring, then the few channels' \
        'left source by source (`routing/check/metrics.cpp`); the direction-order table is packed' \
-       'once per displacement class.  The budget is charged the verifier'"'"'s pass first (2 steps' \
+       'once per displacement class, which a pair finds by a look-up per dimension.  The budget is charged the verifier'"'"'s pass first (2 steps' \
        'a pair).' \
        'The whole machines of 4096 and 8192 nodes with failed routers take the closed form' \
        'around the failures without the search over every pair (its set-up alone is more than' \
