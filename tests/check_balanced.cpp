@@ -1,5 +1,6 @@
 // Candidate routes (routing/common/candidates.hpp) and the "balanced" generator
 // (routing/generators/balanced.cpp and routing/generators/balanced/).
+#include <algorithm>
 #include <memory>
 #include <cmath>
 #include <cstdlib>
@@ -717,6 +718,26 @@ START_TEST(test_block_closed_form) {
   ck_assert_uint_eq(verified(net, balanced_table(net, closed.nodes(), off)).metrics.max_gamma, 42);
   // Under flow control none the ring of 8 would close a cycle.
   ck_assert(!balanced::block_table(net, closed, FlowControl::none));
+  // A tie on a ring of 4k + 2 goes by the pair's displacement: on a 6x3
+  // block of 6x6 (X a ring of 6, Y an arc of 3), a pair 3 apart in X goes
+  // +X when its Y displacement is odd (with the arc's extent, the sum of
+  // the other dimensions' shares is even), -X otherwise.
+  const Network six(Torus::parse("6x6"));
+  RouteTable ring6(block(six.torus(), {6, 3, 1, 1}));
+  ck_assert(balanced::block_table(six, ring6, FlowControl::bubble));
+  verified(six, ring6);
+  int ties = 0;
+  for (std::size_t s = 0; s < ring6.size(); ++s)
+    for (std::size_t d = 0; d < ring6.size(); ++d) {
+      const Coord from = six.torus().coord(ring6.nodes()[s]), to = six.torus().coord(ring6.nodes()[d]);
+      if ((to[0] - from[0] + 6) % 6 != 3) continue;
+      ++ties;
+      const std::vector<Direction>& hops = ring6.route(s, d).hops;
+      const bool positive = std::count(hops.begin(), hops.end(), kPlusX) == 3;
+      ck_assert_msg(positive == ((to[1] - from[1]) % 2 != 0), "%s -> %s: %s", six.torus().format_coord(ring6.nodes()[s]).c_str(),
+                    six.torus().format_coord(ring6.nodes()[d]).c_str(), ring6.route(s, d).to_string().c_str());
+    }
+  ck_assert_int_eq(ties, 18 * 3);
   // A failed link inside the block, a long arc (6 of 8), a whole torus.
   Network broken(Torus::parse("8x8"));
   broken.fail_link(0, kPlusX);
