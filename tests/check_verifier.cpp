@@ -470,6 +470,106 @@ START_TEST(test_run_walk_matches_hop_walk) {
 }
 END_TEST
 
+// A whole machine's table is checked by displacement (each common route
+// once, the pairs that differ or meet a failure walked): the same report as
+// walking every route, on tables with every kind of exception: failed
+// routers and links on the common routes, detours, First and Last Steps,
+// long ways, other layers, missing, wrong and non-encodable routes.
+START_TEST(test_translates_match_walking_every_route) {
+  std::uint64_t state = 777;
+  const auto next = [&](std::uint64_t bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % bound;
+  };
+  int fast_runs = 0;
+  for (const char* dims : {"8x8x4", "4x4x4x4", "16x16", "6x6x8"}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      const Torus torus = Torus::parse(dims);
+      Network network(torus);
+      if (variant >= 1) network.fail_node(static_cast<NodeId>(next(torus.node_count())));
+      if (variant >= 2) network.fail_link(static_cast<NodeId>(next(torus.node_count())), Direction::make(1, true));
+      std::vector<NodeId> live;
+      for (NodeId node = 0; node < torus.node_count(); ++node)
+        if (network.node_alive(node)) live.push_back(node);
+      RouteTable table = dimension_order_table(torus, live, variant % 2 == 1);
+      const std::size_t changes = variant == 3 ? 400 : variant == 2 ? 40 : 0;
+      for (std::size_t k = 0; k < changes; ++k) {
+        const std::size_t s = next(table.size()), d = next(table.size());
+        if (s == d) continue;
+        Route route = table.route(s, d);
+        switch (next(6)) {
+          case 0: table.set_route(s, d, Route{}); break;  // missing
+          case 1:  // a First Step in another dimension and back
+            route.hops.insert(route.hops.begin(), Direction::make(2, false));
+            route.hops.push_back(Direction::make(2, true));
+            table.set_route(s, d, route);
+            break;
+          case 2: route.layer = static_cast<std::uint8_t>(1 + next(2)); table.set_route(s, d, route); break;
+          case 3: route.hops.push_back(Direction::make(0, false)); table.set_route(s, d, route); break;  // wrong end
+          case 4:  // the long way round in X
+            route.hops.insert(route.hops.begin(), static_cast<std::size_t>(torus.size(0)), Direction::make(0, true));
+            table.set_route(s, d, route);
+            break;
+          default:  // not encodable
+            route.hops.insert(route.hops.begin(), {Direction::make(1, true), Direction::make(0, false), Direction::make(1, false)});
+            table.set_route(s, d, route);
+        }
+      }
+      VerifyOptions by_displacement;
+      by_displacement.max_virtual_channels = 2;
+      VerifyOptions every_route = by_displacement;
+      every_route.walk_every_route = true;
+      const VerifyReport fast = verify(network, table, by_displacement);
+      const VerifyReport slow = verify(network, table, every_route);
+      ck_assert_uint_eq(slow.pairs_walked, table.size() * (table.size() - 1));
+      if (fast.pairs_walked < slow.pairs_walked / 4) ++fast_runs;
+      ck_assert_msg(fast.violation_count == slow.violation_count, "%s variant %d: %zu violations, walking every route %zu",
+                    dims, variant, fast.violation_count, slow.violation_count);
+      ck_assert_uint_eq(fast.violations.size(), slow.violations.size());
+      for (std::size_t i = 0; i < fast.violations.size(); ++i) {
+        ck_assert_int_eq(static_cast<int>(fast.violations[i].rule), static_cast<int>(slow.violations[i].rule));
+        ck_assert_std_str_eq(fast.violations[i].message, slow.violations[i].message);
+      }
+      ck_assert_uint_eq(fast.routes, slow.routes);
+      ck_assert_uint_eq(fast.non_minimal, slow.non_minimal);
+      ck_assert_uint_eq(fast.fs_ls_routes, slow.fs_ls_routes);
+      ck_assert_int_eq(fast.virtual_channels, slow.virtual_channels);
+      ck_assert_uint_eq(fast.metrics.max_gamma, slow.metrics.max_gamma);
+      ck_assert_uint_eq(fast.metrics.min_gamma, slow.metrics.min_gamma);
+      ck_assert(fast.metrics.sigma4 == slow.metrics.sigma4);
+      ck_assert_int_eq(fast.metrics.max_hops, slow.metrics.max_hops);
+      ck_assert(fast.metrics.avg_hops == slow.metrics.avg_hops);
+      ck_assert_uint_eq(fast.metrics.lower_bound, slow.metrics.lower_bound);
+      // The loads and dependency graphs against a hop-by-hop walk.
+      std::vector<std::uint64_t> loads(torus.channel_slots(), 0);
+      std::vector<ChannelDependencyGraph> graphs(table.virtual_channels(), ChannelDependencyGraph(torus));
+      for (std::size_t s = 0; s < table.size(); ++s)
+        for (std::size_t d = 0; d < table.size(); ++d) {
+          if (!table.has_route(s, d)) continue;
+          const Route route = table.route(s, d);
+          NodeId at = table.nodes()[s];
+          for (std::size_t k = 0; k < route.hops.size(); ++k) {
+            const ChannelId c = Torus::channel(at, route.hops[k]);
+            ++loads[c];
+            if (k + 1 < route.hops.size()) graphs[route.layer].add(c, route.hops[k + 1]);
+            at = torus.neighbor(at, route.hops[k]);
+          }
+        }
+      const RouteWalkFigures walked = walk_routes(network, table);
+      ck_assert_msg(walked.loads == loads, "loads differ on %s variant %d", dims, variant);
+      ck_assert_uint_eq(walked.graphs.size(), graphs.size());
+      for (std::size_t layer = 0; layer < graphs.size(); ++layer)
+        for (ChannelId c = 0; c < torus.channel_slots(); ++c)
+          ck_assert_msg(walked.graphs[layer].successors(c) == graphs[layer].successors(c),
+                        "%s variant %d layer %zu channel %u: successors %u, expected %u", dims, variant, layer, c,
+                        walked.graphs[layer].successors(c), graphs[layer].successors(c));
+    }
+  }
+  // Tables whose common routes break no rule are checked by displacement.
+  ck_assert_int_ge(fast_runs, 8);
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("verifier");
   TCase* tc = tcase_create("core");
@@ -493,6 +593,7 @@ int main() {
   tcase_add_test(tc, test_node_outside_torus);
   tcase_add_test(tc, test_one_example_per_rule);
   tcase_add_test(tc, test_run_walk_matches_hop_walk);
+  tcase_add_test(tc, test_translates_match_walking_every_route);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }

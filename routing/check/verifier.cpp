@@ -158,26 +158,57 @@ class RingGeometry {
     }
     return total;
   }
-  // Adds 1 to `diff` for the channels of direction d at ring positions
-  // lo, lo+1, ..., lo+length-1 (mod size) of the ring based at `base`.
-  void add_interval(std::vector<std::int64_t>& diff, NodeId base, Direction d, int lo, int length) const {
+  // Adds `weight` to `diff` for the channels of direction d at ring
+  // positions lo, lo+1, ..., lo+length-1 (mod size) of the ring based at `base`.
+  void add_interval(std::vector<std::int64_t>& diff, NodeId base, Direction d, int lo, int length,
+                    std::int64_t weight = 1) const {
     const int size = torus_.size(d.dim());
     const NodeId stride = stride_[d.dim()];
     const auto at = [&](int position) { return Torus::channel(base + static_cast<NodeId>(position) * stride, d); };
     int rest = length;
     if (length >= size) {
-      diff[at(0)] += length / size;  // whole laps
+      diff[at(0)] += weight * (length / size);  // whole laps
       rest = length % size;
     }
     if (rest == 0) return;
-    diff[at(lo)] += 1;
+    diff[at(lo)] += weight;
     const int end = lo + rest;
     if (end < size) {
-      diff[at(end)] -= 1;
+      diff[at(end)] -= weight;
     } else if (end > size) {
-      diff[at(0)] += 1;
-      diff[at(end - size)] -= 1;
+      diff[at(0)] += weight;
+      diff[at(end - size)] -= weight;
     }
+  }
+  // Where a run of `count` hops in direction d from `at` lies on its ring.
+  struct RunPlace {
+    NodeId base;     // the ring's node at position 0
+    int lowest;      // the lowest position of its channels (mod size)
+    ChannelId last;  // its last hop's channel
+    NodeId next;     // the node it ends at
+  };
+  RunPlace place_run(NodeId at, Direction d, int count) const {
+    // The run's channels are the ring positions c, c+1, ..., c+count-1 (+D)
+    // or c-count+1, ..., c (-D).
+    const int dim = d.dim(), size = torus_.size(dim);
+    RunPlace place;
+    place.base = ring_base(at, dim);
+    const int c = coord(at, dim);
+    place.lowest = d.positive() ? c : wrap(c - count + 1, size);
+    const int last = d.positive() ? wrap(c + count - 1, size) : place.lowest;
+    place.last = Torus::channel(on_ring(place.base, dim, last), d);
+    place.next = on_ring(place.base, dim, wrap(d.positive() ? last + 1 : last - 1, size));
+    return place;
+  }
+  // The node at the coordinates of `a` plus (minus) those of `b`, mod the sizes.
+  NodeId shifted(NodeId a, NodeId b, bool subtract) const {
+    NodeId node = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const int size = torus_.size(dim);
+      const int c = subtract ? coord(a, dim) - coord(b, dim) : coord(a, dim) + coord(b, dim);
+      node += static_cast<NodeId>(wrap(c, size)) * stride_[dim];
+    }
+    return node;
   }
   // Turns the difference arrays into per-channel values, ring by ring.
   template <class Store>
@@ -237,7 +268,7 @@ struct RunEnds {
 // What one thread gathers over its sources; merged in source order.
 struct PartialCheck {
   ViolationLog log;
-  std::size_t routes = 0, non_minimal = 0, fs_ls_routes = 0;
+  std::size_t routes = 0, non_minimal = 0, fs_ls_routes = 0, walked = 0;
   RouteLengths lengths;
   // Per layer, by channel slot: the loads as ring difference arrays, and
   // the runs ending on the channel with the directions taken after them.
@@ -276,7 +307,7 @@ void check_route(const Network& network, const RingGeometry& rings, const RouteT
   ChannelId previous = 0;
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const Direction direction = runs[r].direction;
-    const int count = runs[r].count, dim = direction.dim(), size = torus.size(dim);
+    const int count = runs[r].count, dim = direction.dim();
     if (r) ends[previous].successors |= static_cast<std::uint8_t>(1u << direction.rank());
     if (live) {
       if (!torus.direction_present(direction)) {
@@ -315,16 +346,11 @@ void check_route(const Network& network, const RingGeometry& rings, const RouteT
         }
       }
     }
-    // The run's channels are the ring positions c, c+1, ..., c+count-1 (+D)
-    // or c-count+1, ..., c (-D).
-    const NodeId base = rings.ring_base(at, dim);
-    const int c = rings.coord(at, dim);
-    const int lowest = direction.positive() ? c : RingGeometry::wrap(c - count + 1, size);
-    rings.add_interval(load_diff, base, direction, lowest, count);
-    const int last = direction.positive() ? RingGeometry::wrap(c + count - 1, size) : lowest;
-    previous = Torus::channel(rings.on_ring(base, dim, last), direction);
+    const RingGeometry::RunPlace place = rings.place_run(at, direction, count);
+    rings.add_interval(load_diff, place.base, direction, place.lowest, count);
+    previous = place.last;
     ++ends[previous].count;
-    at = rings.on_ring(base, dim, RingGeometry::wrap(direction.positive() ? last + 1 : last - 1, size));
+    at = place.next;
     hop_index += static_cast<std::size_t>(count);
   }
   if (!checks) return;
@@ -345,53 +371,330 @@ void check_route(const Network& network, const RingGeometry& rings, const RouteT
     part.log.add(Rule::WrongDestination, [&] { return described() + " ends at " + torus.format_coord(at); });
 }
 
+// The pair (s, d), s != d: its route's loads and dependencies (from a
+// source inside the torus), and with `checks` every rule.  `runs` is scratch.
+void check_pair(const Network& network, const RingGeometry& rings, const RouteTable& table,
+                const VerifyOptions& options, const Allocation& allocation, bool checks, std::size_t s,
+                std::size_t d, std::vector<Run>& runs, PartialCheck& part) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = table.nodes();
+  ++part.walked;
+  if (!table.has_route(s, d)) {
+    if (checks)
+      part.log.add(Rule::MissingRoute, [&] {
+        const auto name = [&](NodeId node) {
+          return node < torus.node_count() ? torus.format_coord(node) : "id " + std::to_string(node);
+        };
+        return "no route from " + name(nodes[s]) + " to " + name(nodes[d]);
+      });
+    return;
+  }
+  ++part.routes;
+  runs.clear();
+  std::size_t hops = 0;
+  table.for_each_run(s, d, [&](Direction direction, int count) {
+    // Field by field: a Run built whole and copied in is two narrow
+    // stores read back as one wide load, which the store buffer cannot
+    // forward (a sixth of the verifier's time on 8x8x8x8).
+    Run& run = runs.emplace_back();
+    run.direction = direction;
+    run.count = count;
+    hops += static_cast<std::size_t>(count);
+  });
+  part.lengths.hops += hops;
+  part.lengths.max_hops = std::max(part.lengths.max_hops, static_cast<int>(hops));
+  const std::uint8_t layer = table.layer(s, d);
+  if (layer >= part.load_diff.size()) {  // the first route of a new layer
+    part.load_diff.resize(layer + 1u, std::vector<std::int64_t>(torus.channel_slots(), 0));
+    part.ends.resize(layer + 1u, std::vector<RunEnds>(torus.channel_slots()));
+  }
+  if (!allocation.inside[s]) return;
+  check_route(network, rings, table, options, s, d, runs, hops, layer, checks && allocation.inside[d],
+              allocation.walkable[s] && allocation.walkable[d], part);
+}
+
 // Sources [begin, end): loads and dependencies of every route (from a
 // source inside the torus), and with `checks` every rule of every route.
 void check_rows(const Network& network, const RingGeometry& rings, const RouteTable& table,
                 const VerifyOptions& options, const Allocation& allocation, bool checks, std::size_t begin,
                 std::size_t end, PartialCheck& part) {
+  const std::size_t n = table.size();
+  std::vector<Run> runs;
+  runs.reserve(64);
+  for (std::size_t s = begin; s < end; ++s)
+    for (std::size_t d = 0; d < n; ++d)
+      if (s != d) check_pair(network, rings, table, options, allocation, checks, s, d, runs, part);
+}
+
+// ---------------------------------------------------------------------------
+// A whole machine (every live node allocated).  Most of its table is one
+// route per displacement t, translated: the route from s to s + t is the
+// same hop sequence for most s.  The verifier then checks each
+// displacement's common route once (where it ends, its encodability, its
+// length, its layer), counts the loads and dependencies of its translates
+// from every node of the torus at once (every channel of a direction gets
+// the same share), and walks one by one only the pairs whose route differs
+// from it and those whose common route meets a failed router or channel.
+// The translates the table does not have (from or to a failed router, and
+// the pairs walked) are taken off again, walked with weight -1.  Same
+// figures and violations as walking every route, in a comparison a pair
+// plus the walks of the few routes that differ.
+
+// The translates' share of layer 0: the same for every channel of a
+// direction, and the corrections by channel slot.
+struct TranslateCounts {
+  std::array<std::int64_t, kDirectionCount> load{}, ends{};
+  std::array<std::array<std::int64_t, kDirectionCount>, kDirectionCount> turns{};  // [rank][next rank]
+  std::vector<std::int64_t> end_count;   // by channel slot
+  std::vector<std::int64_t> turn_count;  // by channel slot * kDirectionCount + next rank
+};
+
+// On a machine of fewer nodes every route is walked: the saving is small.
+constexpr std::size_t kMinTranslateNodes = 256;
+
+// The common routes of the displacements (a displacement is named by the
+// node at its coordinates) and how each was checked.
+struct CommonRoutes {
+  std::vector<std::uint32_t> word;               // 0: none (t = 0)
+  std::vector<std::uint32_t> first_run, run_count;
+  std::vector<Run> runs;
+  std::vector<std::uint32_t> hops;
+  std::vector<unsigned char> minimal, fs_ls;
+};
+
+// The table's word of a pair; a route in the overflow store reads as
+// kOverflowWord, which no compact word equals (RouteTable keeps X's field
+// 32 for overflow words), so it is never taken for a common route.
+constexpr std::uint32_t kOverflowWord = 32;
+inline std::uint32_t word_of(const RouteTable& table, std::size_t s, std::size_t d) {
+  const std::optional<PackedRoute> packed = table.packed_route(s, d);
+  return packed ? packed->code : kOverflowWord;
+}
+
+std::optional<CommonRoutes> common_routes(const Network& network, const RingGeometry& rings, const RouteTable& table,
+                                          const VerifyOptions& options, bool checks,
+                                          const std::vector<std::uint32_t>& index_of) {
   const Torus& torus = network.torus();
   const std::vector<NodeId>& nodes = table.nodes();
   const std::size_t n = nodes.size();
-  std::vector<Run> runs;
-  runs.reserve(64);
-  for (std::size_t s = begin; s < end; ++s) {
-    for (std::size_t d = 0; d < n; ++d) {
-      if (s == d) continue;
-      if (!table.has_route(s, d)) {
-        if (checks)
-          part.log.add(Rule::MissingRoute, [&] {
-            const auto name = [&](NodeId node) {
-              return node < torus.node_count() ? torus.format_coord(node) : "id " + std::to_string(node);
-            };
-            return "no route from " + name(nodes[s]) + " to " + name(nodes[d]);
-          });
-        continue;
+  const NodeId machine = torus.node_count();
+  constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  CommonRoutes common;
+  common.word.assign(machine, 0);
+  common.first_run.assign(machine, 0);
+  common.run_count.assign(machine, 0);
+  common.hops.assign(machine, 0);
+  common.minimal.assign(machine, 1);
+  common.fs_ls.assign(machine, 0);
+  const std::size_t references[3] = {0, n / 3, 2 * n / 3};
+  for (NodeId t = 1; t < machine; ++t) {
+    // The word most of three sources spread over the machine store for t.
+    std::uint32_t words[3];
+    std::size_t pair[3][2];
+    int found = 0;
+    for (const std::size_t s : references) {
+      const std::uint32_t d = index_of[rings.shifted(nodes[s], t, false)];
+      if (d == kNone) continue;
+      const std::uint32_t word = word_of(table, s, d);
+      if (word == kOverflowWord || word == 0) continue;  // an overflow or missing route is nobody's common route
+      words[found] = word;
+      pair[found][0] = s;
+      pair[found][1] = d;
+      ++found;
+    }
+    if (found == 0) return std::nullopt;
+    int pick = 0;
+    if (found == 3 && words[0] != words[1] && words[0] != words[2] && words[1] == words[2]) pick = 1;
+    common.word[t] = words[pick];
+    // Its runs as for_each_run gives them for a pair storing it.
+    common.first_run[t] = static_cast<std::uint32_t>(common.runs.size());
+    Coord position{};
+    std::uint32_t hops = 0;
+    bool usable = true;
+    table.for_each_run(pair[pick][0], pair[pick][1], [&](Direction direction, int count) {
+      Run& run = common.runs.emplace_back();
+      run.direction = direction;
+      run.count = count;
+      if (count <= 0 || !torus.direction_present(direction)) usable = false;
+      const int dim = direction.dim();
+      position[dim] = RingGeometry::wrap(position[dim] + (direction.positive() ? count : -count), torus.size(dim));
+      hops += static_cast<std::uint32_t>(count);
+    });
+    common.run_count[t] = static_cast<std::uint32_t>(common.runs.size()) - common.first_run[t];
+    // A common route that breaks a rule breaks it for most pairs: those
+    // tables are walked route by route, which reports them as always.
+    if (!usable || torus.id(position) != t) return std::nullopt;
+    if (table.layer(pair[pick][0], pair[pick][1]) != 0 || options.max_virtual_channels < 1) return std::nullopt;
+    const std::vector<Run> runs(common.runs.begin() + common.first_run[t], common.runs.end());
+    if (!runs_dor(runs, false, false)) {
+      if (runs_encodable(runs, hops))
+        common.fs_ls[t] = 1;
+      else if (checks && options.rules == RuleSet::angara)
+        return std::nullopt;
+    }
+    common.hops[t] = hops;
+    common.minimal[t] = hops <= static_cast<std::uint32_t>(rings.distance(0, t)) ? 1 : 0;
+  }
+  return common;
+}
+
+std::optional<TranslateCounts> walk_translates(const Network& network, const RingGeometry& rings,
+                                               const RouteTable& table, const VerifyOptions& options,
+                                               const Allocation& allocation, bool checks, PartialCheck& part) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = table.nodes();
+  const std::size_t n = nodes.size();
+  const NodeId machine = torus.node_count();
+  constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  if (options.walk_every_route || machine < kMinTranslateNodes) return std::nullopt;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (torus.single_cabled(dim)) return std::nullopt;
+  std::size_t alive = 0;
+  for (NodeId node = 0; node < machine; ++node) alive += network.node_alive(node) ? 1 : 0;
+  if (alive != n) return std::nullopt;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!allocation.walkable[i]) return std::nullopt;
+  std::vector<std::uint32_t> index_of(machine, kNone);
+  for (std::size_t i = 0; i < n; ++i) index_of[nodes[i]] = static_cast<std::uint32_t>(i);
+  const std::optional<CommonRoutes> found = common_routes(network, rings, table, options, checks, index_of);
+  if (!found) return std::nullopt;
+  const CommonRoutes& common = *found;
+  const Run* const runs_of = common.runs.data();
+
+  // Every translate of every common route, from each node of the torus.
+  const std::size_t slots = torus.channel_slots();
+  TranslateCounts counts;
+  counts.end_count.assign(slots, 0);
+  counts.turn_count.assign(slots * kDirectionCount, 0);
+  for (NodeId t = 1; t < machine; ++t)
+    for (std::uint32_t r = 0; r < common.run_count[t]; ++r) {
+      const Run& run = runs_of[common.first_run[t] + r];
+      const int rank = run.direction.rank();
+      counts.load[rank] += run.count;
+      ++counts.ends[rank];
+      if (r) ++counts.turns[runs_of[common.first_run[t] + r - 1].direction.rank()][rank];
+    }
+  // Takes the translate of t's common route from `source` off again.
+  const auto take_off = [&](NodeId source, NodeId t) {
+    std::vector<std::int64_t>& load_diff = part.load_diff[0];  // check_pair may add layers
+    NodeId at = source;
+    ChannelId previous = 0;
+    for (std::uint32_t r = 0; r < common.run_count[t]; ++r) {
+      const Run& run = runs_of[common.first_run[t] + r];
+      const RingGeometry::RunPlace place = rings.place_run(at, run.direction, run.count);
+      rings.add_interval(load_diff, place.base, run.direction, place.lowest, run.count, -1);
+      if (r) --counts.turn_count[std::size_t(previous) * kDirectionCount + run.direction.rank()];
+      --counts.end_count[place.last];
+      previous = place.last;
+      at = place.next;
+    }
+  };
+
+  // Each pair against its displacement's common route, sources split over
+  // the threads: the pairs that differ are walked, the others counted.
+  struct Compared {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> differ;
+    std::vector<std::uint32_t> uses;  // by displacement
+  };
+  std::vector<Compared> compared(parallel_parts(n));
+  run_parallel(n, [&](std::size_t p, std::size_t begin, std::size_t end) {
+    Compared& mine = compared[p];
+    mine.uses.assign(machine, 0);
+    std::array<std::vector<NodeId>, kMaxDims> share;  // by destination coordinate: its part of t
+    for (std::size_t s = begin; s < end; ++s) {
+      NodeId stride = 1;
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int size = torus.size(dim), from = rings.coord(nodes[s], dim);
+        share[dim].resize(static_cast<std::size_t>(size));
+        for (int to = 0; to < size; ++to)
+          share[dim][static_cast<std::size_t>(to)] = static_cast<NodeId>((to - from + size) % size) * stride;
+        stride *= static_cast<NodeId>(size);
       }
-      ++part.routes;
-      runs.clear();
-      std::size_t hops = 0;
-      table.for_each_run(s, d, [&](Direction direction, int count) {
-        // Field by field: a Run built whole and copied in is two narrow
-        // stores read back as one wide load, which the store buffer cannot
-        // forward (a sixth of the verifier's time on 8x8x8x8).
-        Run& run = runs.emplace_back();
-        run.direction = direction;
-        run.count = count;
-        hops += static_cast<std::size_t>(count);
-      });
-      part.lengths.hops += hops;
-      part.lengths.max_hops = std::max(part.lengths.max_hops, static_cast<int>(hops));
-      const std::uint8_t layer = table.layer(s, d);
-      if (layer >= part.load_diff.size()) {  // the first route of a new layer
-        part.load_diff.resize(layer + 1u, std::vector<std::int64_t>(torus.channel_slots(), 0));
-        part.ends.resize(layer + 1u, std::vector<RunEnds>(torus.channel_slots()));
+      for (std::size_t d = 0; d < n; ++d) {
+        if (d == s) continue;
+        NodeId t = 0;
+        for (int dim = 0; dim < kMaxDims; ++dim) t += share[dim][static_cast<std::size_t>(rings.coord(nodes[d], dim))];
+        if (word_of(table, s, d) == common.word[t])
+          ++mine.uses[t];
+        else
+          mine.differ.emplace_back(static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(d));
       }
-      if (!allocation.inside[s]) continue;
-      check_route(network, rings, table, options, s, d, runs, hops, layer, checks && allocation.inside[d],
-                  allocation.walkable[s] && allocation.walkable[d], part);
+    }
+  });
+  std::vector<std::uint32_t> uses = std::move(compared[0].uses);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> walked = std::move(compared[0].differ);
+  for (std::size_t p = 1; p < compared.size(); ++p) {
+    for (NodeId t = 0; t < machine; ++t) uses[t] += compared[p].uses[t];
+    walked.insert(walked.end(), compared[p].differ.begin(), compared[p].differ.end());
+  }
+
+  // Common routes that meet a failed router or channel, where the table has
+  // them: walked too (each is a violation).
+  std::vector<NodeId> failed_nodes;
+  std::vector<std::pair<NodeId, Direction>> failed_channels;
+  for (NodeId node = 0; node < machine; ++node) {
+    if (!network.node_alive(node)) {
+      failed_nodes.push_back(node);
+      continue;
+    }
+    for (int rank = 0; rank < kDirectionCount; ++rank) {
+      const Direction d(rank);
+      if (torus.direction_present(d) && network.node_alive(torus.neighbor(node, d)) && !network.channel_alive(node, d))
+        failed_channels.emplace_back(node, d);
     }
   }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> touched;
+  const auto meets = [&](NodeId source, NodeId t) {
+    const std::uint32_t s = index_of[source], d = index_of[rings.shifted(source, t, false)];
+    if (s == kNone || d == kNone) return;  // not in the table
+    if (word_of(table, s, d) != common.word[t]) return;  // differs: walked already
+    touched.emplace_back(s, d);
+  };
+  if (!failed_nodes.empty() || !failed_channels.empty())
+    for (NodeId t = 1; t < machine; ++t) {
+      NodeId at = 0;  // the route from the origin: `at` is its offset from the source
+      for (std::uint32_t r = 0; r < common.run_count[t]; ++r) {
+        const Run& run = runs_of[common.first_run[t] + r];
+        for (int k = 0; k < run.count; ++k) {
+          for (const auto& [tail, direction] : failed_channels)
+            if (direction == run.direction) meets(rings.shifted(tail, at, true), t);
+          at = torus.neighbor(at, run.direction);
+          for (const NodeId failed : failed_nodes) meets(rings.shifted(failed, at, true), t);
+        }
+      }
+    }
+  // A route may meet several failures: each pair once.
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (const auto& [s, d] : touched) --uses[rings.shifted(nodes[d], nodes[s], true)];
+  walked.insert(walked.end(), touched.begin(), touched.end());
+  std::sort(walked.begin(), walked.end());
+
+  // Off again: the translates from and to failed routers, and those of the
+  // pairs walked (which add their own routes).
+  for (const NodeId failed : failed_nodes)
+    for (NodeId t = 1; t < machine; ++t) {
+      take_off(failed, t);
+      const NodeId source = rings.shifted(failed, t, true);
+      if (network.node_alive(source)) take_off(source, t);
+    }
+  std::vector<Run> runs;
+  runs.reserve(64);
+  for (const auto& [s, d] : walked) {
+    take_off(nodes[s], rings.shifted(nodes[d], nodes[s], true));
+    check_pair(network, rings, table, options, allocation, checks, s, d, runs, part);
+  }
+  // The pairs that keep their common route.
+  for (NodeId t = 1; t < machine; ++t) {
+    if (uses[t] == 0) continue;
+    part.routes += uses[t];
+    part.lengths.hops += std::uint64_t(uses[t]) * common.hops[t];
+    part.lengths.max_hops = std::max(part.lengths.max_hops, static_cast<int>(common.hops[t]));
+    if (!checks) continue;
+    if (!common.minimal[t]) part.non_minimal += uses[t];
+    if (common.fs_ls[t]) part.fs_ls_routes += uses[t];
+  }
+  return counts;
 }
 
 // Every route's loads and channel dependencies (and with `checks`, every
@@ -408,14 +711,23 @@ TableWalk walk_table(const Network& network, const RouteTable& table, const Veri
   const Torus& torus = network.torus();
   const RingGeometry rings(network);
   const std::size_t slots = torus.channel_slots();
-  std::vector<PartialCheck> parts(parallel_parts(table.size()));
-  for (PartialCheck& part : parts) {  // layer 0 always; others when a route uses them
+  const auto fresh = [&] {  // layer 0 always; others when a route uses them
+    PartialCheck part;
     part.load_diff.assign(1, std::vector<std::int64_t>(slots, 0));
     part.ends.assign(1, std::vector<RunEnds>(slots));
+    return part;
+  };
+  std::vector<PartialCheck> parts;
+  parts.push_back(fresh());
+  const std::optional<TranslateCounts> translates =
+      walk_translates(network, rings, table, options, allocation, checks, parts[0]);
+  if (!translates) {
+    parts.clear();
+    for (std::size_t p = 0; p < parallel_parts(table.size()); ++p) parts.push_back(fresh());
+    run_parallel(table.size(), [&](std::size_t part, std::size_t begin, std::size_t end) {
+      check_rows(network, rings, table, options, allocation, checks, begin, end, parts[part]);
+    });
   }
-  run_parallel(table.size(), [&](std::size_t part, std::size_t begin, std::size_t end) {
-    check_rows(network, rings, table, options, allocation, checks, begin, end, parts[part]);
-  });
 
   TableWalk walk;
   for (const PartialCheck& part : parts) walk.layers = std::max(walk.layers, part.load_diff.size());
@@ -430,6 +742,7 @@ TableWalk walk_table(const Network& network, const RouteTable& table, const Veri
     PartialCheck& part = parts[p];
     total.log.merge(std::move(part.log));
     total.routes += part.routes;
+    total.walked += part.walked;
     total.lengths.hops += part.lengths.hops;
     total.lengths.max_hops = std::max(total.lengths.max_hops, part.lengths.max_hops);
     total.non_minimal += part.non_minimal;
@@ -446,11 +759,20 @@ TableWalk walk_table(const Network& network, const RouteTable& table, const Veri
     const std::vector<RunEnds>& ends = total.ends[layer];
     walk.graphs.emplace_back(torus);
     ChannelDependencyGraph& graph = walk.graphs.back();
+    const TranslateCounts* shares = layer == 0 && translates ? &*translates : nullptr;
     rings.prefix_sums(total.load_diff[layer], [&](ChannelId c, std::int64_t value) {
-      walk.loads[c] += static_cast<std::uint64_t>(value);
+      std::int64_t load = value, ended = ends[c].count;
       std::uint8_t next = ends[c].successors;
-      if (value > static_cast<std::int64_t>(ends[c].count))  // a ring step leaves c
-        next |= static_cast<std::uint8_t>(1u << Torus::channel_direction(c).rank());
+      const int rank = Torus::channel_direction(c).rank();
+      if (shares) {  // the translates' share (walk_translates)
+        load += shares->load[rank];
+        ended += shares->ends[rank] + shares->end_count[c];
+        for (int to = 0; to < kDirectionCount; ++to)
+          if (shares->turns[rank][to] + shares->turn_count[std::size_t(c) * kDirectionCount + to] > 0)
+            next |= static_cast<std::uint8_t>(1u << to);
+      }
+      walk.loads[c] += static_cast<std::uint64_t>(load);
+      if (load > ended) next |= static_cast<std::uint8_t>(1u << rank);  // a ring step leaves c
       if (next) graph.add_mask(c, next);
     });
   }
@@ -564,6 +886,7 @@ VerifyReport verify(const Network& network, const RouteTable& table, const Verif
   TableWalk walk = walk_table(network, table, options, allocation, true);
   log.merge(std::move(walk.total.log));
   report.routes = walk.total.routes;
+  report.pairs_walked = walk.total.walked;
   report.non_minimal = walk.total.non_minimal;
   report.fs_ls_routes = walk.total.fs_ls_routes;
 

@@ -41,6 +41,10 @@ struct VerifyReport {
   // it breaks), and one per strongly connected component that holds a turn.
   std::size_t violation_count = 0;
   std::size_t routes = 0;
+  // Pairs walked one by one: all of them, but on a whole machine, where
+  // only those whose route differs from their displacement's common route
+  // or meets a failure are (VerifyOptions::walk_every_route).
+  std::size_t pairs_walked = 0;
   std::size_t non_minimal = 0;        // routes longer than the torus distance
   std::size_t fs_ls_routes = 0;       // routes that need a First or Last Step
   int virtual_channels = 1;           // used by the table: 1 + highest layer
@@ -61,6 +65,11 @@ struct VerifyOptions {
   // routing.adaptive: also check Duato's condition for the table as the
   // escape of the adaptive channel (routing/check/adaptive_escape.hpp).
   bool adaptive = false;
+  // Walk every route one by one even on a whole machine, where the verifier
+  // otherwise checks each displacement's common route once and walks only
+  // the routes that differ from it or meet a failure (the same report;
+  // tests compare the two).
+  bool walk_every_route = false;
 };
 
 // Checks, without any generator or the routing graph: every ordered pair of
