@@ -468,8 +468,8 @@ section_latency() {
        'channels dimension by dimension (every combination of its coordinates occurs), and a' \
        'scattered set'"'"'s by a pair with one end on the channel'"'"'s own ring, then the few channels' \
        'left source by source (`routing/check/metrics.cpp`); the direction-order table is packed' \
-       'once per displacement class, which a pair finds by a look-up per dimension.  The budget is charged the verifier'"'"'s pass first (2 steps' \
-       'a pair).' \
+       'once per displacement class, which a pair finds by a look-up per dimension.  The' \
+       'budget is charged the verifier'"'"'s pass first (2 steps a pair).' \
        'The whole machines of 4096 and 8192 nodes with failed routers take the closed form' \
        'around the failures without the search over every pair (its set-up alone is more than' \
        'the budget).  The closed form'"'"'s route depends on the displacement alone (and on the' \
@@ -932,13 +932,19 @@ write_document() {
   if [ -n "$only" ] && [ -f "$output" ]; then
     # --only: the sections run replace their namesakes in the existing
     # document (or are appended); every other section is kept as it was.
-    python3 - "$output" "$body" "$output.tmp" <<'PY'
+    # The header names the machine of the full run: each section run here
+    # says where and when it was measured.
+    local measured
+    measured="(This section: $(nproc) processors ($cpu_model), $memory of memory,"
+    measured="$measured $(date -u -d "@$started" '+%Y-%m-%d %H:%M') UTC, commit $commit.)"
+    python3 - "$output" "$body" "$output.tmp" "$measured" <<'PY'
 import re, sys
 def sections(text):
     parts = re.split(r'(?m)^(?=## )', text)
     return parts[0], [(p.split('\n', 1)[0], p) for p in parts[1:]]
 head, kept = sections(open(sys.argv[1]).read())
 _, fresh = sections(open(sys.argv[2]).read())
+fresh = [(title, title + '\n\n' + sys.argv[4] + '\n' + text.split('\n', 1)[1]) for title, text in fresh]
 fresh_titles = {title for title, _ in fresh}
 out, placed = [], set()
 for title, text in kept:
