@@ -27,6 +27,34 @@ void expect_single(const VerifyReport& report, Rule rule, const std::string& mes
   ck_assert_uint_eq(report.violation_count, count);
 }
 
+// walk_routes() against a plain hop-by-hop walk of every route: the loads
+// and every layer's dependency graph.
+void expect_hop_walk(const Network& network, const RouteTable& table, const std::string& what) {
+  const Torus& torus = network.torus();
+  std::vector<std::uint64_t> loads(torus.channel_slots(), 0);
+  std::vector<ChannelDependencyGraph> graphs(table.virtual_channels(), ChannelDependencyGraph(torus));
+  for (std::size_t s = 0; s < table.size(); ++s)
+    for (std::size_t d = 0; d < table.size(); ++d) {
+      if (!table.has_route(s, d)) continue;
+      const Route route = table.route(s, d);
+      NodeId at = table.nodes()[s];
+      for (std::size_t k = 0; k < route.hops.size(); ++k) {
+        const ChannelId c = Torus::channel(at, route.hops[k]);
+        ++loads[c];
+        if (k + 1 < route.hops.size()) graphs[route.layer].add(c, route.hops[k + 1]);
+        at = torus.neighbor(at, route.hops[k]);
+      }
+    }
+  const RouteWalkFigures walked = walk_routes(network, table);
+  ck_assert_msg(walked.loads == loads, "loads differ on %s", what.c_str());
+  ck_assert_uint_eq(walked.graphs.size(), graphs.size());
+  for (std::size_t layer = 0; layer < graphs.size(); ++layer)
+    for (ChannelId c = 0; c < torus.channel_slots(); ++c)
+      ck_assert_msg(walked.graphs[layer].successors(c) == graphs[layer].successors(c),
+                    "%s layer %zu channel %u: successors %u, expected %u", what.c_str(), layer, c,
+                    walked.graphs[layer].successors(c), graphs[layer].successors(c));
+}
+
 // 2x2 torus: the diagonal routes (0,0) +X +Y, (1,0) +Y +X, (1,1) +X +Y and
 // (0,1) +Y +X chain the channels 0,0 +X -> 1,0 +Y -> 1,1 +X -> 0,1 +Y -> back
 // to 0,0 +X (size-2 dimensions wrap after one hop).  All four are minimal and
@@ -429,29 +457,7 @@ START_TEST(test_run_walk_matches_hop_walk) {
           route.hops.insert(route.hops.end(), 1 + next(r == 0 ? 12 : 3), Direction(static_cast<int>(next(8))));
         table.set_route(s, d, route);
       }
-    // The hop-by-hop reference.
-    std::vector<std::uint64_t> loads(torus.channel_slots(), 0);
-    std::vector<ChannelDependencyGraph> graphs(table.virtual_channels(), ChannelDependencyGraph(torus));
-    for (std::size_t s = 0; s < table.size(); ++s)
-      for (std::size_t d = 0; d < table.size(); ++d) {
-        if (!table.has_route(s, d)) continue;
-        const Route route = table.route(s, d);
-        NodeId at = table.nodes()[s];
-        for (std::size_t k = 0; k < route.hops.size(); ++k) {
-          const ChannelId c = Torus::channel(at, route.hops[k]);
-          ++loads[c];
-          if (k + 1 < route.hops.size()) graphs[route.layer].add(c, route.hops[k + 1]);
-          at = torus.neighbor(at, route.hops[k]);
-        }
-      }
-    const RouteWalkFigures walked = walk_routes(network, table);
-    ck_assert_msg(walked.loads == loads, "loads differ on %s", dims);
-    ck_assert_uint_eq(walked.graphs.size(), graphs.size());
-    for (std::size_t layer = 0; layer < graphs.size(); ++layer)
-      for (ChannelId c = 0; c < torus.channel_slots(); ++c)
-        ck_assert_msg(walked.graphs[layer].successors(c) == graphs[layer].successors(c),
-                      "%s layer %zu channel %u: successors %u, expected %u", dims, layer, c,
-                      walked.graphs[layer].successors(c), graphs[layer].successors(c));
+    expect_hop_walk(network, table, dims);
 
     setenv("ANGARA_THREADS", "1", 1);
     const VerifyReport one = verify(network, table, VerifyOptions{3});
@@ -540,29 +546,7 @@ START_TEST(test_translates_match_walking_every_route) {
       ck_assert_int_eq(fast.metrics.max_hops, slow.metrics.max_hops);
       ck_assert(fast.metrics.avg_hops == slow.metrics.avg_hops);
       ck_assert_uint_eq(fast.metrics.lower_bound, slow.metrics.lower_bound);
-      // The loads and dependency graphs against a hop-by-hop walk.
-      std::vector<std::uint64_t> loads(torus.channel_slots(), 0);
-      std::vector<ChannelDependencyGraph> graphs(table.virtual_channels(), ChannelDependencyGraph(torus));
-      for (std::size_t s = 0; s < table.size(); ++s)
-        for (std::size_t d = 0; d < table.size(); ++d) {
-          if (!table.has_route(s, d)) continue;
-          const Route route = table.route(s, d);
-          NodeId at = table.nodes()[s];
-          for (std::size_t k = 0; k < route.hops.size(); ++k) {
-            const ChannelId c = Torus::channel(at, route.hops[k]);
-            ++loads[c];
-            if (k + 1 < route.hops.size()) graphs[route.layer].add(c, route.hops[k + 1]);
-            at = torus.neighbor(at, route.hops[k]);
-          }
-        }
-      const RouteWalkFigures walked = walk_routes(network, table);
-      ck_assert_msg(walked.loads == loads, "loads differ on %s variant %d", dims, variant);
-      ck_assert_uint_eq(walked.graphs.size(), graphs.size());
-      for (std::size_t layer = 0; layer < graphs.size(); ++layer)
-        for (ChannelId c = 0; c < torus.channel_slots(); ++c)
-          ck_assert_msg(walked.graphs[layer].successors(c) == graphs[layer].successors(c),
-                        "%s variant %d layer %zu channel %u: successors %u, expected %u", dims, variant, layer, c,
-                        walked.graphs[layer].successors(c), graphs[layer].successors(c));
+      expect_hop_walk(network, table, std::string(dims) + " variant " + std::to_string(variant));
     }
   }
   // Tables whose common routes break no rule are checked by displacement.
