@@ -63,7 +63,10 @@ double route_table_bytes(double nodes) { return 4 * nodes * nodes + 16 * nodes; 
 // pairs, at most the coordinate intervals of the torus): its key and, per
 // sign, a pattern of 48 bytes, with a sorted copy of one list (a scattered
 // 2048 nodes of 8x8x8x8: 200 MB of patterns, which the estimate had left
-// out).  `nodes`: the allocation's size.
+// out).  On every live router instead, the check by displacement holds
+// its corrections' run ends and turns by channel slot (72 bytes a slot),
+// up to 4 differing pairs a slot (32 bytes) and per thread a count per
+// displacement.  `nodes`: the allocation's size.
 double verifier_bytes(const Network& network, double layers, int threads, double nodes) {
   const Torus& torus = network.torus();
   const double live = static_cast<double>(torus.node_count()) - static_cast<double>(network.failed_nodes().size());
@@ -71,8 +74,11 @@ double verifier_bytes(const Network& network, double layers, int threads, double
   double intervals = 1;
   for (int dim = 0; dim < kMaxDims; ++dim) intervals *= static_cast<double>(torus.size(dim)) * torus.size(dim);
   const double classes = std::min(partial * std::max(0.0, partial - 1), intervals);
+  const double displacements = partial > 0 ? 0
+                                           : 104.0 * static_cast<double>(torus.channel_slots()) +
+                                                 4.0 * static_cast<double>(torus.node_count()) * std::max(1, threads);
   return static_cast<double>(torus.channel_slots()) * layers * (16.0 * std::max(1, threads) + 64) +
-         classes * (16 + 3 * 48);
+         classes * (16 + 3 * 48) + displacements;
 }
 
 // The adaptive channel's escape check (routing/check/adaptive_escape.hpp),

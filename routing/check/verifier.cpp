@@ -462,6 +462,36 @@ struct CommonRoutes {
   std::vector<unsigned char> minimal, fs_ls;
 };
 
+// A node's index in the allocation where it has none.
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+// The displacement from one source to each destination, by a look-up per
+// dimension (the pass over every pair makes no division).
+class Displacements {
+ public:
+  Displacements(const Torus& torus, const RingGeometry& rings) : torus_(torus), rings_(rings) {}
+  void from(NodeId source) {
+    NodeId stride = 1;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const int size = torus_.size(dim), at = rings_.coord(source, dim);
+      share_[dim].resize(static_cast<std::size_t>(size));
+      for (int to = 0; to < size; ++to)
+        share_[dim][static_cast<std::size_t>(to)] = static_cast<NodeId>((to - at + size) % size) * stride;
+      stride *= static_cast<NodeId>(size);
+    }
+  }
+  NodeId to(NodeId destination) const {
+    NodeId t = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim) t += share_[dim][static_cast<std::size_t>(rings_.coord(destination, dim))];
+    return t;
+  }
+
+ private:
+  const Torus& torus_;
+  const RingGeometry& rings_;
+  std::array<std::vector<NodeId>, kMaxDims> share_;  // by destination coordinate: its part of t
+};
+
 // The table's word of a pair; a route in the overflow store reads as
 // kOverflowWord, which no compact word equals (RouteTable keeps X's field
 // 32 for overflow words), so it is never taken for a common route.
@@ -478,7 +508,6 @@ std::optional<CommonRoutes> common_routes(const Network& network, const RingGeom
   const std::vector<NodeId>& nodes = table.nodes();
   const std::size_t n = nodes.size();
   const NodeId machine = torus.node_count();
-  constexpr std::uint32_t kNone = 0xFFFFFFFFu;
   CommonRoutes common;
   common.word.assign(machine, 0);
   common.first_run.assign(machine, 0);
@@ -545,7 +574,6 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   const std::vector<NodeId>& nodes = table.nodes();
   const std::size_t n = nodes.size();
   const NodeId machine = torus.node_count();
-  constexpr std::uint32_t kNone = 0xFFFFFFFFu;
   if (options.walk_every_route || machine < kMinTranslateNodes) return std::nullopt;
   for (int dim = 0; dim < kMaxDims; ++dim)
     if (torus.single_cabled(dim)) return std::nullopt;
@@ -591,42 +619,58 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   };
 
   // Each pair against its displacement's common route, sources split over
-  // the threads: the pairs that differ are walked, the others counted.
+  // the threads: the pairs that keep it are counted by displacement, those
+  // that differ only counted here and walked below.  When more than a
+  // quarter of the pairs differ, walking every route is cheaper.
+  // The pairs that differ are kept up to kKeptPerSlot a channel slot (the
+  // memory estimate's share, routing/memory.cpp); beyond that, only which
+  // rows hold any, and those rows are compared again below.
+  using Pair = std::pair<std::uint32_t, std::uint32_t>;
   struct Compared {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> differ;
+    std::size_t differ = 0;
     std::vector<std::uint32_t> uses;  // by displacement
+    std::vector<Pair> kept;           // the pairs that differ, while they fit
+    bool all_kept = true;
   };
+  constexpr std::size_t kKeptPerSlot = 4;
   std::vector<Compared> compared(parallel_parts(n));
+  const std::size_t keep_at_most = kKeptPerSlot * slots / compared.size() + 1;
+  std::vector<unsigned char> row_differs(n, 0);  // by source: some pair of its row differs
   run_parallel(n, [&](std::size_t p, std::size_t begin, std::size_t end) {
     Compared& mine = compared[p];
     mine.uses.assign(machine, 0);
-    std::array<std::vector<NodeId>, kMaxDims> share;  // by destination coordinate: its part of t
+    Displacements displacement(torus, rings);
     for (std::size_t s = begin; s < end; ++s) {
-      NodeId stride = 1;
-      for (int dim = 0; dim < kMaxDims; ++dim) {
-        const int size = torus.size(dim), from = rings.coord(nodes[s], dim);
-        share[dim].resize(static_cast<std::size_t>(size));
-        for (int to = 0; to < size; ++to)
-          share[dim][static_cast<std::size_t>(to)] = static_cast<NodeId>((to - from + size) % size) * stride;
-        stride *= static_cast<NodeId>(size);
-      }
+      displacement.from(nodes[s]);
+      const std::size_t before = mine.differ;
       for (std::size_t d = 0; d < n; ++d) {
         if (d == s) continue;
-        NodeId t = 0;
-        for (int dim = 0; dim < kMaxDims; ++dim) t += share[dim][static_cast<std::size_t>(rings.coord(nodes[d], dim))];
-        if (word_of(table, s, d) == common.word[t])
+        const NodeId t = displacement.to(nodes[d]);
+        if (word_of(table, s, d) == common.word[t]) {
           ++mine.uses[t];
-        else
-          mine.differ.emplace_back(static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(d));
+          continue;
+        }
+        ++mine.differ;
+        if (!mine.all_kept) continue;
+        if (mine.kept.size() < keep_at_most) {
+          mine.kept.emplace_back(static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(d));
+        } else {
+          mine.all_kept = false;
+          std::vector<Pair>().swap(mine.kept);
+        }
       }
+      row_differs[s] = mine.differ != before ? 1 : 0;
     }
   });
   std::vector<std::uint32_t> uses = std::move(compared[0].uses);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> walked = std::move(compared[0].differ);
+  std::size_t differ = compared[0].differ;
+  bool all_kept = compared[0].all_kept;
   for (std::size_t p = 1; p < compared.size(); ++p) {
     for (NodeId t = 0; t < machine; ++t) uses[t] += compared[p].uses[t];
-    walked.insert(walked.end(), compared[p].differ.begin(), compared[p].differ.end());
+    differ += compared[p].differ;
+    all_kept = all_kept && compared[p].all_kept;
   }
+  if (differ > n * (n - 1) / 4) return std::nullopt;
 
   // Common routes that meet a failed router or channel, where the table has
   // them: walked too (each is a violation).
@@ -643,7 +687,7 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
         failed_channels.emplace_back(node, d);
     }
   }
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> touched;
+  std::vector<Pair> touched;
   const auto meets = [&](NodeId source, NodeId t) {
     const std::uint32_t s = index_of[source], d = index_of[rings.shifted(source, t, false)];
     if (s == kNone || d == kNone) return;  // not in the table
@@ -667,8 +711,6 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
   for (const auto& [s, d] : touched) --uses[rings.shifted(nodes[d], nodes[s], true)];
-  walked.insert(walked.end(), touched.begin(), touched.end());
-  std::sort(walked.begin(), walked.end());
 
   // Off again: the translates from and to failed routers, and those of the
   // pairs walked (which add their own routes).
@@ -678,11 +720,39 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
       const NodeId source = rings.shifted(failed, t, true);
       if (network.node_alive(source)) take_off(source, t);
     }
+  // The pairs that differ and those touched, in the order walking every
+  // route takes them (the first example of each rule is the same).
   std::vector<Run> runs;
   runs.reserve(64);
-  for (const auto& [s, d] : walked) {
-    take_off(nodes[s], rings.shifted(nodes[d], nodes[s], true));
+  const auto walk = [&](std::size_t s, std::size_t d, NodeId t) {
+    take_off(nodes[s], t);
     check_pair(network, rings, table, options, allocation, checks, s, d, runs, part);
+  };
+  if (all_kept) {  // the kept pairs (each part's in source order, the parts in order) and the touched, merged
+    auto next_touched = touched.begin();
+    const auto walk_pair = [&](const Pair& pair) {
+      walk(pair.first, pair.second, rings.shifted(nodes[pair.second], nodes[pair.first], true));
+    };
+    for (const Compared& mine : compared)
+      for (const Pair& pair : mine.kept) {
+        for (; next_touched != touched.end() && *next_touched < pair; ++next_touched) walk_pair(*next_touched);
+        walk_pair(pair);
+      }
+    for (; next_touched != touched.end(); ++next_touched) walk_pair(*next_touched);
+  } else {  // compared again, in the rows that hold any
+    Displacements displacement(torus, rings);
+    auto next_touched = touched.begin();
+    for (std::size_t s = 0; s < n; ++s) {
+      if (!row_differs[s] && (next_touched == touched.end() || next_touched->first != s)) continue;
+      displacement.from(nodes[s]);
+      for (std::size_t d = 0; d < n; ++d) {
+        if (d == s) continue;
+        const NodeId t = displacement.to(nodes[d]);
+        const bool meets_failure = next_touched != touched.end() && *next_touched == Pair(s, d);
+        if (meets_failure) ++next_touched;
+        if (meets_failure || word_of(table, s, d) != common.word[t]) walk(s, d, t);
+      }
+    }
   }
   // The pairs that keep their common route.
   for (NodeId t = 1; t < machine; ++t) {
