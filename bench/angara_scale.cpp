@@ -384,6 +384,7 @@ int latency_child(const LatencyOptions& options, const LatencyCase& c, int fd) {
   config.torus = Torus::parse(c.machine);
   config.node_names.reserve(config.torus.node_count());
   for (NodeId node = 0; node < config.torus.node_count(); ++node) config.node_names.push_back(node_name(node));
+  config.index_node_names();  // as the parser does: a job's names are looked up by hash
   config.failed_nodes = c.failed;
   config.algorithm.clear();  // the default chain
   config.seed = 1;
