@@ -63,22 +63,36 @@ double route_table_bytes(double nodes) { return 4 * nodes * nodes + 16 * nodes; 
 // pairs, at most the coordinate intervals of the torus): its key and, per
 // sign, a pattern of 48 bytes, with a sorted copy of one list (a scattered
 // 2048 nodes of 8x8x8x8: 200 MB of patterns, which the estimate had left
-// out).  On every live router instead, the check by displacement holds
-// its corrections' run ends and turns by channel slot (72 bytes a slot),
-// up to 4 differing pairs a slot (32 bytes) and per thread a count per
-// displacement.  `nodes`: the allocation's size.
+// out).  The check by displacement (an allocation that fills a box: every
+// live router, or a block) holds its corrections' run ends and turns by
+// channel slot (72 bytes a slot), up to 4 differing pairs a slot (32
+// bytes), a node's index and cell by router (8 bytes), and per key (at
+// most 2^dims keys a router of the box: a displacement per dimension and
+// a source parity per even ring) a common route (about 100 bytes with its
+// runs) and per thread a count; its grid of translate counts is 640 bytes
+// a cell, at most 1.5^dims cells a router of a block (a coordinate along
+// each arc) and 2^dims on a whole machine (a parity per ring).  `nodes`:
+// the allocation's size.
 double verifier_bytes(const Network& network, double layers, int threads, double nodes) {
   const Torus& torus = network.torus();
-  const double live = static_cast<double>(torus.node_count()) - static_cast<double>(network.failed_nodes().size());
+  const double machine = static_cast<double>(torus.node_count());
+  const double live = machine - static_cast<double>(network.failed_nodes().size());
   const double partial = nodes < live ? nodes : 0;  // every live router: no pair classes
-  double intervals = 1;
-  for (int dim = 0; dim < kMaxDims; ++dim) intervals *= static_cast<double>(torus.size(dim)) * torus.size(dim);
+  double intervals = 1, key_factor = 1, cell_factor = 1;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    intervals *= static_cast<double>(torus.size(dim)) * torus.size(dim);
+    if (torus.size(dim) > 1) {
+      key_factor *= 2;
+      cell_factor *= 1.5;
+    }
+  }
   const double classes = std::min(partial * std::max(0.0, partial - 1), intervals);
-  const double displacements = partial > 0 ? 0
-                                           : 104.0 * static_cast<double>(torus.channel_slots()) +
-                                                 4.0 * static_cast<double>(torus.node_count()) * std::max(1, threads);
+  const double box = partial > 0 ? partial : machine;
+  const double by_displacement = 104.0 * static_cast<double>(torus.channel_slots()) + 8.0 * machine +
+                                 key_factor * box * (100.0 + 4.0 * std::max(1, threads)) +
+                                 640.0 * (partial > 0 ? cell_factor * box : key_factor);
   return static_cast<double>(torus.channel_slots()) * layers * (16.0 * std::max(1, threads) + 64) +
-         classes * (16 + 3 * 48) + displacements;
+         classes * (16 + 3 * 48) + by_displacement;
 }
 
 // The adaptive channel's escape check (routing/check/adaptive_escape.hpp),

@@ -281,8 +281,9 @@ END_TEST
 // The memory estimate counts the check when it runs: on the whole 32x32x32
 // torus, one thread, its bit rows (196,608 live channels and 32,768 routers,
 // rows of 3,072 words: 5.64 GB) and 40 bytes a channel for the rest of the
-// graph, beside the verifier's 48 MB (21 MB of loads, run ends and graph;
-// 27 MB for the check by displacement of a whole machine).
+// graph, beside the verifier's 76 MB (21 MB of loads, run ends and graph;
+// 55 MB for the check by displacement of a whole machine: 8 keys a router,
+// a displacement and the parities along the three rings of 32).
 START_TEST(test_memory_estimate_counts_the_check) {
   const Network network(Torus::parse("32x32x32"));
   MemoryWork work;
@@ -295,7 +296,7 @@ START_TEST(test_memory_estimate_counts_the_check) {
     return std::uint64_t{0};
   };
   const double rows = (196608.0 + 32768.0) * 3072 * 8, graph = 40 * 196608.0;
-  const double verifier = 262144.0 * (16 + 64) + 262144.0 * 104 + 4 * 32768.0;
+  const double verifier = 262144.0 * (16 + 64) + 262144.0 * 104 + 8 * 32768.0 + 8 * 32768.0 * (100 + 4) + 640 * 8.0;
   ck_assert_msg(std::llabs(static_cast<long long>(part(true)) - static_cast<long long>(rows + graph + verifier)) <= 1,
                 "%llu", static_cast<unsigned long long>(part(true)));
   ck_assert_uint_eq(part(false), 0);  // without the check the generator's peak is the larger phase

@@ -476,17 +476,89 @@ START_TEST(test_run_walk_matches_hop_walk) {
 }
 END_TEST
 
+// A seeded stream of numbers for the tables below.
+class Seeded {
+ public:
+  explicit Seeded(std::uint64_t state) : state_(state) {}
+  std::uint64_t operator()(std::uint64_t bound) {
+    state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
+    return (state_ >> 33) % bound;
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// Every kind of exception to a table's common routes, `changes` times at
+// random pairs: missing, detoured (a First Step in Z and back), other
+// layers, wrong ends, the long way round in X, not encodable.
+void add_exceptions(const Torus& torus, RouteTable& table, std::size_t changes, Seeded& next) {
+  for (std::size_t k = 0; k < changes; ++k) {
+    const std::size_t s = next(table.size()), d = next(table.size());
+    if (s == d) continue;
+    Route route = table.route(s, d);
+    switch (next(6)) {
+      case 0: table.set_route(s, d, Route{}); break;
+      case 1:
+        route.hops.insert(route.hops.begin(), Direction::make(2, false));
+        route.hops.push_back(Direction::make(2, true));
+        table.set_route(s, d, route);
+        break;
+      case 2: route.layer = static_cast<std::uint8_t>(1 + next(2)); table.set_route(s, d, route); break;
+      case 3: route.hops.push_back(Direction::make(0, false)); table.set_route(s, d, route); break;
+      case 4:
+        route.hops.insert(route.hops.begin(), static_cast<std::size_t>(torus.size(0)), Direction::make(0, true));
+        table.set_route(s, d, route);
+        break;
+      default:
+        route.hops.insert(route.hops.begin(), {Direction::make(1, true), Direction::make(0, false), Direction::make(1, false)});
+        table.set_route(s, d, route);
+    }
+  }
+}
+
+// The verifier's report with the check by displacement equals the one of
+// walking every route, figure by figure and message by message, and both
+// match a hop-by-hop walk.  Returns whether the check by displacement
+// walked fewer than a quarter of the pairs.
+bool expect_displacement_check_exact(const Network& network, const RouteTable& table, const std::string& what) {
+  VerifyOptions by_displacement;
+  by_displacement.max_virtual_channels = 2;
+  VerifyOptions every_route = by_displacement;
+  every_route.walk_every_route = true;
+  const VerifyReport fast = verify(network, table, by_displacement);
+  const VerifyReport slow = verify(network, table, every_route);
+  ck_assert_uint_eq(slow.pairs_walked, table.size() * (table.size() - 1));
+  ck_assert_msg(fast.violation_count == slow.violation_count, "%s: %zu violations, walking every route %zu",
+                what.c_str(), fast.violation_count, slow.violation_count);
+  ck_assert_uint_eq(fast.violations.size(), slow.violations.size());
+  for (std::size_t i = 0; i < fast.violations.size(); ++i) {
+    ck_assert_int_eq(static_cast<int>(fast.violations[i].rule), static_cast<int>(slow.violations[i].rule));
+    ck_assert_std_str_eq(fast.violations[i].message, slow.violations[i].message);
+  }
+  ck_assert_uint_eq(fast.routes, slow.routes);
+  ck_assert_uint_eq(fast.non_minimal, slow.non_minimal);
+  ck_assert_uint_eq(fast.fs_ls_routes, slow.fs_ls_routes);
+  ck_assert_int_eq(fast.virtual_channels, slow.virtual_channels);
+  ck_assert_msg(fast.metrics.max_gamma == slow.metrics.max_gamma, "%s: max load %zu, walking every route %zu",
+                what.c_str(), static_cast<std::size_t>(fast.metrics.max_gamma),
+                static_cast<std::size_t>(slow.metrics.max_gamma));
+  ck_assert_uint_eq(fast.metrics.min_gamma, slow.metrics.min_gamma);
+  ck_assert(fast.metrics.sigma4 == slow.metrics.sigma4);
+  ck_assert_int_eq(fast.metrics.max_hops, slow.metrics.max_hops);
+  ck_assert(fast.metrics.avg_hops == slow.metrics.avg_hops);
+  ck_assert_uint_eq(fast.metrics.lower_bound, slow.metrics.lower_bound);
+  expect_hop_walk(network, table, what);
+  return fast.pairs_walked < slow.pairs_walked / 4;
+}
+
 // A whole machine's table is checked by displacement (each common route
 // once, the pairs that differ or meet a failure walked): the same report as
 // walking every route, on tables with every kind of exception: failed
 // routers and links on the common routes, detours, First and Last Steps,
 // long ways, other layers, missing, wrong and non-encodable routes.
 START_TEST(test_translates_match_walking_every_route) {
-  std::uint64_t state = 777;
-  const auto next = [&](std::uint64_t bound) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (state >> 33) % bound;
-  };
+  Seeded next(777);
   int fast_runs = 0;
   for (const char* dims : {"8x8x4", "4x4x4x4", "16x16", "6x6x8"}) {
     for (int variant = 0; variant < 4; ++variant) {
@@ -498,59 +570,60 @@ START_TEST(test_translates_match_walking_every_route) {
       for (NodeId node = 0; node < torus.node_count(); ++node)
         if (network.node_alive(node)) live.push_back(node);
       RouteTable table = dimension_order_table(torus, live, variant % 2 == 1);
-      const std::size_t changes = variant == 3 ? 400 : variant == 2 ? 40 : 0;
-      for (std::size_t k = 0; k < changes; ++k) {
-        const std::size_t s = next(table.size()), d = next(table.size());
-        if (s == d) continue;
-        Route route = table.route(s, d);
-        switch (next(6)) {
-          case 0: table.set_route(s, d, Route{}); break;  // missing
-          case 1:  // a First Step in another dimension and back
-            route.hops.insert(route.hops.begin(), Direction::make(2, false));
-            route.hops.push_back(Direction::make(2, true));
-            table.set_route(s, d, route);
-            break;
-          case 2: route.layer = static_cast<std::uint8_t>(1 + next(2)); table.set_route(s, d, route); break;
-          case 3: route.hops.push_back(Direction::make(0, false)); table.set_route(s, d, route); break;  // wrong end
-          case 4:  // the long way round in X
-            route.hops.insert(route.hops.begin(), static_cast<std::size_t>(torus.size(0)), Direction::make(0, true));
-            table.set_route(s, d, route);
-            break;
-          default:  // not encodable
-            route.hops.insert(route.hops.begin(), {Direction::make(1, true), Direction::make(0, false), Direction::make(1, false)});
-            table.set_route(s, d, route);
-        }
-      }
-      VerifyOptions by_displacement;
-      by_displacement.max_virtual_channels = 2;
-      VerifyOptions every_route = by_displacement;
-      every_route.walk_every_route = true;
-      const VerifyReport fast = verify(network, table, by_displacement);
-      const VerifyReport slow = verify(network, table, every_route);
-      ck_assert_uint_eq(slow.pairs_walked, table.size() * (table.size() - 1));
-      if (fast.pairs_walked < slow.pairs_walked / 4) ++fast_runs;
-      ck_assert_msg(fast.violation_count == slow.violation_count, "%s variant %d: %zu violations, walking every route %zu",
-                    dims, variant, fast.violation_count, slow.violation_count);
-      ck_assert_uint_eq(fast.violations.size(), slow.violations.size());
-      for (std::size_t i = 0; i < fast.violations.size(); ++i) {
-        ck_assert_int_eq(static_cast<int>(fast.violations[i].rule), static_cast<int>(slow.violations[i].rule));
-        ck_assert_std_str_eq(fast.violations[i].message, slow.violations[i].message);
-      }
-      ck_assert_uint_eq(fast.routes, slow.routes);
-      ck_assert_uint_eq(fast.non_minimal, slow.non_minimal);
-      ck_assert_uint_eq(fast.fs_ls_routes, slow.fs_ls_routes);
-      ck_assert_int_eq(fast.virtual_channels, slow.virtual_channels);
-      ck_assert_uint_eq(fast.metrics.max_gamma, slow.metrics.max_gamma);
-      ck_assert_uint_eq(fast.metrics.min_gamma, slow.metrics.min_gamma);
-      ck_assert(fast.metrics.sigma4 == slow.metrics.sigma4);
-      ck_assert_int_eq(fast.metrics.max_hops, slow.metrics.max_hops);
-      ck_assert(fast.metrics.avg_hops == slow.metrics.avg_hops);
-      ck_assert_uint_eq(fast.metrics.lower_bound, slow.metrics.lower_bound);
-      expect_hop_walk(network, table, std::string(dims) + " variant " + std::to_string(variant));
+      add_exceptions(torus, table, variant == 3 ? 400 : variant == 2 ? 40 : 0, next);
+      if (expect_displacement_check_exact(network, table, std::string(dims) + " variant " + std::to_string(variant)))
+        ++fast_runs;
     }
   }
   // Tables whose common routes break no rule are checked by displacement.
-  ck_assert_int_ge(fast_runs, 8);
+  ck_assert_int_ge(fast_runs, 12);
+}
+END_TEST
+
+// A block of a larger torus (per dimension a whole ring or an arc, which
+// may wrap round the machine's ring) is checked by its keys (displacement
+// and the parity of the source on the even rings): the same report as
+// walking every route, with failures outside the block (which its routes
+// never meet), ring ties split by parity, and every kind of exception.  A
+// failed router inside the block sends the table to the walk of every route.
+START_TEST(test_blocks_match_walking_every_route) {
+  struct Block {
+    const char* machine;
+    Coord origin, extent;
+  };
+  const Block blocks[] = {
+      {"16x8x4", {12, 0, 0, 0}, {8, 8, 4, 1}},     // an arc wrapping round X, two rings
+      {"8x4x4x8", {6, 0, 0, 1}, {4, 4, 4, 4}},     // arcs in X (wrapping) and W
+      {"32x16", {5, 0, 0, 0}, {16, 16, 1, 1}},     // a long arc and a ring of 16
+      {"8x8x16", {2, 3, 0, 0}, {4, 4, 16, 1}},     // two arcs and a ring
+      {"16x16x8x4", {3, 12, 1, 3}, {8, 8, 4, 2}},  // four arcs, one of 2
+  };
+  Seeded next(4242);
+  int fast_runs = 0;
+  for (const Block& block : blocks) {
+    const Torus torus = Torus::parse(block.machine);
+    std::vector<NodeId> inside, outside;
+    for (NodeId node = 0; node < torus.node_count(); ++node) {
+      const Coord c = torus.coord(node);
+      bool in = true;
+      for (int dim = 0; dim < kMaxDims; ++dim)
+        in = in && (c[dim] - block.origin[dim] + torus.size(dim)) % torus.size(dim) < block.extent[dim];
+      (in ? inside : outside).push_back(node);
+    }
+    for (int variant = 0; variant < 4; ++variant) {
+      Network network(torus);
+      if (variant >= 1) network.fail_node(outside[next(outside.size())]);
+      if (variant >= 2) network.fail_link(outside[next(outside.size())], Direction::make(0, true));
+      if (variant == 3) network.fail_link(inside[next(inside.size())], Direction::make(1, false));
+      RouteTable table = dimension_order_table(torus, inside, variant % 2 == 1);
+      add_exceptions(torus, table, variant == 3 ? 300 : variant == 2 ? 30 : 0, next);
+      const std::string what = std::string(block.machine) + " block variant " + std::to_string(variant);
+      const bool fast = expect_displacement_check_exact(network, table, what);
+      if (fast) ++fast_runs;
+      if (variant == 3) ck_assert_msg(!fast, "%s: a failed link inside the block is walked route by route", what.c_str());
+    }
+  }
+  ck_assert_int_ge(fast_runs, 15);
 }
 END_TEST
 
@@ -578,6 +651,7 @@ int main() {
   tcase_add_test(tc, test_one_example_per_rule);
   tcase_add_test(tc, test_run_walk_matches_hop_walk);
   tcase_add_test(tc, test_translates_match_walking_every_route);
+  tcase_add_test(tc, test_blocks_match_walking_every_route);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }

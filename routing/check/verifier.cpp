@@ -427,69 +427,253 @@ void check_rows(const Network& network, const RingGeometry& rings, const RouteTa
 }
 
 // ---------------------------------------------------------------------------
-// A whole machine (every live node allocated).  Most of its table is one
-// route per displacement t, translated: the route from s to s + t is the
-// same hop sequence for most s.  The verifier then checks each
-// displacement's common route once (where it ends, its encodability, its
-// length, its layer), counts the loads and dependencies of its translates
-// from every node of the torus at once (every channel of a direction gets
-// the same share), and walks one by one only the pairs whose route differs
-// from it and those whose common route meets a failed router or channel.
-// The translates the table does not have (from or to a failed router, and
-// the pairs walked) are taken off again, walked with weight -1.  Same
-// figures and violations as walking every route, in a comparison a pair
-// plus the walks of the few routes that differ.
+// A box: an allocation that is, per dimension, a whole ring of the machine
+// or a contiguous arc of one (a block of a larger torus, or every live
+// router of the machine).  Most of its table is one route per key, the
+// displacement from source to destination (signed along an arc, modulo the
+// ring along a ring) and the parity of the source's coordinate on each ring
+// of even size (where ties are split by it), translated: the route from s
+// to its destination is the same hop sequence for most sources of a key.
+// The verifier then checks each key's common route once (where it ends,
+// that it stays on the box's arcs, its encodability, its length, its
+// layer), counts the loads and dependencies of its translates from every
+// source of the key at once (a box of sources: one count per coordinate
+// along the arcs and per parity along the split rings), and walks one by
+// one only the pairs whose route differs from it and those whose common
+// route meets a failed router or channel (only on a whole machine: a
+// smaller box must hold none).  The translates the table does not have
+// (from or to a failed router, and the pairs walked) are taken off again,
+// walked with weight -1.  Same figures and violations as walking every
+// route, in a comparison a pair plus the walks of the few routes that
+// differ.
 
-// The translates' share of layer 0: the same for every channel of a
-// direction, and the corrections by channel slot.
-struct TranslateCounts {
-  std::array<std::int64_t, kDirectionCount> load{}, ends{};
-  std::array<std::array<std::int64_t, kDirectionCount>, kDirectionCount> turns{};  // [rank][next rank]
-  std::vector<std::int64_t> end_count;   // by channel slot
-  std::vector<std::int64_t> turn_count;  // by channel slot * kDirectionCount + next rank
-};
-
-// On a machine of fewer nodes every route is walked: the saving is small.
+// On a box of fewer routers every route is walked: the saving is small.
 constexpr std::size_t kMinTranslateNodes = 256;
 
-// The common routes of the displacements (a displacement is named by the
-// node at its coordinates) and how each was checked.
+// A node's index in the allocation where it has none.
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+class Box {
+ public:
+  // The box the allocation fills, or nothing: not a box, a failed router or
+  // channel between two of its routers (but on a whole machine), a router
+  // not walkable, single cabling, or too few nodes for the saving.
+  static std::optional<Box> of(const Network& network, const RingGeometry& rings, const RouteTable& table,
+                               const Allocation& allocation);
+
+  bool whole() const { return whole_; }
+  std::size_t keys() const { return keys_; }
+  std::size_t classes() const { return classes_; }
+  std::size_t cells() const { return padded_cells_; }
+  bool arc(int dim) const { return !ring_[dim]; }
+  int extent(int dim) const { return extent_[dim]; }
+  // The node's coordinate in the box (-1 outside).
+  int local(NodeId node, int dim) const { return local_coord(dim, rings_->coord(node, dim)); }
+  int local_coord(int dim, int coord) const { return local_[dim][static_cast<std::size_t>(coord)]; }
+  // The node at the box's coordinates `at`.
+  NodeId node_at(const Coord& at) const {
+    NodeId node = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      node += static_cast<NodeId>((origin_[dim] + at[dim]) % size_[dim]) * machine_stride_[dim];
+    return node;
+  }
+  // A key's displacement per dimension and the parity class of its sources.
+  Coord displacement(std::size_t key) const {
+    Coord delta{};
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const int digit = static_cast<int>(key / key_stride_[dim] % radix_[dim]);
+      delta[dim] = ring_[dim] ? digit : digit - (extent_[dim] - 1);
+    }
+    return delta;
+  }
+  std::size_t class_of_key(std::size_t key) const { return key % classes_; }
+  // The parity along each split ring of a box coordinate, as a class.
+  std::size_t class_of(const Coord& at) const {
+    std::size_t cls = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      if (split_[dim]) cls |= std::size_t(at[dim] & 1) << class_bit_[dim];
+    return cls;
+  }
+  int class_parity(std::size_t cls, int dim) const { return static_cast<int>(cls >> class_bit_[dim]) & 1; }
+  bool split(int dim) const { return split_[dim] != 0; }
+  std::size_t key_stride(int dim) const { return key_stride_[dim]; }
+  // The digit of dimension `dim` for box coordinates `from` -> `to`.
+  std::size_t digit(int dim, int from, int to) const {
+    const int e = extent_[dim];
+    return static_cast<std::size_t>(ring_[dim] ? (to - from + e) % e : to - from + e - 1);
+  }
+  std::size_t key(NodeId source, NodeId destination) const {
+    Coord from{};
+    std::size_t key = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      from[dim] = local(source, dim);
+      key += digit(dim, from[dim], local(destination, dim)) * key_stride_[dim];
+    }
+    return key + class_of(from);
+  }
+  // The translate grid: per dimension a cell per coordinate along an arc
+  // (one more for the difference arrays), per parity along a split ring,
+  // one along any other ring.
+  int padded(int dim) const { return padded_[dim]; }
+  std::size_t cell_stride(int dim) const { return cell_stride_[dim]; }
+  // A router's cell (-1 outside the box).
+  std::int32_t cell_of(NodeId node) const {
+    std::size_t cell = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const int at = local(node, dim);
+      if (at < 0) return -1;
+      cell += std::size_t(reduced(dim, at)) * cell_stride_[dim];
+    }
+    return static_cast<std::int32_t>(cell);
+  }
+  int reduced(int dim, int at) const { return ring_[dim] ? (split_[dim] ? (at & 1) : 0) : at; }
+
+ private:
+  const RingGeometry* rings_ = nullptr;
+  std::array<int, kMaxDims> origin_{}, extent_{}, size_{}, class_bit_{}, cells_{}, padded_{};
+  std::array<unsigned char, kMaxDims> ring_{}, split_{};
+  std::array<std::size_t, kMaxDims> radix_{}, key_stride_{}, cell_stride_{};
+  std::array<NodeId, kMaxDims> machine_stride_{};
+  std::array<std::vector<int>, kMaxDims> local_;
+  std::size_t classes_ = 1, keys_ = 1, padded_cells_ = 1;
+  bool whole_ = false;
+};
+
+std::optional<Box> Box::of(const Network& network, const RingGeometry& rings, const RouteTable& table,
+                           const Allocation& allocation) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = table.nodes();
+  const std::size_t n = nodes.size();
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (torus.single_cabled(dim)) return std::nullopt;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!allocation.walkable[i]) return std::nullopt;
+  Box box;
+  box.rings_ = &rings;
+  std::array<std::vector<unsigned char>, kMaxDims> used;
+  for (int dim = 0; dim < kMaxDims; ++dim) used[dim].assign(static_cast<std::size_t>(torus.size(dim)), 0);
+  for (const NodeId node : nodes)
+    for (int dim = 0; dim < kMaxDims; ++dim) used[dim][static_cast<std::size_t>(rings.coord(node, dim))] = 1;
+  NodeId stride = 1;
+  std::size_t volume = 1;
+  bool whole = true;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int size = torus.size(dim);
+    const int extent = static_cast<int>(std::count(used[dim].begin(), used[dim].end(), 1));
+    int origin = 0;
+    if (extent < size) {  // an arc: it starts after a coordinate it lacks
+      while (used[dim][static_cast<std::size_t>(origin)]) ++origin;
+      while (!used[dim][static_cast<std::size_t>(origin)]) origin = (origin + 1) % size;
+      for (int k = 0; k < extent; ++k)
+        if (!used[dim][static_cast<std::size_t>((origin + k) % size)]) return std::nullopt;
+      whole = false;
+    }
+    box.origin_[dim] = origin;
+    box.extent_[dim] = extent;
+    box.size_[dim] = size;
+    box.ring_[dim] = extent == size ? 1 : 0;
+    box.split_[dim] = extent == size && size % 2 == 0 ? 1 : 0;
+    box.machine_stride_[dim] = stride;
+    stride *= static_cast<NodeId>(size);
+    volume *= static_cast<std::size_t>(extent);
+    box.local_[dim].assign(static_cast<std::size_t>(size), -1);
+    for (int k = 0; k < extent; ++k) box.local_[dim][static_cast<std::size_t>((origin + k) % size)] = k;
+  }
+  box.whole_ = whole;
+  if (volume < kMinTranslateNodes) return std::nullopt;
+  if (whole) {  // every live router
+    std::size_t alive = 0;
+    for (NodeId node = 0; node < torus.node_count(); ++node) alive += network.node_alive(node) ? 1 : 0;
+    if (alive != n) return std::nullopt;
+  } else {  // every router of the box, and every channel between two of them, alive
+    if (volume != n) return std::nullopt;
+    for (const NodeId node : nodes)
+      for (int rank = 0; rank < kDirectionCount; ++rank) {
+        const Direction d(rank);
+        if (!torus.direction_present(d)) continue;
+        if (box.local(torus.neighbor(node, d), d.dim()) < 0) continue;  // leaves the arc
+        if (!network.channel_alive(node, d)) return std::nullopt;
+      }
+  }
+  int bit = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (box.split_[dim]) box.class_bit_[dim] = bit++;
+  box.classes_ = std::size_t(1) << bit;
+  std::size_t key_stride = box.classes_, cell_stride = 1;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int e = box.extent_[dim];
+    box.radix_[dim] = static_cast<std::size_t>(box.ring_[dim] ? e : 2 * e - 1);
+    box.key_stride_[dim] = key_stride;
+    key_stride *= box.radix_[dim];
+    box.cells_[dim] = box.ring_[dim] ? (box.split_[dim] ? 2 : 1) : e;
+    box.padded_[dim] = box.cells_[dim] + (box.ring_[dim] || e == 1 ? 0 : 1);
+    box.cell_stride_[dim] = cell_stride;
+    cell_stride *= static_cast<std::size_t>(box.padded_[dim]);
+  }
+  box.keys_ = key_stride;
+  box.padded_cells_ = cell_stride;
+  return box;
+}
+
+// The translates' share of layer 0 on the box's grid of cells (Box::cell_of),
+// and the corrections by channel slot.
+struct TranslateCounts {
+  std::vector<std::int32_t> cell_of;                  // by router
+  std::size_t cells = 0;
+  std::vector<std::int64_t> load, ends;               // by rank * cells + cell
+  std::vector<std::int64_t> turns;                    // by (rank * kDirectionCount + next rank) * cells + cell
+  std::vector<std::int64_t> end_count;                // by channel slot
+  std::vector<std::int64_t> turn_count;               // by channel slot * kDirectionCount + next rank
+  std::int64_t load_at(int rank, std::int32_t cell) const {
+    return cell < 0 ? 0 : load[std::size_t(rank) * cells + std::size_t(cell)];
+  }
+  std::int64_t ends_at(int rank, std::int32_t cell) const {
+    return cell < 0 ? 0 : ends[std::size_t(rank) * cells + std::size_t(cell)];
+  }
+  std::int64_t turns_at(int rank, int next, std::int32_t cell) const {
+    return cell < 0 ? 0 : turns[(std::size_t(rank) * kDirectionCount + std::size_t(next)) * cells + std::size_t(cell)];
+  }
+};
+
+// The common routes of the keys and how each was checked.
 struct CommonRoutes {
-  std::vector<std::uint32_t> word;               // 0: none (t = 0)
+  std::vector<std::uint32_t> word;               // 0: none (the zero displacement)
   std::vector<std::uint32_t> first_run, run_count;
   std::vector<Run> runs;
   std::vector<std::uint32_t> hops;
   std::vector<unsigned char> minimal, fs_ls;
 };
 
-// A node's index in the allocation where it has none.
-constexpr std::uint32_t kNone = 0xFFFFFFFFu;
-
-// The displacement from one source to each destination, by a look-up per
-// dimension (the pass over every pair makes no division).
-class Displacements {
+// The key from one source to each destination, by a look-up per dimension
+// (the pass over every pair makes no division).
+class KeysFrom {
  public:
-  Displacements(const Torus& torus, const RingGeometry& rings) : torus_(torus), rings_(rings) {}
+  KeysFrom(const Box& box, const RingGeometry& rings, const Torus& torus) : box_(box), rings_(rings), torus_(torus) {}
   void from(NodeId source) {
-    NodeId stride = 1;
+    Coord at{};
     for (int dim = 0; dim < kMaxDims; ++dim) {
-      const int size = torus_.size(dim), at = rings_.coord(source, dim);
-      share_[dim].resize(static_cast<std::size_t>(size));
-      for (int to = 0; to < size; ++to)
-        share_[dim][static_cast<std::size_t>(to)] = static_cast<NodeId>((to - at + size) % size) * stride;
-      stride *= static_cast<NodeId>(size);
+      at[dim] = box_.local(source, dim);
+      const int size = torus_.size(dim);
+      share_[dim].assign(static_cast<std::size_t>(size), 0);
+      for (int to = 0; to < size; ++to) {
+        const int local = box_.local_coord(dim, to);
+        if (local >= 0) share_[dim][static_cast<std::size_t>(to)] = box_.digit(dim, at[dim], local) * box_.key_stride(dim);
+      }
     }
+    class_ = box_.class_of(at);
   }
-  NodeId to(NodeId destination) const {
-    NodeId t = 0;
-    for (int dim = 0; dim < kMaxDims; ++dim) t += share_[dim][static_cast<std::size_t>(rings_.coord(destination, dim))];
-    return t;
+  std::size_t to(NodeId destination) const {
+    std::size_t key = class_;
+    for (int dim = 0; dim < kMaxDims; ++dim) key += share_[dim][static_cast<std::size_t>(rings_.coord(destination, dim))];
+    return key;
   }
 
  private:
-  const Torus& torus_;
+  const Box& box_;
   const RingGeometry& rings_;
-  std::array<std::vector<NodeId>, kMaxDims> share_;  // by destination coordinate: its part of t
+  const Torus& torus_;
+  std::size_t class_ = 0;
+  std::array<std::vector<std::size_t>, kMaxDims> share_;  // by destination coordinate: its part of the key
 };
 
 // The table's word of a pair; a route in the overflow store reads as
@@ -501,29 +685,44 @@ inline std::uint32_t word_of(const RouteTable& table, std::size_t s, std::size_t
   return packed ? packed->code : kOverflowWord;
 }
 
-std::optional<CommonRoutes> common_routes(const Network& network, const RingGeometry& rings, const RouteTable& table,
-                                          const VerifyOptions& options, bool checks,
+std::optional<CommonRoutes> common_routes(const Network& network, const RouteTable& table, const VerifyOptions& options, bool checks, const Box& box,
                                           const std::vector<std::uint32_t>& index_of) {
   const Torus& torus = network.torus();
-  const std::vector<NodeId>& nodes = table.nodes();
-  const std::size_t n = nodes.size();
-  const NodeId machine = torus.node_count();
+  const std::size_t keys = box.keys();
   CommonRoutes common;
-  common.word.assign(machine, 0);
-  common.first_run.assign(machine, 0);
-  common.run_count.assign(machine, 0);
-  common.hops.assign(machine, 0);
-  common.minimal.assign(machine, 1);
-  common.fs_ls.assign(machine, 0);
-  const std::size_t references[3] = {0, n / 3, 2 * n / 3};
-  for (NodeId t = 1; t < machine; ++t) {
-    // The word most of three sources spread over the machine store for t.
+  common.word.assign(keys, 0);
+  common.first_run.assign(keys, 0);
+  common.run_count.assign(keys, 0);
+  common.hops.assign(keys, 0);
+  common.minimal.assign(keys, 1);
+  common.fs_ls.assign(keys, 0);
+  for (std::size_t key = 0; key < keys; ++key) {
+    const Coord delta = box.displacement(key);
+    const std::size_t cls = box.class_of_key(key);
+    if (std::all_of(delta.begin(), delta.end(), [](int x) { return x == 0; })) continue;
+    // The word most of three sources spread over the key's sources store:
+    // along each dimension the low end, the middle and the high end of its
+    // range, in a different order per dimension (on a ring of 4 a class
+    // has 2 coordinates: the three still differ).
     std::uint32_t words[3];
     std::size_t pair[3][2];
     int found = 0;
-    for (const std::size_t s : references) {
-      const std::uint32_t d = index_of[rings.shifted(nodes[s], t, false)];
-      if (d == kNone) continue;
+    for (int j = 0; j < 3; ++j) {
+      Coord from{}, to{};
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int e = box.extent(dim);
+        const int spread = (j + dim) % 3;
+        if (box.arc(dim)) {
+          const int lo = std::max(0, -delta[dim]), hi = e - 1 - std::max(0, delta[dim]);
+          from[dim] = lo + (hi - lo) * spread / 2;
+          to[dim] = from[dim] + delta[dim];
+        } else {
+          from[dim] = box.split(dim) ? box.class_parity(cls, dim) + 2 * ((e / 2 - 1) * spread / 2) : (e - 1) * spread / 2;
+          to[dim] = (from[dim] + delta[dim]) % e;
+        }
+      }
+      const std::uint32_t s = index_of[box.node_at(from)], d = index_of[box.node_at(to)];
+      if (s == kNone || d == kNone) continue;
       const std::uint32_t word = word_of(table, s, d);
       if (word == kOverflowWord || word == 0) continue;  // an overflow or missing route is nobody's common route
       words[found] = word;
@@ -534,9 +733,9 @@ std::optional<CommonRoutes> common_routes(const Network& network, const RingGeom
     if (found == 0) return std::nullopt;
     int pick = 0;
     if (found == 3 && words[0] != words[1] && words[0] != words[2] && words[1] == words[2]) pick = 1;
-    common.word[t] = words[pick];
+    common.word[key] = words[pick];
     // Its runs as for_each_run gives them for a pair storing it.
-    common.first_run[t] = static_cast<std::uint32_t>(common.runs.size());
+    common.first_run[key] = static_cast<std::uint32_t>(common.runs.size());
     Coord position{};
     std::uint32_t hops = 0;
     bool usable = true;
@@ -546,25 +745,158 @@ std::optional<CommonRoutes> common_routes(const Network& network, const RingGeom
       run.count = count;
       if (count <= 0 || !torus.direction_present(direction)) usable = false;
       const int dim = direction.dim();
-      position[dim] = RingGeometry::wrap(position[dim] + (direction.positive() ? count : -count), torus.size(dim));
+      const int step = direction.positive() ? count : -count;
+      // Along an arc every hop goes the displacement's way, so every
+      // translate stays inside the box.
+      if (box.arc(dim) && (delta[dim] == 0 || (step > 0) != (delta[dim] > 0))) usable = false;
+      position[dim] += step;
       hops += static_cast<std::uint32_t>(count);
     });
-    common.run_count[t] = static_cast<std::uint32_t>(common.runs.size()) - common.first_run[t];
+    common.run_count[key] = static_cast<std::uint32_t>(common.runs.size()) - common.first_run[key];
+    int distance = 0;
+    for (int dim = 0; dim < kMaxDims && usable; ++dim) {
+      const int e = box.extent(dim), size = torus.size(dim);
+      if (box.arc(dim)) {
+        usable = position[dim] == delta[dim];
+        distance += std::min(std::abs(delta[dim]), size - std::abs(delta[dim]));
+      } else {
+        usable = RingGeometry::wrap(position[dim], e) == delta[dim];
+        distance += std::min(delta[dim], e - delta[dim]);
+      }
+    }
     // A common route that breaks a rule breaks it for most pairs: those
     // tables are walked route by route, which reports them as always.
-    if (!usable || torus.id(position) != t) return std::nullopt;
+    if (!usable) return std::nullopt;
     if (table.layer(pair[pick][0], pair[pick][1]) != 0 || options.max_virtual_channels < 1) return std::nullopt;
-    const std::vector<Run> runs(common.runs.begin() + common.first_run[t], common.runs.end());
+    const std::vector<Run> runs(common.runs.begin() + common.first_run[key], common.runs.end());
     if (!runs_dor(runs, false, false)) {
       if (runs_encodable(runs, hops))
-        common.fs_ls[t] = 1;
+        common.fs_ls[key] = 1;
       else if (checks && options.rules == RuleSet::angara)
         return std::nullopt;
     }
-    common.hops[t] = hops;
-    common.minimal[t] = hops <= static_cast<std::uint32_t>(rings.distance(0, t)) ? 1 : 0;
+    common.hops[key] = hops;
+    common.minimal[key] = hops <= static_cast<std::uint32_t>(distance) ? 1 : 0;
   }
   return common;
+}
+
+// The loads, run ends and turns of every translate of every common route,
+// from every source of its key, on the box's grid of cells: a hop from the
+// key's sources (a box of cells) loads once each router of the cells of that
+// box shifted by the hop's offset (the translation maps the key's sources
+// one to one onto them).  Difference arrays along the arcs, one pass of
+// prefix sums after.
+TranslateCounts count_translates(const Box& box, const Torus& torus, const CommonRoutes& common) {
+  TranslateCounts counts;
+  const std::size_t cells = box.cells();
+  counts.cells = cells;
+  counts.load.assign(kDirectionCount * cells, 0);
+  counts.ends.assign(kDirectionCount * cells, 0);
+  counts.turns.assign(kDirectionCount * kDirectionCount * cells, 0);
+  std::array<int, kMaxDims> arcs{};
+  int arc_count = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (box.arc(dim) && box.extent(dim) > 1) arcs[arc_count++] = dim;
+  // Adds `value` to the cells lo..hi (inclusive along the arcs; lo alone
+  // along the rings) of `grid`, by its 2^arcs corners.
+  const auto add_box = [&](std::int64_t* grid, const Coord& lo, const Coord& hi, std::int64_t value) {
+    std::size_t base = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim) base += std::size_t(lo[dim]) * box.cell_stride(dim);
+    for (unsigned corner = 0; corner < (1u << arc_count); ++corner) {
+      std::size_t at = base;
+      bool negative = false;
+      for (int a = 0; a < arc_count; ++a)
+        if ((corner >> a) & 1u) {
+          const int dim = arcs[a];
+          at += std::size_t(hi[dim] + 1 - lo[dim]) * box.cell_stride(dim);
+          negative = !negative;
+        }
+      grid[at] += negative ? -value : value;
+    }
+  };
+  for (std::size_t key = 0; key < common.word.size(); ++key) {
+    if (common.run_count[key] == 0) continue;
+    const Coord delta = box.displacement(key);
+    const std::size_t cls = box.class_of_key(key);
+    // The key's sources as cells, and the offset of the router a hop leaves.
+    Coord lo{}, hi{}, offset{};
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      if (box.arc(dim)) {
+        lo[dim] = std::max(0, -delta[dim]);
+        hi[dim] = box.extent(dim) - 1 - std::max(0, delta[dim]);
+      } else {
+        lo[dim] = hi[dim] = box.split(dim) ? box.class_parity(cls, dim) : 0;
+      }
+    }
+    const auto shifted = [&](Coord& from, Coord& to) {
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        if (box.arc(dim)) {
+          from[dim] = lo[dim] + offset[dim];
+          to[dim] = hi[dim] + offset[dim];
+        } else {
+          from[dim] = to[dim] = box.split(dim) ? (lo[dim] + offset[dim]) & 1 : 0;
+        }
+      }
+    };
+    Coord from{}, to{};
+    const Run* const runs = common.runs.data() + common.first_run[key];
+    for (std::uint32_t r = 0; r < common.run_count[key]; ++r) {
+      const Direction direction = runs[r].direction;
+      const int rank = direction.rank(), dim = direction.dim(), count = runs[r].count;
+      const int step = direction.positive() ? 1 : -1;
+      std::int64_t* load = counts.load.data() + std::size_t(rank) * cells;
+      if (box.arc(dim)) {
+        for (int k = 0; k < count; ++k) {
+          shifted(from, to);
+          add_box(load, from, to, 1);
+          offset[dim] += step;
+        }
+      } else if (box.split(dim)) {  // the hops alternate between the two parities
+        shifted(from, to);
+        add_box(load, from, to, ((count + 1) / 2));
+        if (count > 1) {
+          offset[dim] += step;
+          shifted(from, to);
+          add_box(load, from, to, (count / 2));
+          offset[dim] -= step;
+        }
+        offset[dim] += step * count;
+      } else {
+        shifted(from, to);
+        add_box(load, from, to, count);
+        offset[dim] += step * count;
+      }
+      offset[dim] -= step;  // the router the run's last hop leaves
+      shifted(from, to);
+      offset[dim] += step;
+      add_box(counts.ends.data() + std::size_t(rank) * cells, from, to, 1);
+      if (r + 1 < common.run_count[key]) {
+        const int next = runs[r + 1].direction.rank();
+        add_box(counts.turns.data() + (std::size_t(rank) * kDirectionCount + std::size_t(next)) * cells, from, to,
+                1);
+      }
+    }
+  }
+  // Prefix sums along the arcs turn the corners into per-cell counts.
+  const auto prefix = [&](std::int64_t* grid) {
+    for (int a = 0; a < arc_count; ++a) {
+      const int dim = arcs[a];
+      const std::size_t stride = box.cell_stride(dim), span = stride * std::size_t(box.padded(dim));
+      for (std::size_t cell = 0; cell < cells; ++cell)
+        if (cell % span >= stride) grid[cell] += grid[cell - stride];
+    }
+  };
+  for (std::size_t g = 0; g < counts.load.size(); g += cells) {
+    prefix(counts.load.data() + g);
+    prefix(counts.ends.data() + g);
+  }
+  for (std::size_t g = 0; g < counts.turns.size(); g += cells) prefix(counts.turns.data() + g);
+  counts.cell_of.resize(torus.node_count());
+  for (NodeId node = 0; node < torus.node_count(); ++node) counts.cell_of[node] = box.cell_of(node);
+  counts.end_count.assign(torus.channel_slots(), 0);
+  counts.turn_count.assign(torus.channel_slots() * kDirectionCount, 0);
+  return counts;
 }
 
 std::optional<TranslateCounts> walk_translates(const Network& network, const RingGeometry& rings,
@@ -574,41 +906,26 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   const std::vector<NodeId>& nodes = table.nodes();
   const std::size_t n = nodes.size();
   const NodeId machine = torus.node_count();
-  if (options.walk_every_route || machine < kMinTranslateNodes) return std::nullopt;
-  for (int dim = 0; dim < kMaxDims; ++dim)
-    if (torus.single_cabled(dim)) return std::nullopt;
-  std::size_t alive = 0;
-  for (NodeId node = 0; node < machine; ++node) alive += network.node_alive(node) ? 1 : 0;
-  if (alive != n) return std::nullopt;
-  for (std::size_t i = 0; i < n; ++i)
-    if (!allocation.walkable[i]) return std::nullopt;
+  if (options.walk_every_route) return std::nullopt;
+  const std::optional<Box> found_box = Box::of(network, rings, table, allocation);
+  if (!found_box) return std::nullopt;
+  const Box& box = *found_box;
+  const std::size_t keys = box.keys();
   std::vector<std::uint32_t> index_of(machine, kNone);
   for (std::size_t i = 0; i < n; ++i) index_of[nodes[i]] = static_cast<std::uint32_t>(i);
-  const std::optional<CommonRoutes> found = common_routes(network, rings, table, options, checks, index_of);
+  const std::optional<CommonRoutes> found = common_routes(network, table, options, checks, box, index_of);
   if (!found) return std::nullopt;
   const CommonRoutes& common = *found;
   const Run* const runs_of = common.runs.data();
 
-  // Every translate of every common route, from each node of the torus.
-  const std::size_t slots = torus.channel_slots();
+  // Takes the translate of the key's common route from `source` off again.
   TranslateCounts counts;
-  counts.end_count.assign(slots, 0);
-  counts.turn_count.assign(slots * kDirectionCount, 0);
-  for (NodeId t = 1; t < machine; ++t)
-    for (std::uint32_t r = 0; r < common.run_count[t]; ++r) {
-      const Run& run = runs_of[common.first_run[t] + r];
-      const int rank = run.direction.rank();
-      counts.load[rank] += run.count;
-      ++counts.ends[rank];
-      if (r) ++counts.turns[runs_of[common.first_run[t] + r - 1].direction.rank()][rank];
-    }
-  // Takes the translate of t's common route from `source` off again.
-  const auto take_off = [&](NodeId source, NodeId t) {
+  const auto take_off = [&](NodeId source, std::size_t key) {
     std::vector<std::int64_t>& load_diff = part.load_diff[0];  // check_pair may add layers
     NodeId at = source;
     ChannelId previous = 0;
-    for (std::uint32_t r = 0; r < common.run_count[t]; ++r) {
-      const Run& run = runs_of[common.first_run[t] + r];
+    for (std::uint32_t r = 0; r < common.run_count[key]; ++r) {
+      const Run& run = runs_of[common.first_run[key] + r];
       const RingGeometry::RunPlace place = rings.place_run(at, run.direction, run.count);
       rings.add_interval(load_diff, place.base, run.direction, place.lowest, run.count, -1);
       if (r) --counts.turn_count[std::size_t(previous) * kDirectionCount + run.direction.rank()];
@@ -618,36 +935,37 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
     }
   };
 
-  // Each pair against its displacement's common route, sources split over
-  // the threads: the pairs that keep it are counted by displacement, those
-  // that differ only counted here and walked below.  When more than a
-  // quarter of the pairs differ, walking every route is cheaper.
+  // Each pair against its key's common route, sources split over the
+  // threads: the pairs that keep it are counted by key, those that differ
+  // only counted here and walked below.  When more than a quarter of the
+  // pairs differ, walking every route is cheaper.
   // The pairs that differ are kept up to kKeptPerSlot a channel slot (the
   // memory estimate's share, routing/memory.cpp); beyond that, only which
   // rows hold any, and those rows are compared again below.
   using Pair = std::pair<std::uint32_t, std::uint32_t>;
   struct Compared {
     std::size_t differ = 0;
-    std::vector<std::uint32_t> uses;  // by displacement
+    std::vector<std::uint32_t> uses;  // by key
     std::vector<Pair> kept;           // the pairs that differ, while they fit
     bool all_kept = true;
   };
   constexpr std::size_t kKeptPerSlot = 4;
+  const std::size_t slots = torus.channel_slots();
   std::vector<Compared> compared(parallel_parts(n));
   const std::size_t keep_at_most = kKeptPerSlot * slots / compared.size() + 1;
   std::vector<unsigned char> row_differs(n, 0);  // by source: some pair of its row differs
   run_parallel(n, [&](std::size_t p, std::size_t begin, std::size_t end) {
     Compared& mine = compared[p];
-    mine.uses.assign(machine, 0);
-    Displacements displacement(torus, rings);
+    mine.uses.assign(keys, 0);
+    KeysFrom key_of(box, rings, torus);
     for (std::size_t s = begin; s < end; ++s) {
-      displacement.from(nodes[s]);
+      key_of.from(nodes[s]);
       const std::size_t before = mine.differ;
       for (std::size_t d = 0; d < n; ++d) {
         if (d == s) continue;
-        const NodeId t = displacement.to(nodes[d]);
-        if (word_of(table, s, d) == common.word[t]) {
-          ++mine.uses[t];
+        const std::size_t key = key_of.to(nodes[d]);
+        if (word_of(table, s, d) == common.word[key]) {
+          ++mine.uses[key];
           continue;
         }
         ++mine.differ;
@@ -666,72 +984,85 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   std::size_t differ = compared[0].differ;
   bool all_kept = compared[0].all_kept;
   for (std::size_t p = 1; p < compared.size(); ++p) {
-    for (NodeId t = 0; t < machine; ++t) uses[t] += compared[p].uses[t];
+    for (std::size_t key = 0; key < keys; ++key) uses[key] += compared[p].uses[key];
+    std::vector<std::uint32_t>().swap(compared[p].uses);
     differ += compared[p].differ;
     all_kept = all_kept && compared[p].all_kept;
   }
   if (differ > n * (n - 1) / 4) return std::nullopt;
+  counts = count_translates(box, torus, common);
 
   // Common routes that meet a failed router or channel, where the table has
-  // them: walked too (each is a violation).
+  // them: walked too (each is a violation).  Only a whole machine holds
+  // failures (Box::of).
   std::vector<NodeId> failed_nodes;
   std::vector<std::pair<NodeId, Direction>> failed_channels;
-  for (NodeId node = 0; node < machine; ++node) {
-    if (!network.node_alive(node)) {
-      failed_nodes.push_back(node);
-      continue;
+  if (box.whole())
+    for (NodeId node = 0; node < machine; ++node) {
+      if (!network.node_alive(node)) {
+        failed_nodes.push_back(node);
+        continue;
+      }
+      for (int rank = 0; rank < kDirectionCount; ++rank) {
+        const Direction d(rank);
+        if (torus.direction_present(d) && network.node_alive(torus.neighbor(node, d)) &&
+            !network.channel_alive(node, d))
+          failed_channels.emplace_back(node, d);
+      }
     }
-    for (int rank = 0; rank < kDirectionCount; ++rank) {
-      const Direction d(rank);
-      if (torus.direction_present(d) && network.node_alive(torus.neighbor(node, d)) && !network.channel_alive(node, d))
-        failed_channels.emplace_back(node, d);
-    }
-  }
+  // On a whole machine a key is a displacement t (a node's id) and a class.
+  const std::size_t classes = box.classes();
+  const auto class_of_node = [&](NodeId node) {
+    Coord at{};
+    for (int dim = 0; dim < kMaxDims; ++dim) at[dim] = rings.coord(node, dim);
+    return box.class_of(at);
+  };
   std::vector<Pair> touched;
-  const auto meets = [&](NodeId source, NodeId t) {
-    const std::uint32_t s = index_of[source], d = index_of[rings.shifted(source, t, false)];
+  const auto meets = [&](NodeId source, std::size_t key) {
+    if (class_of_node(source) != box.class_of_key(key)) return;  // another class's route
+    const std::uint32_t s = index_of[source], d = index_of[rings.shifted(source, NodeId(key / classes), false)];
     if (s == kNone || d == kNone) return;  // not in the table
-    if (word_of(table, s, d) != common.word[t]) return;  // differs: walked already
+    if (word_of(table, s, d) != common.word[key]) return;  // differs: walked already
     touched.emplace_back(s, d);
   };
   if (!failed_nodes.empty() || !failed_channels.empty())
-    for (NodeId t = 1; t < machine; ++t) {
+    for (std::size_t key = classes; key < keys; ++key) {
       NodeId at = 0;  // the route from the origin: `at` is its offset from the source
-      for (std::uint32_t r = 0; r < common.run_count[t]; ++r) {
-        const Run& run = runs_of[common.first_run[t] + r];
+      for (std::uint32_t r = 0; r < common.run_count[key]; ++r) {
+        const Run& run = runs_of[common.first_run[key] + r];
         for (int k = 0; k < run.count; ++k) {
           for (const auto& [tail, direction] : failed_channels)
-            if (direction == run.direction) meets(rings.shifted(tail, at, true), t);
+            if (direction == run.direction) meets(rings.shifted(tail, at, true), key);
           at = torus.neighbor(at, run.direction);
-          for (const NodeId failed : failed_nodes) meets(rings.shifted(failed, at, true), t);
+          for (const NodeId failed : failed_nodes) meets(rings.shifted(failed, at, true), key);
         }
       }
     }
   // A route may meet several failures: each pair once.
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (const auto& [s, d] : touched) --uses[rings.shifted(nodes[d], nodes[s], true)];
+  for (const auto& [s, d] : touched) --uses[box.key(nodes[s], nodes[d])];
 
   // Off again: the translates from and to failed routers, and those of the
   // pairs walked (which add their own routes).
   for (const NodeId failed : failed_nodes)
     for (NodeId t = 1; t < machine; ++t) {
-      take_off(failed, t);
+      take_off(failed, std::size_t(t) * classes + class_of_node(failed));
       const NodeId source = rings.shifted(failed, t, true);
-      if (network.node_alive(source)) take_off(source, t);
+      if (network.node_alive(source)) take_off(source, std::size_t(t) * classes + class_of_node(source));
     }
   // The pairs that differ and those touched, in the order walking every
   // route takes them (the first example of each rule is the same).
   std::vector<Run> runs;
   runs.reserve(64);
-  const auto walk = [&](std::size_t s, std::size_t d, NodeId t) {
-    take_off(nodes[s], t);
+  const auto walk = [&](std::size_t s, std::size_t d, std::size_t key) {
+    take_off(nodes[s], key);
     check_pair(network, rings, table, options, allocation, checks, s, d, runs, part);
   };
   if (all_kept) {  // the kept pairs (each part's in source order, the parts in order) and the touched, merged
     auto next_touched = touched.begin();
     const auto walk_pair = [&](const Pair& pair) {
-      walk(pair.first, pair.second, rings.shifted(nodes[pair.second], nodes[pair.first], true));
+      walk(pair.first, pair.second, box.key(nodes[pair.first], nodes[pair.second]));
     };
     for (const Compared& mine : compared)
       for (const Pair& pair : mine.kept) {
@@ -740,29 +1071,29 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
       }
     for (; next_touched != touched.end(); ++next_touched) walk_pair(*next_touched);
   } else {  // compared again, in the rows that hold any
-    Displacements displacement(torus, rings);
+    KeysFrom key_of(box, rings, torus);
     auto next_touched = touched.begin();
     for (std::size_t s = 0; s < n; ++s) {
       if (!row_differs[s] && (next_touched == touched.end() || next_touched->first != s)) continue;
-      displacement.from(nodes[s]);
+      key_of.from(nodes[s]);
       for (std::size_t d = 0; d < n; ++d) {
         if (d == s) continue;
-        const NodeId t = displacement.to(nodes[d]);
+        const std::size_t key = key_of.to(nodes[d]);
         const bool meets_failure = next_touched != touched.end() && *next_touched == Pair(s, d);
         if (meets_failure) ++next_touched;
-        if (meets_failure || word_of(table, s, d) != common.word[t]) walk(s, d, t);
+        if (meets_failure || word_of(table, s, d) != common.word[key]) walk(s, d, key);
       }
     }
   }
   // The pairs that keep their common route.
-  for (NodeId t = 1; t < machine; ++t) {
-    if (uses[t] == 0) continue;
-    part.routes += uses[t];
-    part.lengths.hops += std::uint64_t(uses[t]) * common.hops[t];
-    part.lengths.max_hops = std::max(part.lengths.max_hops, static_cast<int>(common.hops[t]));
+  for (std::size_t key = 0; key < keys; ++key) {
+    if (uses[key] == 0) continue;
+    part.routes += uses[key];
+    part.lengths.hops += std::uint64_t(uses[key]) * common.hops[key];
+    part.lengths.max_hops = std::max(part.lengths.max_hops, static_cast<int>(common.hops[key]));
     if (!checks) continue;
-    if (!common.minimal[t]) part.non_minimal += uses[t];
-    if (common.fs_ls[t]) part.fs_ls_routes += uses[t];
+    if (!common.minimal[key]) part.non_minimal += uses[key];
+    if (common.fs_ls[key]) part.fs_ls_routes += uses[key];
   }
   return counts;
 }
@@ -835,10 +1166,11 @@ TableWalk walk_table(const Network& network, const RouteTable& table, const Veri
       std::uint8_t next = ends[c].successors;
       const int rank = Torus::channel_direction(c).rank();
       if (shares) {  // the translates' share (walk_translates)
-        load += shares->load[rank];
-        ended += shares->ends[rank] + shares->end_count[c];
+        const std::int32_t cell = shares->cell_of[Torus::channel_node(c)];
+        load += shares->load_at(rank, cell);
+        ended += shares->ends_at(rank, cell) + shares->end_count[c];
         for (int to = 0; to < kDirectionCount; ++to)
-          if (shares->turns[rank][to] + shares->turn_count[std::size_t(c) * kDirectionCount + to] > 0)
+          if (shares->turns_at(rank, to, cell) + shares->turn_count[std::size_t(c) * kDirectionCount + to] > 0)
             next |= static_cast<std::uint8_t>(1u << to);
       }
       walk.loads[c] += static_cast<std::uint64_t>(load);

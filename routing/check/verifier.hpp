@@ -41,9 +41,10 @@ struct VerifyReport {
   // it breaks), and one per strongly connected component that holds a turn.
   std::size_t violation_count = 0;
   std::size_t routes = 0;
-  // Pairs walked one by one: all of them, but on a whole machine, where
-  // only those whose route differs from their displacement's common route
-  // or meets a failure are (VerifyOptions::walk_every_route).
+  // Pairs walked one by one: all of them, but on a box (every live router,
+  // or a block of a larger torus), where only those whose route differs
+  // from their key's common route or meets a failure are
+  // (VerifyOptions::walk_every_route).
   std::size_t pairs_walked = 0;
   std::size_t non_minimal = 0;        // routes longer than the torus distance
   std::size_t fs_ls_routes = 0;       // routes that need a First or Last Step
@@ -65,8 +66,9 @@ struct VerifyOptions {
   // routing.adaptive: also check Duato's condition for the table as the
   // escape of the adaptive channel (routing/check/adaptive_escape.hpp).
   bool adaptive = false;
-  // Walk every route one by one even on a whole machine, where the verifier
-  // otherwise checks each displacement's common route once and walks only
+  // Walk every route one by one even on a box (every live router, or a
+  // block), where the verifier otherwise checks each key's (displacement
+  // and source parity's) common route once and walks only
   // the routes that differ from it or meet a failure (the same report;
   // tests compare the two).
   bool walk_every_route = false;
