@@ -464,7 +464,11 @@ section_latency() {
        'ties against 1613.  The max sits on channels next to a few sources (a source sends' \
        'about half its routes out on +X), which is why a sample of the sources does not decide' \
        'it.' \
-       'There the verifier is most of the time.  The per-dimension bound decides a block'"'"'s' \
+       'There the verifier is most of the time on a scattered set.  A block'"'"'s table the' \
+       'verifier checks by key (doc/design.md): each displacement'"'"'s (and source parity'"'"'s) common' \
+       'route once, its translates counted on a grid of a cell per coordinate along the arcs,' \
+       'and only the pairs whose route differs walked (none of the 16.8 million pairs of the' \
+       '4096-node block'"'"'s direction-order table).  The per-dimension bound decides a block'"'"'s' \
        'channels dimension by dimension (every combination of its coordinates occurs), and a' \
        'scattered set'"'"'s by a pair with one end on the channel'"'"'s own ring, then the few channels' \
        'left source by source (`routing/check/metrics.cpp`); the direction-order table is packed' \
@@ -476,9 +480,9 @@ section_latency() {
        'source'"'"'s parity for a class split by source), so the pairs the failures cut, the' \
        'channel loads and the dependency counts the checked-turn stage starts from come from' \
        'the rows of one source per parity class of the even-sized coordinates (16 on 8x8x8x8)' \
-       'instead of a walk over every pair'"'"'s route.  The verifier checks a whole machine by' \
-       'displacement (doc/design.md): it walks only the pairs whose route is not their' \
-       'displacement'"'"'s common one or meets a failure, 0.2% of them on these two machines.' \
+       'instead of a walk over every pair'"'"'s route.  The verifier checks a whole machine by key' \
+       'too: it walks only the pairs whose route is not their key'"'"'s common one or meets a' \
+       'failure, 0.2% of them on these two machines.' \
        'What is left is the detours'"'"' shortening, an A* search over (router, encoding stage)' \
        'that asks the cycle test only about dependencies that can lie on a shortest route,' \
        'charged what its searches expand.' '' \

@@ -199,6 +199,17 @@ struct Successor {
   bool last_step;
 };
 
+// rules.step_allowed(arriving_channel(node, in), next), with the arriving
+// channel (a neighbour, three divisions) found only for the turns the
+// augmentation decides: most steps are allowed or refused by their
+// directions alone, and the search asks for every state and direction.
+bool step_allowed_after(const Torus& torus, const TurnRules& rules, NodeId node, Direction in, Direction next) {
+  if (next == in) return true;
+  if (next == in.opposite()) return false;
+  if (in < next || rules.all_turns()) return true;
+  return rules.turn_allowed(arriving_channel(torus, node, in), next);
+}
+
 // Fills up to two successors of (node, stage) for a hop in direction d over
 // a live channel; returns how many.
 int successors(const Torus& torus, const TurnRules& rules, NodeId node, int stage, Direction d,
@@ -211,14 +222,14 @@ int successors(const Torus& torus, const TurnRules& rules, NodeId node, int stag
   }
   if (stage < kMiddle) {
     const Direction first(stage - kFirstStep);
-    if (rules.step_allowed(arriving_channel(torus, node, first), d)) out[n++] = {kMiddle + bit(d), false};
+    if (step_allowed_after(torus, rules, node, first, d)) out[n++] = {kMiddle + bit(d), false};
     return n;
   }
   const unsigned mask = static_cast<unsigned>(stage - kMiddle);
   const Direction last = last_direction(mask);
   if (last <= d && !(mask & bit(d.opposite()))) {
     out[n++] = {kMiddle + static_cast<int>(mask | bit(d)), false};
-  } else if (d.negative() && rules.step_allowed(arriving_channel(torus, node, last), d)) {
+  } else if (d.negative() && step_allowed_after(torus, rules, node, last, d)) {
     out[n++] = {-1, true};
   }
   return n;
@@ -232,6 +243,7 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
       rules_(rules),
       src_(src),
       dist_(std::size_t(network.torus().node_count()) * kStages, -1),
+      reached_(network.torus().node_count(), -1),
       ls_dist_(network.torus().node_count(), -1) {
   const Torus& torus = network.torus();
   std::vector<std::pair<NodeId, int>> frontier{{src, kBegin}}, next;
@@ -242,17 +254,20 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
       for (int rank = 0; rank < kDirectionCount; ++rank) {
         const Direction d(rank);
         if (!torus.direction_present(d) || !network.channel_alive(node, d)) continue;
-        const NodeId to = torus.neighbor(node, d);
         Successor succ[2];
         const int count = successors(torus, rules, node, stage, d, succ);
+        if (count == 0) continue;  // before the neighbour's divisions: most hops lead nowhere
+        const NodeId to = torus.neighbor(node, d);
         for (int k = 0; k < count; ++k) {
+          const auto hops = static_cast<std::int16_t>(depth + 1);
           if (succ[k].last_step) {
-            if (ls_dist_[to] < 0) ls_dist_[to] = depth + 1;
+            if (ls_dist_[to] < 0) ls_dist_[to] = hops;
             continue;
           }
-          int& slot = dist_[state(to, succ[k].stage)];
+          std::int16_t& slot = dist_[state(to, succ[k].stage)];
           if (slot >= 0) continue;
-          slot = depth + 1;
+          slot = hops;
+          if (reached_[to] < 0) reached_[to] = hops;  // layer by layer: the first is the shortest
           next.emplace_back(to, succ[k].stage);
         }
       }
@@ -266,12 +281,9 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
 
 int ShortestRouteSearch::length(NodeId dst) const {
   if (dst == src_) return 0;
-  int best = ls_dist_[dst];
-  for (int stage = 1; stage < kStages; ++stage) {
-    const int d = dist_[state(dst, stage)];
-    if (d >= 0 && (best < 0 || d < best)) best = d;
-  }
-  return best;
+  const int reached = reached_[dst], last_step = ls_dist_[dst];
+  if (reached < 0 || last_step < 0) return std::max(reached, last_step);
+  return std::min(reached, last_step);
 }
 
 bool ShortestRouteSearch::transition(NodeId node, int stage, Direction d, int* next_stage, bool* last_step) const {

@@ -121,8 +121,11 @@ class ShortestRouteSearch {
   const Network& network_;
   const TurnRules& rules_;
   NodeId src_;
-  std::vector<int> dist_;      // per state, -1 = unreached
-  std::vector<int> ls_dist_;   // per node, length of the shortest route ending with a Last Step there
+  // Hop counts (at most a few times the diameter: 16 bits, a quarter of the
+  // memory the search fills per source), -1 = unreached.
+  std::vector<std::int16_t> dist_;     // per state
+  std::vector<std::int16_t> reached_;  // per node, its first state past the source's: the shortest route there
+  std::vector<std::int16_t> ls_dist_;  // per node, length of the shortest route ending with a Last Step there
 };
 
 // A view of the channels of one candidate route.

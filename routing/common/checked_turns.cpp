@@ -68,18 +68,37 @@ bool DependencyMemo::allowed(const IncrementalDependencyGraph& graph, ChannelId 
   return stamp & 1u;
 }
 
+void CheckedRouteScratch::prepare(std::size_t nodes) {
+  const std::size_t states = nodes * kStages;
+  if (depth.size() != states) {
+    parent.assign(states, kNone);
+    hop.assign(states, 0);
+    depth.assign(states, kUnreached);
+    touched.clear();
+  }
+}
+
+void CheckedRouteScratch::reset() {
+  for (const std::uint32_t t : touched) depth[t] = kUnreached;
+  touched.clear();
+}
+
 std::optional<std::vector<Direction>> find_checked_route(const Network& network,
                                                          const IncrementalDependencyGraph& graph, NodeId src,
                                                          NodeId dst, std::size_t max_hops, DependencyMemo* memo,
-                                                         std::uint64_t* expanded) {
+                                                         std::uint64_t* expanded, CheckedRouteScratch* scratch) {
   const Torus& torus = network.torus();
   if (src == dst) return std::vector<Direction>{};
-  const std::size_t states = static_cast<std::size_t>(torus.node_count()) * kStages;
-  std::vector<std::uint32_t> parent(states, kNone);
-  std::vector<std::uint8_t> hop(states, 0);
-  // Best hop count known per state (kUnreached: none).
-  constexpr std::uint16_t kUnreached = 0xFFFF;
-  std::vector<std::uint16_t> depth(states, kUnreached);
+  std::optional<CheckedRouteScratch> own_scratch;
+  if (!scratch) scratch = &own_scratch.emplace();
+  scratch->prepare(torus.node_count());
+  std::vector<std::uint32_t>& parent = scratch->parent;
+  std::vector<std::uint8_t>& hop = scratch->hop;
+  // Best hop count known per state (kUnreached: none); parent and hop are
+  // meaningful only where it is set.
+  constexpr std::uint16_t kUnreached = CheckedRouteScratch::kUnreached;
+  std::vector<std::uint16_t>& depth = scratch->depth;
+  std::vector<std::uint32_t>& touched = scratch->touched;
   // The cycle test per dependency (channel, next direction), asked once: the
   // graph does not change during the search.
   std::optional<DependencyMemo> own;
@@ -101,6 +120,8 @@ std::optional<std::vector<Direction>> find_checked_route(const Network& network,
   std::vector<std::vector<std::uint32_t>> buckets(estimate(src) + 1);
   const std::uint32_t start = state(src, kBegin);
   depth[start] = 0;
+  parent[start] = kNone;
+  touched.push_back(start);
   buckets.back().push_back(start);
   std::uint32_t goal = kNone;
   for (std::size_t f = estimate(src); f < buckets.size() && goal == kNone; ++f) {
@@ -132,6 +153,7 @@ std::optional<std::vector<Direction>> find_checked_route(const Network& network,
         for (int k = 0; k < count; ++k) {
           const std::uint32_t t = state(to, targets[k]);
           if (depth[t] <= next_depth) continue;
+          if (depth[t] == kUnreached) touched.push_back(t);
           depth[t] = static_cast<std::uint16_t>(next_depth);
           parent[t] = s;
           hop[t] = static_cast<std::uint8_t>(rank);
@@ -152,10 +174,14 @@ std::optional<std::vector<Direction>> find_checked_route(const Network& network,
       }
     }
   }
-  if (goal == kNone) return std::nullopt;
+  if (goal == kNone) {
+    scratch->reset();
+    return std::nullopt;
+  }
   std::vector<Direction> hops;
-  for (std::uint32_t s = goal; parent[s] != kNone; s = parent[s]) hops.push_back(Direction(hop[s]));
+  for (std::uint32_t s = goal; s != start; s = parent[s]) hops.push_back(Direction(hop[s]));
   std::reverse(hops.begin(), hops.end());
+  scratch->reset();
   return hops;
 }
 
@@ -360,7 +386,7 @@ class CheckedTurnAttempt {
     // and the search is the expensive part of this stage.
     const std::size_t limit = max_hops ? max_hops : 2 * static_cast<std::size_t>(best) + 4;
     const std::optional<std::vector<Direction>> found =
-        find_checked_route(network_, graph_, src, dst, limit, &memo_, &expanded_);
+        find_checked_route(network_, graph_, src, dst, limit, &memo_, &expanded_, &scratch_);
     return found && admit(p, *found);
   }
 
@@ -397,6 +423,7 @@ class CheckedTurnAttempt {
   std::vector<Change> routes_;  // the changed pairs' routes at the attempt's end
   IncrementalDependencyGraph graph_;
   DependencyMemo memo_;  // valid for graph_ as it is; forgotten when its edges change
+  CheckedRouteScratch scratch_;
   std::vector<std::uint32_t> loads_;
   CheckedTurnStats stats_;
   std::uint64_t expanded_ = 0;  // states the checked searches expanded
