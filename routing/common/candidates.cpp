@@ -246,31 +246,80 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
       reached_(network.torus().node_count(), -1),
       ls_dist_(network.torus().node_count(), -1) {
   const Torus& torus = network.torus();
+  // The moves of a DOR middle by its used-direction mask, once: the
+  // directions that continue it (no lower than its last, not the reverse of
+  // one used) and the negative ones that may end it as a Last Step (the
+  // others, when the augmentation allows the turn).  successors() decides the
+  // same hop by hop; this is the search's inner loop.
+  struct MiddleMoves {
+    std::uint8_t continuing = 0, last_steps = 0;
+    Direction last;
+  };
+  static const std::array<MiddleMoves, 256> middle_moves = [] {
+    std::array<MiddleMoves, 256> moves{};
+    for (unsigned mask = 1; mask < 256; ++mask) {
+      MiddleMoves& m = moves[mask];
+      m.last = last_direction(mask);
+      for (int rank = 0; rank < kDirectionCount; ++rank) {
+        const Direction d(rank);
+        if (m.last <= d && !(mask & bit(d.opposite())))
+          m.continuing |= bit(d);
+        else if (d.negative())
+          m.last_steps |= bit(d);
+      }
+    }
+    return moves;
+  }();
+  std::uint8_t present = 0;
+  for (int rank = 0; rank < kDirectionCount; ++rank)
+    if (torus.direction_present(Direction(rank))) present |= bit(Direction(rank));
+
   std::vector<std::pair<NodeId, int>> frontier{{src, kBegin}}, next;
   dist_[state(src, kBegin)] = 0;
   for (int depth = 0; !frontier.empty(); ++depth) {
     next.clear();
-    for (const auto& [node, stage] : frontier)
-      for (int rank = 0; rank < kDirectionCount; ++rank) {
-        const Direction d(rank);
-        if (!torus.direction_present(d) || !network.channel_alive(node, d)) continue;
-        Successor succ[2];
-        const int count = successors(torus, rules, node, stage, d, succ);
-        if (count == 0) continue;  // before the neighbour's divisions: most hops lead nowhere
-        const NodeId to = torus.neighbor(node, d);
-        for (int k = 0; k < count; ++k) {
-          const auto hops = static_cast<std::int16_t>(depth + 1);
-          if (succ[k].last_step) {
+    const auto hops = static_cast<std::int16_t>(depth + 1);
+    const auto reach = [&](NodeId to, int stage) {
+      std::int16_t& slot = dist_[state(to, stage)];
+      if (slot >= 0) return;
+      slot = hops;
+      if (reached_[to] < 0) reached_[to] = hops;  // layer by layer: the first is the shortest
+      next.emplace_back(to, stage);
+    };
+    for (const auto& [node, stage] : frontier) {
+      std::uint8_t live = 0;
+      for (int rank = 0; rank < kDirectionCount; ++rank)
+        if ((present & bit(Direction(rank))) && network.channel_alive(node, Direction(rank))) live |= bit(Direction(rank));
+      if (stage == kBegin) {
+        for (int rank = 0; rank < kDirectionCount; ++rank) {
+          const Direction d(rank);
+          if (!(live & bit(d))) continue;
+          const NodeId to = torus.neighbor(node, d);
+          reach(to, kMiddle + bit(d));
+          if (d.positive()) reach(to, kFirstStep + d.rank());
+        }
+      } else if (stage < kMiddle) {
+        const Direction first(stage - kFirstStep);
+        for (int rank = 0; rank < kDirectionCount; ++rank) {
+          const Direction d(rank);
+          if ((live & bit(d)) && step_allowed_after(torus, rules, node, first, d))
+            reach(torus.neighbor(node, d), kMiddle + bit(d));
+        }
+      } else {
+        const unsigned mask = static_cast<unsigned>(stage - kMiddle);
+        const MiddleMoves& moves = middle_moves[mask];
+        const std::uint8_t continuing = moves.continuing & live, last_steps = moves.last_steps & live;
+        for (int rank = 0; rank < kDirectionCount; ++rank) {
+          const Direction d(rank);
+          if (continuing & bit(d)) {
+            reach(torus.neighbor(node, d), kMiddle + static_cast<int>(mask | bit(d)));
+          } else if ((last_steps & bit(d)) && step_allowed_after(torus, rules, node, moves.last, d)) {
+            const NodeId to = torus.neighbor(node, d);
             if (ls_dist_[to] < 0) ls_dist_[to] = hops;
-            continue;
           }
-          std::int16_t& slot = dist_[state(to, succ[k].stage)];
-          if (slot >= 0) continue;
-          slot = hops;
-          if (reached_[to] < 0) reached_[to] = hops;  // layer by layer: the first is the shortest
-          next.emplace_back(to, succ[k].stage);
         }
       }
+    }
     frontier.swap(next);
     // Every layer up to depth + 1 is complete: stop once each target is in one.
     if (!targets.empty() &&
