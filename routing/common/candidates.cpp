@@ -194,6 +194,29 @@ constexpr int kBegin = 0;
 constexpr int kFirstStep = 1;
 constexpr int kMiddle = 5;
 
+// The numbering of the DOR middle's masks (ShortestRouteSearch::kStages):
+// the valid masks in ascending order.
+struct MiddleNumbering {
+  std::array<std::int16_t, 256> stage{};  // by mask: kMiddle + its number, -1 if both signs of a dimension
+  std::array<std::uint8_t, 81> mask{};    // by number
+  MiddleNumbering() {
+    int next = 0;
+    for (unsigned m = 0; m < 256; ++m) {
+      bool valid = true;
+      for (int rank = 0; rank < kDirectionCount; ++rank)
+        if ((m & bit(Direction(rank))) && (m & bit(Direction(rank).opposite()))) valid = false;
+      stage[m] = static_cast<std::int16_t>(valid ? kMiddle + next : -1);
+      if (valid) mask[static_cast<std::size_t>(next++)] = static_cast<std::uint8_t>(m);
+    }
+  }
+};
+const MiddleNumbering& middle_numbering() {
+  static const MiddleNumbering numbering;
+  return numbering;
+}
+int middle_stage(unsigned mask) { return middle_numbering().stage[mask]; }
+unsigned middle_mask(int stage) { return middle_numbering().mask[static_cast<std::size_t>(stage - kMiddle)]; }
+
 struct Successor {
   int stage;
   bool last_step;
@@ -216,19 +239,19 @@ int successors(const Torus& torus, const TurnRules& rules, NodeId node, int stag
                       Successor out[2]) {
   int n = 0;
   if (stage == kBegin) {
-    out[n++] = {kMiddle + bit(d), false};
+    out[n++] = {middle_stage(bit(d)), false};
     if (d.positive()) out[n++] = {kFirstStep + d.rank(), false};
     return n;
   }
   if (stage < kMiddle) {
     const Direction first(stage - kFirstStep);
-    if (step_allowed_after(torus, rules, node, first, d)) out[n++] = {kMiddle + bit(d), false};
+    if (step_allowed_after(torus, rules, node, first, d)) out[n++] = {middle_stage(bit(d)), false};
     return n;
   }
-  const unsigned mask = static_cast<unsigned>(stage - kMiddle);
+  const unsigned mask = middle_mask(stage);
   const Direction last = last_direction(mask);
   if (last <= d && !(mask & bit(d.opposite()))) {
-    out[n++] = {kMiddle + static_cast<int>(mask | bit(d)), false};
+    out[n++] = {middle_stage(mask | bit(d)), false};
   } else if (d.negative() && step_allowed_after(torus, rules, node, last, d)) {
     out[n++] = {-1, true};
   }
@@ -254,18 +277,22 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
   struct MiddleMoves {
     std::uint8_t continuing = 0, last_steps = 0;
     Direction last;
+    std::array<std::int16_t, kDirectionCount> next{};  // the stage continuing with each direction
   };
-  static const std::array<MiddleMoves, 256> middle_moves = [] {
-    std::array<MiddleMoves, 256> moves{};
-    for (unsigned mask = 1; mask < 256; ++mask) {
-      MiddleMoves& m = moves[mask];
+  static const std::array<MiddleMoves, kStages> middle_moves = [] {
+    std::array<MiddleMoves, kStages> moves{};
+    for (int stage = kMiddle + 1; stage < kStages; ++stage) {
+      const unsigned mask = middle_mask(stage);
+      MiddleMoves& m = moves[static_cast<std::size_t>(stage)];
       m.last = last_direction(mask);
       for (int rank = 0; rank < kDirectionCount; ++rank) {
         const Direction d(rank);
-        if (m.last <= d && !(mask & bit(d.opposite())))
+        if (m.last <= d && !(mask & bit(d.opposite()))) {
           m.continuing |= bit(d);
-        else if (d.negative())
+          m.next[static_cast<std::size_t>(rank)] = static_cast<std::int16_t>(middle_stage(mask | bit(d)));
+        } else if (d.negative()) {
           m.last_steps |= bit(d);
+        }
       }
     }
     return moves;
@@ -295,7 +322,7 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
           const Direction d(rank);
           if (!(live & bit(d))) continue;
           const NodeId to = torus.neighbor(node, d);
-          reach(to, kMiddle + bit(d));
+          reach(to, middle_stage(bit(d)));
           if (d.positive()) reach(to, kFirstStep + d.rank());
         }
       } else if (stage < kMiddle) {
@@ -303,16 +330,15 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
         for (int rank = 0; rank < kDirectionCount; ++rank) {
           const Direction d(rank);
           if ((live & bit(d)) && step_allowed_after(torus, rules, node, first, d))
-            reach(torus.neighbor(node, d), kMiddle + bit(d));
+            reach(torus.neighbor(node, d), middle_stage(bit(d)));
         }
       } else {
-        const unsigned mask = static_cast<unsigned>(stage - kMiddle);
-        const MiddleMoves& moves = middle_moves[mask];
+        const MiddleMoves& moves = middle_moves[static_cast<std::size_t>(stage)];
         const std::uint8_t continuing = moves.continuing & live, last_steps = moves.last_steps & live;
         for (int rank = 0; rank < kDirectionCount; ++rank) {
           const Direction d(rank);
           if (continuing & bit(d)) {
-            reach(torus.neighbor(node, d), kMiddle + static_cast<int>(mask | bit(d)));
+            reach(torus.neighbor(node, d), moves.next[static_cast<std::size_t>(rank)]);
           } else if ((last_steps & bit(d)) && step_allowed_after(torus, rules, node, moves.last, d)) {
             const NodeId to = torus.neighbor(node, d);
             if (ls_dist_[to] < 0) ls_dist_[to] = hops;
@@ -372,12 +398,12 @@ void ShortestRouteSearch::collect(NodeId node, int stage, std::vector<Direction>
     } else if (stage < kMiddle) {
       candidates[count++] = kBegin;
     } else {
-      const unsigned mask = static_cast<unsigned>(stage - kMiddle);
+      const unsigned mask = middle_mask(stage);
       if (mask & bit(d)) {
         if (mask == bit(d))
           for (int before = kBegin; before < kMiddle; ++before) candidates[count++] = before;
         else
-          candidates[count++] = kMiddle + static_cast<int>(mask & ~static_cast<unsigned>(bit(d)));
+          candidates[count++] = middle_stage(mask & ~static_cast<unsigned>(bit(d)));
         candidates[count++] = stage;
       }
     }
