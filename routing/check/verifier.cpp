@@ -648,7 +648,15 @@ struct CommonRoutes {
 // (the pass over every pair makes no division).
 class KeysFrom {
  public:
-  KeysFrom(const Box& box, const RingGeometry& rings, const Torus& torus) : box_(box), rings_(rings), torus_(torus) {}
+  KeysFrom(const Box& box, const RingGeometry& rings, const Torus& torus) : box_(box), rings_(rings), torus_(torus) {
+    NodeId stride = 1;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      stride_[dim] = stride;
+      stride *= static_cast<NodeId>(torus.size(dim));
+      for (int c = 0; c < torus.size(dim); ++c)
+        if (box.local_coord(dim, c) >= 0) coords_[dim].push_back(c);
+    }
+  }
   void from(NodeId source) {
     Coord at{};
     for (int dim = 0; dim < kMaxDims; ++dim) {
@@ -667,6 +675,32 @@ class KeysFrom {
     for (int dim = 0; dim < kMaxDims; ++dim) key += share_[dim][static_cast<std::size_t>(rings_.coord(destination, dim))];
     return key;
   }
+  // Every allocated router of the box in allocation order (ascending node
+  // id), with its key from the source of from(): visit(d, key) for d = 0,
+  // 1, ... (the source included).  The key is built dimension by dimension
+  // as the loops go, so a pair costs one look-up.  `skip` (a whole machine
+  // with failed routers): the routers of the box that `index_of` lacks.
+  template <class Visit>
+  void each_destination(const std::vector<std::uint32_t>& index_of, bool skip, Visit visit) const {
+    std::size_t d = 0;
+    for (const int w : coords_[3]) {
+      const std::size_t key_w = class_ + share_[3][static_cast<std::size_t>(w)];
+      const NodeId node_w = static_cast<NodeId>(w) * stride_[3];
+      for (const int z : coords_[2]) {
+        const std::size_t key_z = key_w + share_[2][static_cast<std::size_t>(z)];
+        const NodeId node_z = node_w + static_cast<NodeId>(z) * stride_[2];
+        for (const int y : coords_[1]) {
+          const std::size_t key_y = key_z + share_[1][static_cast<std::size_t>(y)];
+          const NodeId node_y = node_z + static_cast<NodeId>(y) * stride_[1];
+          const std::size_t* const share_x = share_[0].data();
+          for (const int x : coords_[0]) {
+            if (skip && index_of[node_y + static_cast<NodeId>(x)] == kNone) continue;
+            visit(d++, key_y + share_x[x]);
+          }
+        }
+      }
+    }
+  }
 
  private:
   const Box& box_;
@@ -674,6 +708,8 @@ class KeysFrom {
   const Torus& torus_;
   std::size_t class_ = 0;
   std::array<std::vector<std::size_t>, kMaxDims> share_;  // by destination coordinate: its part of the key
+  std::array<std::vector<int>, kMaxDims> coords_;         // the box's coordinates, ascending
+  std::array<NodeId, kMaxDims> stride_{};
 };
 
 // The table's word of a pair; a route in the overflow store reads as
@@ -954,6 +990,7 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   std::vector<Compared> compared(parallel_parts(n));
   const std::size_t keep_at_most = kKeptPerSlot * slots / compared.size() + 1;
   std::vector<unsigned char> row_differs(n, 0);  // by source: some pair of its row differs
+  const bool skip_unallocated = n != static_cast<std::size_t>(machine) && box.whole();
   run_parallel(n, [&](std::size_t p, std::size_t begin, std::size_t end) {
     Compared& mine = compared[p];
     mine.uses.assign(keys, 0);
@@ -961,22 +998,21 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
     for (std::size_t s = begin; s < end; ++s) {
       key_of.from(nodes[s]);
       const std::size_t before = mine.differ;
-      for (std::size_t d = 0; d < n; ++d) {
-        if (d == s) continue;
-        const std::size_t key = key_of.to(nodes[d]);
+      key_of.each_destination(index_of, skip_unallocated, [&](std::size_t d, std::size_t key) {
+        if (d == s) return;
         if (word_of(table, s, d) == common.word[key]) {
           ++mine.uses[key];
-          continue;
+          return;
         }
         ++mine.differ;
-        if (!mine.all_kept) continue;
+        if (!mine.all_kept) return;
         if (mine.kept.size() < keep_at_most) {
           mine.kept.emplace_back(static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(d));
         } else {
           mine.all_kept = false;
           std::vector<Pair>().swap(mine.kept);
         }
-      }
+      });
       row_differs[s] = mine.differ != before ? 1 : 0;
     }
   });
