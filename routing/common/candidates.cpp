@@ -325,21 +325,29 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
           reach(to, middle_stage(bit(d)));
           if (d.positive()) reach(to, kFirstStep + d.rank());
         }
-      } else if (stage < kMiddle) {
-        const Direction first(stage - kFirstStep);
-        for (int rank = 0; rank < kDirectionCount; ++rank) {
-          const Direction d(rank);
-          if ((live & bit(d)) && step_allowed_after(torus, rules, node, first, d))
-            reach(torus.neighbor(node, d), middle_stage(bit(d)));
-        }
       } else {
-        const MiddleMoves& moves = middle_moves[static_cast<std::size_t>(stage)];
-        const std::uint8_t continuing = moves.continuing & live, last_steps = moves.last_steps & live;
+        // After a First Step or a DOR middle: the hops its last direction
+        // allows (step_allowed_after, the channel it arrived on found once
+        // for the turns the augmentation decides).
+        const bool first_step = stage < kMiddle;
+        const MiddleMoves* moves = first_step ? nullptr : &middle_moves[static_cast<std::size_t>(stage)];
+        const Direction in = first_step ? Direction(stage - kFirstStep) : moves->last;
+        std::optional<ChannelId> arriving;
+        const auto allowed = [&](Direction d) {
+          if (d == in) return true;
+          if (d == in.opposite()) return false;
+          if (in < d || rules.all_turns()) return true;
+          if (!arriving) arriving = arriving_channel(torus, node, in);
+          return rules.turn_allowed(*arriving, d);
+        };
         for (int rank = 0; rank < kDirectionCount; ++rank) {
           const Direction d(rank);
-          if (continuing & bit(d)) {
-            reach(torus.neighbor(node, d), moves.next[static_cast<std::size_t>(rank)]);
-          } else if ((last_steps & bit(d)) && step_allowed_after(torus, rules, node, moves.last, d)) {
+          if (!(live & bit(d))) continue;
+          if (first_step) {
+            if (allowed(d)) reach(torus.neighbor(node, d), middle_stage(bit(d)));
+          } else if (moves->continuing & bit(d)) {
+            reach(torus.neighbor(node, d), moves->next[static_cast<std::size_t>(rank)]);
+          } else if ((moves->last_steps & bit(d)) && allowed(d)) {
             const NodeId to = torus.neighbor(node, d);
             if (ls_dist_[to] < 0) ls_dist_[to] = hops;
           }
