@@ -195,10 +195,11 @@ constexpr int kFirstStep = 1;
 constexpr int kMiddle = 5;
 
 // The numbering of the DOR middle's masks (ShortestRouteSearch::kStages):
-// the valid masks in ascending order.
+// the valid masks, 3^4 (no dimension with both signs), in ascending order.
+constexpr int kMiddleMasks = 81;
 struct MiddleNumbering {
   std::array<std::int16_t, 256> stage{};  // by mask: kMiddle + its number, -1 if both signs of a dimension
-  std::array<std::uint8_t, 81> mask{};    // by number
+  std::array<std::uint8_t, kMiddleMasks> mask{};  // by number
   MiddleNumbering() {
     int next = 0;
     for (unsigned m = 0; m < 256; ++m) {
@@ -217,21 +218,41 @@ const MiddleNumbering& middle_numbering() {
 int middle_stage(unsigned mask) { return middle_numbering().stage[mask]; }
 unsigned middle_mask(int stage) { return middle_numbering().mask[static_cast<std::size_t>(stage - kMiddle)]; }
 
+// The moves of a DOR middle, by its stage: the directions that continue it
+// (no lower than its last, not the reverse of one used) into the stage
+// `next`, and the negative ones that may end it as a Last Step (the
+// others, when the turn after `last` is allowed).
+struct MiddleMoves {
+  std::uint8_t continuing = 0, last_steps = 0;
+  Direction last;
+  std::array<std::int16_t, kDirectionCount> next{};
+};
+const MiddleMoves& middle_moves(int stage) {
+  static const auto moves = [] {
+    std::array<MiddleMoves, kMiddle + kMiddleMasks> table{};
+    for (int at = kMiddle + 1; at < kMiddle + kMiddleMasks; ++at) {
+      const unsigned mask = middle_mask(at);
+      MiddleMoves& m = table[static_cast<std::size_t>(at)];
+      m.last = last_direction(mask);
+      for (int rank = 0; rank < kDirectionCount; ++rank) {
+        const Direction d(rank);
+        if (m.last <= d && !(mask & bit(d.opposite()))) {
+          m.continuing |= bit(d);
+          m.next[static_cast<std::size_t>(rank)] = static_cast<std::int16_t>(middle_stage(mask | bit(d)));
+        } else if (d.negative()) {
+          m.last_steps |= bit(d);
+        }
+      }
+    }
+    return table;
+  }();
+  return moves[static_cast<std::size_t>(stage)];
+}
+
 struct Successor {
   int stage;
   bool last_step;
 };
-
-// rules.step_allowed(arriving_channel(node, in), next), with the arriving
-// channel (a neighbour, three divisions) found only for the turns the
-// augmentation decides: most steps are allowed or refused by their
-// directions alone, and the search asks for every state and direction.
-bool step_allowed_after(const Torus& torus, const TurnRules& rules, NodeId node, Direction in, Direction next) {
-  if (next == in) return true;
-  if (next == in.opposite()) return false;
-  if (in < next || rules.all_turns()) return true;
-  return rules.turn_allowed(arriving_channel(torus, node, in), next);
-}
 
 // Fills up to two successors of (node, stage) for a hop in direction d over
 // a live channel; returns how many.
@@ -243,18 +264,17 @@ int successors(const Torus& torus, const TurnRules& rules, NodeId node, int stag
     if (d.positive()) out[n++] = {kFirstStep + d.rank(), false};
     return n;
   }
+  const auto arriving = [&](Direction in) { return [&torus, node, in] { return arriving_channel(torus, node, in); }; };
   if (stage < kMiddle) {
     const Direction first(stage - kFirstStep);
-    if (step_allowed_after(torus, rules, node, first, d)) out[n++] = {middle_stage(bit(d)), false};
+    if (rules.step_allowed_after(first, d, arriving(first))) out[n++] = {middle_stage(bit(d)), false};
     return n;
   }
-  const unsigned mask = middle_mask(stage);
-  const Direction last = last_direction(mask);
-  if (last <= d && !(mask & bit(d.opposite()))) {
-    out[n++] = {middle_stage(mask | bit(d)), false};
-  } else if (d.negative() && step_allowed_after(torus, rules, node, last, d)) {
+  const MiddleMoves& moves = middle_moves(stage);
+  if (moves.continuing & bit(d))
+    out[n++] = {moves.next[static_cast<std::size_t>(d.rank())], false};
+  else if ((moves.last_steps & bit(d)) && rules.step_allowed_after(moves.last, d, arriving(moves.last)))
     out[n++] = {-1, true};
-  }
   return n;
 }
 
@@ -269,34 +289,6 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
       reached_(network.torus().node_count(), -1),
       ls_dist_(network.torus().node_count(), -1) {
   const Torus& torus = network.torus();
-  // The moves of a DOR middle by its used-direction mask, once: the
-  // directions that continue it (no lower than its last, not the reverse of
-  // one used) and the negative ones that may end it as a Last Step (the
-  // others, when the augmentation allows the turn).  successors() decides the
-  // same hop by hop; this is the search's inner loop.
-  struct MiddleMoves {
-    std::uint8_t continuing = 0, last_steps = 0;
-    Direction last;
-    std::array<std::int16_t, kDirectionCount> next{};  // the stage continuing with each direction
-  };
-  static const std::array<MiddleMoves, kStages> middle_moves = [] {
-    std::array<MiddleMoves, kStages> moves{};
-    for (int stage = kMiddle + 1; stage < kStages; ++stage) {
-      const unsigned mask = middle_mask(stage);
-      MiddleMoves& m = moves[static_cast<std::size_t>(stage)];
-      m.last = last_direction(mask);
-      for (int rank = 0; rank < kDirectionCount; ++rank) {
-        const Direction d(rank);
-        if (m.last <= d && !(mask & bit(d.opposite()))) {
-          m.continuing |= bit(d);
-          m.next[static_cast<std::size_t>(rank)] = static_cast<std::int16_t>(middle_stage(mask | bit(d)));
-        } else if (d.negative()) {
-          m.last_steps |= bit(d);
-        }
-      }
-    }
-    return moves;
-  }();
   std::uint8_t present = 0;
   for (int rank = 0; rank < kDirectionCount; ++rank)
     if (torus.direction_present(Direction(rank))) present |= bit(Direction(rank));
@@ -327,18 +319,17 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
         }
       } else {
         // After a First Step or a DOR middle: the hops its last direction
-        // allows (step_allowed_after, the channel it arrived on found once
-        // for the turns the augmentation decides).
+        // allows (the channel it arrived on found once, and only for the
+        // turns the augmentation decides).
         const bool first_step = stage < kMiddle;
-        const MiddleMoves* moves = first_step ? nullptr : &middle_moves[static_cast<std::size_t>(stage)];
+        const MiddleMoves* moves = first_step ? nullptr : &middle_moves(stage);
         const Direction in = first_step ? Direction(stage - kFirstStep) : moves->last;
         std::optional<ChannelId> arriving;
         const auto allowed = [&](Direction d) {
-          if (d == in) return true;
-          if (d == in.opposite()) return false;
-          if (in < d || rules.all_turns()) return true;
-          if (!arriving) arriving = arriving_channel(torus, node, in);
-          return rules.turn_allowed(*arriving, d);
+          return rules.step_allowed_after(in, d, [&] {
+            if (!arriving) arriving = arriving_channel(torus, node, in);
+            return *arriving;
+          });
         };
         for (int rank = 0; rank < kDirectionCount; ++rank) {
           const Direction d(rank);

@@ -53,11 +53,18 @@ class TurnRules {
   }
 
   bool step_allowed(ChannelId from, Direction next) const {
-    const Direction current = Torus::channel_direction(from);
-    if (next == current) return true;
-    if (next == current.opposite()) return false;
-    if (current < next || all_turns_) return true;
-    return turn_allowed(from, next);
+    return step_allowed_after(Torus::channel_direction(from), next, [from] { return from; });
+  }
+  // The same for a step after a hop in direction `in`, whose channel
+  // `arriving()` gives only when the augmentation decides the turn: most
+  // steps are allowed or refused by their directions alone, and finding
+  // the channel a route arrived on costs a neighbour's divisions.
+  template <class Arriving>
+  bool step_allowed_after(Direction in, Direction next, Arriving&& arriving) const {
+    if (next == in) return true;
+    if (next == in.opposite()) return false;
+    if (in < next || all_turns_) return true;
+    return turn_allowed(arriving(), next);
   }
   // Whether the augmentation added the turn from -> next.
   bool turn_allowed(ChannelId from, Direction next) const {
