@@ -494,6 +494,12 @@ class Box {
       if (split_[dim]) cls |= std::size_t(at[dim] & 1) << class_bit_[dim];
     return cls;
   }
+  // The class of a router of the box, as a source.
+  std::size_t class_of(NodeId node) const {
+    Coord at{};
+    for (int dim = 0; dim < kMaxDims; ++dim) at[dim] = local(node, dim);
+    return class_of(at);
+  }
   int class_parity(std::size_t cls, int dim) const { return static_cast<int>(cls >> class_bit_[dim]) & 1; }
   bool split(int dim) const { return split_[dim] != 0; }
   std::size_t key_stride(int dim) const { return key_stride_[dim]; }
@@ -503,13 +509,10 @@ class Box {
     return static_cast<std::size_t>(ring_[dim] ? (to - from + e) % e : to - from + e - 1);
   }
   std::size_t key(NodeId source, NodeId destination) const {
-    Coord from{};
-    std::size_t key = 0;
-    for (int dim = 0; dim < kMaxDims; ++dim) {
-      from[dim] = local(source, dim);
-      key += digit(dim, from[dim], local(destination, dim)) * key_stride_[dim];
-    }
-    return key + class_of(from);
+    std::size_t key = class_of(source);
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      key += digit(dim, local(source, dim), local(destination, dim)) * key_stride_[dim];
+    return key;
   }
   // The translate grid: per dimension a cell per coordinate along an arc
   // (one more for the difference arrays), per parity along a split ring,
@@ -530,7 +533,7 @@ class Box {
 
  private:
   const RingGeometry* rings_ = nullptr;
-  std::array<int, kMaxDims> origin_{}, extent_{}, size_{}, class_bit_{}, cells_{}, padded_{};
+  std::array<int, kMaxDims> origin_{}, extent_{}, size_{}, class_bit_{}, padded_{};
   std::array<unsigned char, kMaxDims> ring_{}, split_{};
   std::array<std::size_t, kMaxDims> radix_{}, key_stride_{}, cell_stride_{};
   std::array<NodeId, kMaxDims> machine_stride_{};
@@ -605,8 +608,8 @@ std::optional<Box> Box::of(const Network& network, const RingGeometry& rings, co
     box.radix_[dim] = static_cast<std::size_t>(box.ring_[dim] ? e : 2 * e - 1);
     box.key_stride_[dim] = key_stride;
     key_stride *= box.radix_[dim];
-    box.cells_[dim] = box.ring_[dim] ? (box.split_[dim] ? 2 : 1) : e;
-    box.padded_[dim] = box.cells_[dim] + (box.ring_[dim] || e == 1 ? 0 : 1);
+    const int cells = box.ring_[dim] ? (box.split_[dim] ? 2 : 1) : e;
+    box.padded_[dim] = cells + (box.ring_[dim] || e == 1 ? 0 : 1);
     box.cell_stride_[dim] = cell_stride;
     cell_stride *= static_cast<std::size_t>(box.padded_[dim]);
   }
@@ -644,11 +647,11 @@ struct CommonRoutes {
   std::vector<unsigned char> minimal, fs_ls;
 };
 
-// The key from one source to each destination, by a look-up per dimension
-// (the pass over every pair makes no division).
+// The keys from one source to every destination, built dimension by
+// dimension (the pass over every pair makes no division).
 class KeysFrom {
  public:
-  KeysFrom(const Box& box, const RingGeometry& rings, const Torus& torus) : box_(box), rings_(rings), torus_(torus) {
+  KeysFrom(const Box& box, const Torus& torus) : box_(box), torus_(torus) {
     NodeId stride = 1;
     for (int dim = 0; dim < kMaxDims; ++dim) {
       stride_[dim] = stride;
@@ -669,11 +672,6 @@ class KeysFrom {
       }
     }
     class_ = box_.class_of(at);
-  }
-  std::size_t to(NodeId destination) const {
-    std::size_t key = class_;
-    for (int dim = 0; dim < kMaxDims; ++dim) key += share_[dim][static_cast<std::size_t>(rings_.coord(destination, dim))];
-    return key;
   }
   // Every allocated router of the box in allocation order (ascending node
   // id), with its key from the source of from(): visit(d, key) for d = 0,
@@ -704,7 +702,6 @@ class KeysFrom {
 
  private:
   const Box& box_;
-  const RingGeometry& rings_;
   const Torus& torus_;
   std::size_t class_ = 0;
   std::array<std::vector<std::size_t>, kMaxDims> share_;  // by destination coordinate: its part of the key
@@ -721,8 +718,8 @@ inline std::uint32_t word_of(const RouteTable& table, std::size_t s, std::size_t
   return packed ? packed->code : kOverflowWord;
 }
 
-std::optional<CommonRoutes> common_routes(const Network& network, const RouteTable& table, const VerifyOptions& options, bool checks, const Box& box,
-                                          const std::vector<std::uint32_t>& index_of) {
+std::optional<CommonRoutes> common_routes(const Network& network, const RouteTable& table, const VerifyOptions& options,
+                                          bool checks, const Box& box, const std::vector<std::uint32_t>& index_of) {
   const Torus& torus = network.torus();
   const std::size_t keys = box.keys();
   CommonRoutes common;
@@ -890,11 +887,11 @@ TranslateCounts count_translates(const Box& box, const Torus& torus, const Commo
         }
       } else if (box.split(dim)) {  // the hops alternate between the two parities
         shifted(from, to);
-        add_box(load, from, to, ((count + 1) / 2));
+        add_box(load, from, to, (count + 1) / 2);
         if (count > 1) {
           offset[dim] += step;
           shifted(from, to);
-          add_box(load, from, to, (count / 2));
+          add_box(load, from, to, count / 2);
           offset[dim] -= step;
         }
         offset[dim] += step * count;
@@ -994,7 +991,7 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   run_parallel(n, [&](std::size_t p, std::size_t begin, std::size_t end) {
     Compared& mine = compared[p];
     mine.uses.assign(keys, 0);
-    KeysFrom key_of(box, rings, torus);
+    KeysFrom key_of(box, torus);
     for (std::size_t s = begin; s < end; ++s) {
       key_of.from(nodes[s]);
       const std::size_t before = mine.differ;
@@ -1048,14 +1045,9 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
     }
   // On a whole machine a key is a displacement t (a node's id) and a class.
   const std::size_t classes = box.classes();
-  const auto class_of_node = [&](NodeId node) {
-    Coord at{};
-    for (int dim = 0; dim < kMaxDims; ++dim) at[dim] = rings.coord(node, dim);
-    return box.class_of(at);
-  };
   std::vector<Pair> touched;
   const auto meets = [&](NodeId source, std::size_t key) {
-    if (class_of_node(source) != box.class_of_key(key)) return;  // another class's route
+    if (box.class_of(source) != box.class_of_key(key)) return;  // another class's route
     const std::uint32_t s = index_of[source], d = index_of[rings.shifted(source, NodeId(key / classes), false)];
     if (s == kNone || d == kNone) return;  // not in the table
     if (word_of(table, s, d) != common.word[key]) return;  // differs: walked already
@@ -1083,9 +1075,9 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   // pairs walked (which add their own routes).
   for (const NodeId failed : failed_nodes)
     for (NodeId t = 1; t < machine; ++t) {
-      take_off(failed, std::size_t(t) * classes + class_of_node(failed));
+      take_off(failed, std::size_t(t) * classes + box.class_of(failed));
       const NodeId source = rings.shifted(failed, t, true);
-      if (network.node_alive(source)) take_off(source, std::size_t(t) * classes + class_of_node(source));
+      if (network.node_alive(source)) take_off(source, std::size_t(t) * classes + box.class_of(source));
     }
   // The pairs that differ and those touched, in the order walking every
   // route takes them (the first example of each rule is the same).
@@ -1107,18 +1099,17 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
       }
     for (; next_touched != touched.end(); ++next_touched) walk_pair(*next_touched);
   } else {  // compared again, in the rows that hold any
-    KeysFrom key_of(box, rings, torus);
+    KeysFrom key_of(box, torus);
     auto next_touched = touched.begin();
     for (std::size_t s = 0; s < n; ++s) {
       if (!row_differs[s] && (next_touched == touched.end() || next_touched->first != s)) continue;
       key_of.from(nodes[s]);
-      for (std::size_t d = 0; d < n; ++d) {
-        if (d == s) continue;
-        const std::size_t key = key_of.to(nodes[d]);
+      key_of.each_destination(index_of, skip_unallocated, [&](std::size_t d, std::size_t key) {
+        if (d == s) return;
         const bool meets_failure = next_touched != touched.end() && *next_touched == Pair(s, d);
         if (meets_failure) ++next_touched;
         if (meets_failure || word_of(table, s, d) != common.word[key]) walk(s, d, key);
-      }
+      });
     }
   }
   // The pairs that keep their common route.
