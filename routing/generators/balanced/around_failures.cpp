@@ -219,7 +219,7 @@ std::vector<std::vector<Direction>> shortest_live_dor_routes(const Network& netw
     if (valid) choices[count++] = choice;
   }
   std::vector<std::vector<Direction>> best;
-  std::vector<bool> walked(count, false);
+  std::array<bool, 1u << kMaxDims> walked{};  // no allocation: this runs for every pair a failure cuts
   while (best.empty()) {
     int length = -1;  // the shortest choice not walked yet
     for (std::size_t k = 0; k < count; ++k)
