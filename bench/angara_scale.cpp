@@ -331,6 +331,10 @@ std::vector<LatencyCase> latency_cases(std::uint64_t seed) {
   { auto r = rng(9); cases.push_back(block_case("block-8x8x8x8-in-16x16x8x8", "16x16x8x8", "8x8x8x8", r)); }
   { auto r = rng(10); cases.push_back(failed_case("fail1-8x8x8x8", "8x8x8x8", 1, r)); }
   { auto r = rng(11); cases.push_back(failed_case("fail2-16x8x8x8", "16x8x8x8", 2, r)); }
+  // A scattered 4096 nodes of the same 16384-node machine: where the
+  // scattered sets' costs (every route walked, the bound's channels on
+  // rings without an allocated node) are largest.
+  { auto r = rng(12); cases.push_back(random_case("random25-16x16x8x8", "16x16x8x8", 25, r)); }
   return cases;
 }
 

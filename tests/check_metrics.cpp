@@ -392,8 +392,9 @@ START_TEST(test_bound_matches_definition) {
       const auto slow = slow_terms(network, nodes);
       // The channels the ring witnesses leave: by the default, always
       // channel by channel, always through the pair classes.
-      for (const std::size_t direct : {std::size_t{1} << 20, std::numeric_limits<std::size_t>::max(), std::size_t{0}}) {
-        const auto fast = dimension_bound_terms(network, nodes, direct);
+      for (const LeftoverChannels leftover :
+           {LeftoverChannels::automatic, LeftoverChannels::direct, LeftoverChannels::pair_classes}) {
+        const auto fast = dimension_bound_terms(network, nodes, leftover);
         for (int dim = 0; dim < kMaxDims; ++dim) check_terms(fast[dim], slow[dim].hops, slow[dim].channels);
       }
     }

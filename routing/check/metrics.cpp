@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 namespace angara {
 
@@ -84,6 +85,97 @@ class RingMasks {
   std::vector<std::uint64_t> hops_[2];  // [negative]
 };
 
+// Per dimension an arc of the ring: `length` positions from `start` on,
+// wrapping; a product of them is a box of the torus.
+struct ArcBox {
+  std::array<int, kMaxDims> start{}, length{};
+
+  // The targets t_dim that put the hop from `at` in the sense `step` on a
+  // shortest arc from `source` to t_dim running that way: those at
+  // distance a + 1 ... size / 2 that way, a being the source's distance
+  // to `at` that way.  False when there are none.
+  bool hop(const Torus& torus, int dim, int step, int source, int at) {
+    const int size = torus.size(dim), half = size / 2;
+    const int ahead = (((at - source) * step) % size + size) % size;
+    if (ahead + 1 > half) return false;
+    length[dim] = half - ahead;
+    start[dim] = step > 0 ? (at + 1) % size : ((source - half) % size + size) % size;
+    return true;
+  }
+  // The targets t_j with `at` on a shortest arc between `source` and t_j:
+  // the whole ring when at is the source, else the arc from `at` on away
+  // from the source, up to half the ring from the source.
+  void around(const Torus& torus, int j, int source, int at) {
+    const int size = torus.size(j), half = size / 2;
+    const int forward = ((at - source) % size + size) % size;
+    if (forward == 0) {
+      start[j] = 0;
+      length[j] = size;
+    } else if (forward <= half) {
+      start[j] = at;
+      length[j] = half - forward + 1;
+    } else {
+      start[j] = ((source - half) % size + size) % size;
+      length[j] = half - (size - forward) + 1;
+    }
+  }
+};
+
+// Allocated nodes per box in 16 look-ups: a prefix count over the torus
+// laid out twice along each ring (size 2n, a node at c and at c + n), so
+// that an arc across the wrap is one range; a size-1 dimension stays 1.
+class AllocatedCounter {
+ public:
+  AllocatedCounter(const Torus& torus, const std::vector<Coord>& coords) : torus_(torus) {
+    std::size_t total = 1;
+    for (int j = kMaxDims - 1; j >= 0; --j) {
+      stride_[j] = total;
+      total *= static_cast<std::size_t>(extent(j)) + 1;
+    }
+    prefix_.assign(total, 0);
+    for (const Coord& c : coords)
+      for (int copy = 0; copy < (1 << kMaxDims); ++copy) {
+        std::size_t at = 0;
+        bool exists = true;
+        for (int j = 0; j < kMaxDims && exists; ++j) {
+          const bool shifted = (copy >> j) & 1;
+          exists = !shifted || torus.dim_present(j);
+          at += static_cast<std::size_t>(c[j] + (shifted ? torus.size(j) : 0) + 1) * stride_[j];
+        }
+        if (exists) ++prefix_[at];
+      }
+    for (int j = 0; j < kMaxDims; ++j)  // running sums along each dimension in turn
+      for (std::size_t at = 0; at < total; ++at)
+        if ((at / stride_[j]) % (static_cast<std::size_t>(extent(j)) + 1) != 0) prefix_[at] += prefix_[at - stride_[j]];
+  }
+
+  // Whether some allocated node lies in the box: inclusion and exclusion
+  // over its 16 corners.
+  bool any(const ArcBox& box) const {
+    std::array<std::array<std::size_t, 2>, kMaxDims> ends{};  // [dim] = {start, end} times the stride
+    for (int j = 0; j < kMaxDims; ++j) {
+      const int length = std::min(box.length[j], torus_.size(j));
+      ends[j] = {static_cast<std::size_t>(box.start[j]) * stride_[j],
+                 static_cast<std::size_t>(box.start[j] + length) * stride_[j]};
+    }
+    std::int64_t total = 0;
+    for (int corner = 0; corner < 16; ++corner) {
+      const std::size_t at = ends[0][corner & 1] + ends[1][(corner >> 1) & 1] + ends[2][(corner >> 2) & 1] +
+                             ends[3][(corner >> 3) & 1];
+      const int starts = 4 - __builtin_popcount(static_cast<unsigned>(corner));
+      total += (starts % 2 ? -1 : 1) * static_cast<std::int64_t>(prefix_[at]);
+    }
+    return total > 0;
+  }
+
+ private:
+  int extent(int j) const { return torus_.dim_present(j) ? 2 * torus_.size(j) : 1; }
+
+  const Torus& torus_;
+  std::array<std::size_t, kMaxDims> stride_{};
+  std::vector<std::uint32_t> prefix_;
+};
+
 // One class of pairs as seen by the channels of dimension `dim`: the hop
 // mask in `dim` and the arc masks of the other present dimensions.
 struct PairPattern {
@@ -132,7 +224,7 @@ std::vector<ChannelId> measured_channels(const Network& network, const RouteTabl
 
 std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& network,
                                                                 const std::vector<NodeId>& allocation,
-                                                                std::size_t direct_checks) {
+                                                                LeftoverChannels leftover) {
   const Torus& torus = network.torus();
   std::array<DimensionBoundTerms, kMaxDims> terms{};
 
@@ -188,7 +280,8 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
   for (int dim = 0; dim < kMaxDims; ++dim) product *= occupied[dim].size();
   const bool every_class = product == coords.size();
   std::vector<std::uint64_t> keys, seen;
-  std::vector<std::array<std::uint8_t, kMaxDims>> ranks;  // per allocated node, when the bitmap is used
+  std::vector<std::array<std::uint8_t, kMaxDims>> ranks;
+  std::unique_ptr<AllocatedCounter> counter;  // built for the first channel checked directly  // per allocated node, when the bitmap is used
   for (int dim : present) {
     DimensionBoundTerms& term = terms[dim];
     for (int a : occupied[dim])
@@ -312,50 +405,45 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
       undecided.swap(left);
       if (undecided.empty()) continue;
 
-      // The few channels left (on rings without an allocated node), when
-      // few: each by the definition, source by source, the targets as a
-      // product of the values each dimension allows, looked up ring by
-      // ring of `dim`.  Exact like the pair classes below, which cost a
-      // pass over every pair however few channels are left.
-      if (undecided.size() <= direct_checks / coords.size()) {
-        static_assert(kMaxDims == 4, "the nested loops below list four dimensions");
-        for (ChannelId c : undecided) {
+      // The channels left (on rings without an allocated node): each by the
+      // definition, source by source.  Only sources less than half a ring
+      // behind the hop can have it on a shortest arc, nearest first, and
+      // the targets such a source allows are a box, an arc of each ring
+      // (ArcBox), whose allocated nodes a prefix count gives in 16
+      // look-ups; the first source with one decides.  A channel no pair
+      // crosses costs a check of half the sources, so past the checks
+      // `leftover` allows (about the pair classes' cost) the channels not
+      // yet decided go to the pair classes below.
+      const std::size_t direct_checks =
+          leftover == LeftoverChannels::direct         ? std::numeric_limits<std::size_t>::max()
+          : leftover == LeftoverChannels::pair_classes ? 0
+                                                       : coords.size() * coords.size();
+      if (direct_checks > 0) {
+        if (!counter) counter = std::make_unique<AllocatedCounter>(torus, coords);
+        std::vector<std::vector<std::uint32_t>> at_value(static_cast<std::size_t>(size));  // sources by coordinate in dim
+        for (std::size_t k = 0; k < coords.size(); ++k) at_value[coords[k][dim]].push_back(static_cast<std::uint32_t>(k));
+        std::size_t spent = 0, next = 0;
+        for (; next < undecided.size() && spent < direct_checks; ++next) {
+          const ChannelId c = undecided[next];
           const Coord u = torus.coord(Torus::channel_node(c));
-          const int negative = Torus::channel_direction(c).negative() ? 1 : 0;
+          const int step = Torus::channel_direction(c).step();
           bool found = false;
-          for (std::size_t k = 0; k < coords.size() && !found; ++k) {
-            const Coord& from = coords[k];
-            const std::uint64_t* wanted =
-                &hop_targets[negative][(static_cast<std::size_t>(u[dim]) * size + from[dim]) * words];
-            bool any = false;
-            for (int w = 0; w < words; ++w) any = any || wanted[w] != 0;
-            if (!any) continue;
-            // Per other dimension, the occupied values b with u_j on a
-            // shortest arc between from_j and b.
-            std::array<std::vector<int>, kMaxDims> allowed;
-            bool possible = true;
-            for (int j = 0; j < kMaxDims && possible; ++j) {
-              if (j == dim) {
-                allowed[j] = {0};
-                continue;
-              }
-              for (int b : occupied[j])
-                if (RingMasks::test(masks[j].arc(from[j], b), u[j])) allowed[j].push_back(b);
-              possible = !allowed[j].empty();
+          for (int behind = 0; behind < size / 2 && !found; ++behind) {
+            const int value = ((u[dim] - step * behind) % size + size) % size;
+            for (std::size_t n = 0; n < at_value[value].size() && !found; ++n) {
+              const Coord& source = coords[at_value[value][n]];
+              ++spent;
+              ArcBox box;
+              found = box.hop(torus, dim, step, source[dim], u[dim]);
+              for (int j = 0; found && j < kMaxDims; ++j)
+                if (j != dim) box.around(torus, j, source[j], u[j]);
+              found = found && counter->any(box);
             }
-            if (!possible) continue;
-            for (int b0 : allowed[0])
-              for (int b1 : allowed[1])
-                for (int b2 : allowed[2])
-                  for (int b3 : allowed[3]) {
-                    if (found) break;
-                    const std::uint64_t* on_ring = &ring[static_cast<std::size_t>(torus.id(Coord{b0, b1, b2, b3})) * words];
-                    for (int w = 0; w < words && !found; ++w) found = (on_ring[w] & wanted[w]) != 0;
-                  }
           }
           if (found) ++term.channels;  // else no pair's minimal path crosses it
         }
-        continue;
+        undecided.erase(undecided.begin(), undecided.begin() + static_cast<std::ptrdiff_t>(next));
+        if (undecided.empty()) continue;
       }
     }
 

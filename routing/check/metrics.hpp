@@ -70,13 +70,16 @@ struct DimensionBoundTerms {
 // i lies on a minimal path of (s, t) iff every other coordinate u_j lies on a
 // shortest arc between s_j and t_j (both arcs when equidistant) and the hop
 // u_i -> u_i +- 1 lies on a shortest arc from s_i to t_i running in D's sense.
-// `direct_checks`: how many (channel, source) checks the channels that no
-// pair with an end on their own ring decides may cost before the distinct
-// pair classes are listed instead (the default; 0 and SIZE_MAX force one
-// way or the other, for the tests).
-std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& network,
-                                                                const std::vector<NodeId>& allocation,
-                                                                std::size_t direct_checks = std::size_t{1} << 20);
+// The channels that no pair with an end on their own ring decides are
+// checked one by one, source by source (`direct`), or through the distinct
+// pair classes, a pass over every pair however few channels are left
+// (`pair_classes`).  `automatic` checks them directly up to |allocation|^2 / 16
+// (channel, source) checks a dimension, about what the pass costs, and lists
+// the pair classes for those still undecided; the tests force either way.
+enum class LeftoverChannels { automatic, direct, pair_classes };
+std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(
+    const Network& network, const std::vector<NodeId>& allocation,
+    LeftoverChannels leftover = LeftoverChannels::automatic);
 
 // max over dimensions of ceil(hops / channels), in integers; a dimension with
 // no traffic contributes 0, and so does one with traffic but no live minimal
