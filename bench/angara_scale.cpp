@@ -293,6 +293,24 @@ LatencyCase linear_case(const std::string& name, const std::string& machine, std
   return c;
 }
 
+// `failures` random routers fail, and the job is `percent` of the others,
+// at random: a scattered job beside failures outside it.
+LatencyCase random_failed_case(const std::string& name, const std::string& machine, int percent, std::size_t failures,
+                               std::mt19937_64& rng) {
+  const Torus torus = Torus::parse(machine);
+  std::vector<NodeId> order = shuffled(all_nodes(torus), rng);
+  std::vector<NodeId> failed(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(failures));
+  std::sort(failed.begin(), failed.end());
+  std::vector<NodeId> nodes(order.begin() + static_cast<std::ptrdiff_t>(failures), order.end());
+  nodes.resize(torus.node_count() * static_cast<std::size_t>(percent) / 100);
+  std::sort(nodes.begin(), nodes.end());
+  std::string where;
+  for (NodeId node : failed) where += (where.empty() ? "" : " ") + coord_text(torus.coord(node), torus.declared_dims());
+  LatencyCase c{name, machine, "random " + std::to_string(percent) + "%, failed " + where, failed, std::move(nodes), 0};
+  c.node_count = c.nodes.size();
+  return c;
+}
+
 LatencyCase failed_case(const std::string& name, const std::string& machine, std::size_t failures, std::mt19937_64& rng) {
   const Torus torus = Torus::parse(machine);
   std::vector<NodeId> order = shuffled(all_nodes(torus), rng);
@@ -335,6 +353,9 @@ std::vector<LatencyCase> latency_cases(std::uint64_t seed) {
   // scattered sets' costs (every route walked, the bound's channels on
   // rings without an allocated node) are largest.
   { auto r = rng(12); cases.push_back(random_case("random25-16x16x8x8", "16x16x8x8", 25, r)); }
+  // Scattered jobs beside failed routers they do not hold.
+  { auto r = rng(13); cases.push_back(random_failed_case("random50-fail1-8x8x8x8", "8x8x8x8", 50, 1, r)); }
+  { auto r = rng(14); cases.push_back(random_failed_case("random25-fail2-16x16x8x8", "16x16x8x8", 25, 2, r)); }
   return cases;
 }
 

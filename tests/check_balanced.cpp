@@ -875,6 +875,44 @@ START_TEST(test_around_failures_memory_follows_the_budget) {
 }
 END_TEST
 
+// count_route_dependencies adds runs as ring intervals: it must count what
+// the hop-by-hop walk counts, for runs across the wrap in both senses,
+// runs of a whole ring and more, one-hop runs, size-2 and odd rings, and
+// routes that turn back on themselves (any hop sequence, not only
+// encodable ones).
+START_TEST(test_dependencies_counted_by_runs_like_a_walk) {
+  std::uint32_t seed = 777;
+  const auto next = [&seed](std::uint32_t range) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 16) % range;
+  };
+  for (const char* shape : {"5x4x2", "8x3", "4x4x2x2", "7"}) {
+    const Torus torus = Torus::parse(shape);
+    std::vector<NodeId> nodes;
+    for (NodeId node = 0; node < torus.node_count(); ++node)
+      if (next(3) != 0) nodes.push_back(node);
+    RouteTable table(nodes);
+    for (std::size_t s = 0; s < nodes.size(); ++s)
+      for (std::size_t d = 0; d < nodes.size(); ++d) {
+        if (s == d || next(5) == 0) continue;  // some pairs without a route
+        Route route;
+        const int runs = 1 + static_cast<int>(next(4));
+        for (int r = 0; r < runs; ++r) {
+          Direction direction(static_cast<int>(next(kDirectionCount)));
+          while (!torus.direction_present(direction)) direction = Direction(static_cast<int>(next(kDirectionCount)));
+          const int count = 1 + static_cast<int>(next(static_cast<std::uint32_t>(torus.size(direction.dim()) + 2)));
+          route.hops.insert(route.hops.end(), static_cast<std::size_t>(count), direction);
+        }
+        table.set_route(s, d, route);
+      }
+    const RouteDependencies walked = walk_route_dependencies(torus, table);
+    const RouteDependencies counted = count_route_dependencies(torus, table);
+    ck_assert_msg(walked.loads == counted.loads, "%s: loads differ", shape);
+    ck_assert_msg(walked.edge_counts == counted.edge_counts, "%s: dependency counts differ", shape);
+  }
+}
+END_TEST
+
 // The cut-pairs start counts the table's dependencies and loads from the
 // closed form's rows of one source per parity class: they must be what a
 // walk over every route counts, and its cut pairs exactly those whose
@@ -961,6 +999,7 @@ int main() {
   tcase_add_test(generator_case, test_around_failures_small_budget);
   tcase_add_test(generator_case, test_around_failures_memory_follows_the_budget);
   tcase_add_test(generator_case, test_cut_pairs_start_counts_like_a_walk);
+  tcase_add_test(generator_case, test_dependencies_counted_by_runs_like_a_walk);
   tcase_add_test(generator_case, test_around_failures_declines);
   tcase_add_test(generator_case, test_short_budget_takes_block_closed_form);
   suite_add_tcase(s, generator_case);

@@ -185,6 +185,10 @@ std::optional<std::vector<Direction>> find_checked_route(const Network& network,
   return hops;
 }
 
+std::string detours_left_cut(std::size_t left, std::size_t detours) {
+  return "shortening of detours (" + std::to_string(left) + " of " + std::to_string(detours) + " left)";
+}
+
 RouteDependencies walk_route_dependencies(const Torus& torus, const RouteTable& table) {
   RouteDependencies counted;
   counted.edge_counts.assign(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0);
@@ -199,6 +203,114 @@ RouteDependencies walk_route_dependencies(const Torus& torus, const RouteTable& 
             ++counted.edge_counts[static_cast<std::size_t>(c) * kDirectionCount + static_cast<std::size_t>(hop.rank())];
           });
     }
+  return counted;
+}
+
+RouteDependencies count_route_dependencies(const Torus& torus, const RouteTable& table, bool with_dependencies) {
+  const std::size_t slots = torus.channel_slots();
+  std::array<NodeId, kMaxDims> stride{};
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    Coord unit{};
+    unit[dim] = torus.size(dim) > 1 ? 1 : 0;
+    stride[dim] = torus.size(dim) > 1 ? torus.id(unit) : 0;
+  }
+  // Per channel slot, ring by ring: +1 where an interval of a run's
+  // channels (and of its straight dependencies) begins in ring order, -1
+  // past its end; the two side by side, as a run writes both.
+  struct Marks {
+    std::int32_t crossing = 0, straight = 0;
+  };
+  std::vector<Marks> marks(slots);
+  RouteDependencies counted;
+  if (with_dependencies) counted.edge_counts.assign(slots * kDirectionCount, 0);
+  counted.loads.assign(slots, 0);
+  constexpr ChannelId kNoChannel = ~ChannelId{0};
+  const std::vector<NodeId>& nodes = table.nodes();
+  const std::size_t n = nodes.size();
+  for (std::size_t s = 0; s < n; ++s) {
+    const Coord source = torus.coord(nodes[s]);
+    for (std::size_t d = 0; d < n; ++d) {
+      if (!table.has_route(s, d)) continue;
+      Coord at = source;
+      NodeId node = nodes[s];
+      ChannelId previous = kNoChannel;  // the last channel of the run before
+      table.for_each_run(s, d, [&](Direction direction, int count) {
+        const int dim = direction.dim(), size = torus.size(dim), first = at[dim];
+        const NodeId step = stride[dim], base = node - static_cast<NodeId>(first) * step;
+        if (with_dependencies && previous != kNoChannel)
+          ++counted.edge_counts[static_cast<std::size_t>(previous) * kDirectionCount +
+                                static_cast<std::size_t>(direction.rank())];
+        int last = first;
+        if (count < size) {
+          // The channels in ring order [low, low + count); the straight
+          // dependencies leave out the run's last channel (its highest
+          // position going +, its lowest going -).
+          int low = direction.positive() ? first : first - count + 1;
+          if (low < 0) low += size;
+          const auto mark = [&](int from, int to, std::int32_t Marks::*field) {  // [from, to), to <= 2 size
+            const auto edge = [&](int position, std::int32_t change) {
+              if (position >= size) position -= size;
+              marks[Torus::channel(base + static_cast<NodeId>(position) * step, direction)].*field += change;
+            };
+            if (from >= to) return;
+            if (from >= size) {
+              from -= size;
+              to -= size;
+            }
+            edge(from, 1);
+            if (to <= size) {
+              if (to < size) edge(to, -1);
+            } else {
+              edge(0, 1);
+              edge(to, -1);
+            }
+          };
+          mark(low, low + count, &Marks::crossing);
+          if (direction.positive())
+            mark(low, low + count - 1, &Marks::straight);
+          else
+            mark(low + 1, low + count, &Marks::straight);
+          last = direction.positive() ? first + count - 1 : first - count + 1;
+          last = last >= size ? last - size : last < 0 ? last + size : last;
+        } else {  // round a whole ring or more: hop by hop
+          for (int k = 0; k < count; ++k) {
+            const ChannelId c = Torus::channel(base + static_cast<NodeId>(last) * step, direction);
+            ++counted.loads[c];
+            if (with_dependencies && k + 1 < count)
+              ++counted.edge_counts[static_cast<std::size_t>(c) * kDirectionCount +
+                                    static_cast<std::size_t>(direction.rank())];
+            if (k + 1 < count) last = (last + direction.step() + size) % size;
+          }
+        }
+        previous = Torus::channel(base + static_cast<NodeId>(last) * step, direction);
+        int next = last + direction.step();
+        next = next >= size ? next - size : next < 0 ? next + size : next;
+        at[dim] = next;
+        node = base + static_cast<NodeId>(next) * step;
+      });
+    }
+  }
+  // Running sums along each ring of each present dimension, both senses.
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    if (!torus.dim_present(dim)) continue;
+    const int size = torus.size(dim);
+    for (NodeId base = 0; base < torus.node_count(); ++base) {
+      if (torus.coord(base)[dim] != 0) continue;
+      for (int negative = 0; negative <= 1; ++negative) {
+        const Direction d = Direction::make(dim, negative != 0);
+        std::int64_t on_run = 0, on_straight = 0;
+        for (int position = 0; position < size; ++position) {
+          const ChannelId c = Torus::channel(base + static_cast<NodeId>(position) * stride[dim], d);
+          on_run += marks[c].crossing;
+          on_straight += marks[c].straight;
+          counted.loads[c] += static_cast<std::uint32_t>(on_run);
+          if (with_dependencies)
+            counted.edge_counts[static_cast<std::size_t>(c) * kDirectionCount + static_cast<std::size_t>(d.rank())] +=
+                static_cast<std::uint32_t>(on_straight);
+        }
+      }
+    }
+  }
   return counted;
 }
 
@@ -459,6 +571,11 @@ CheckedTurnStats run_checked_turns(std::string_view generator, const Network& ne
   std::optional<std::uint64_t> allowance;
   if (budget && !budget->unlimited()) allowance = budget->exhausted() ? 0 : budget->limit() - budget->used();
   const std::size_t detour_count = detours.size();
+  if (work.empty() && allowance && *allowance == 0) {
+    // Nothing must be routed and the budget pays for no detour: no graph.
+    budget->note_cut(detours_left_cut(detour_count, detour_count));
+    return {};
+  }
   work.insert(work.end(), detours.begin(), detours.end());
 
   const RoutabilityOracle oracle(network);
@@ -497,8 +614,7 @@ CheckedTurnStats run_checked_turns(std::string_view generator, const Network& ne
   if (budget) {
     budget->spend(spent);
     if (best->detours_left() > 0)
-      budget->note_cut("shortening of detours (" + std::to_string(best->detours_left()) + " of " +
-                       std::to_string(detour_count) + " left)");
+      budget->note_cut(detours_left_cut(best->detours_left(), detour_count));
   }
   best->apply();
   if (!unrouted_pairs(table).empty())
@@ -512,8 +628,10 @@ bool has_failures(const Network& network) {
 
 }  // namespace
 
-CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
-                                             const GeneratorOptions& options) {
+namespace {
+
+CheckedTurnStats complete_every_pair(std::string_view generator, const Network& network, RouteTable& table,
+                                     const GeneratorOptions& options, bool trusted) {
   const Torus& torus = network.torus();
   const std::vector<NodeId>& nodes = table.nodes();
   const std::size_t n = nodes.size();
@@ -532,7 +650,19 @@ CheckedTurnStats complete_with_checked_turns(std::string_view generator, const N
       else if (table.route(s, d).hops.size() > static_cast<std::size_t>(torus.distance(nodes[s], nodes[d])))
         detours.emplace_back(s, d);
     }
-  return run_checked_turns(generator, network, table, std::move(work), std::move(detours), options, false, nullptr);
+  return run_checked_turns(generator, network, table, std::move(work), std::move(detours), options, trusted, nullptr);
+}
+
+}  // namespace
+
+CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
+                                             const GeneratorOptions& options) {
+  return complete_every_pair(generator, network, table, options, false);
+}
+
+CheckedTurnStats complete_trusted_with_checked_turns(std::string_view generator, const Network& network,
+                                                     RouteTable& table, const GeneratorOptions& options) {
+  return complete_every_pair(generator, network, table, options, true);
 }
 
 CheckedTurnStats complete_listed_pairs_with_checked_turns(std::string_view generator, const Network& network,

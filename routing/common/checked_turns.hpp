@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -47,6 +48,8 @@ struct CheckedTurnStats {
 // has left keep their routes (the stage then notes its cut); pairs without
 // a route are always routed.
 constexpr std::uint64_t kExpandedStateWork = 10;
+// The budget's cut note for `left` of `detours` detours not shortened.
+std::string detours_left_cut(std::size_t left, std::size_t detours);
 constexpr std::uint64_t kOracleWorkPerNode = 66;
 
 // Runs the stage on `table` (layer 0 routes) and throws RoutingError with
@@ -55,6 +58,15 @@ constexpr std::uint64_t kOracleWorkPerNode = 66;
 // are exactly the generator's own.
 CheckedTurnStats complete_with_checked_turns(std::string_view generator, const Network& network, RouteTable& table,
                                              const GeneratorOptions& options);
+
+// The same for a table whose routes close no forbidden cycle among
+// themselves (direction-order routes and the section-3.2 augmentation's
+// turns only, under bubble flow control: a candidate-set table): the first
+// attempt's graph takes them unchecked instead of testing every new
+// dependency for a cycle (a scattered 4096 nodes of 16x16x8x8 with two
+// failed routers: 90 s of cycle tests otherwise).
+CheckedTurnStats complete_trusted_with_checked_turns(std::string_view generator, const Network& network,
+                                                     RouteTable& table, const GeneratorOptions& options);
 
 // What the stage's dependency graph and channel loads hold after taking
 // every route of a table: the count of each dependency (indexed like
@@ -65,8 +77,16 @@ struct RouteDependencies {
   std::vector<std::uint32_t> loads;
 };
 
-// The dependencies of every route of `table`, by walking them.
+// The dependencies of every route of `table`, by walking them hop by hop.
 RouteDependencies walk_route_dependencies(const Torus& torus, const RouteTable& table);
+
+// The same counts run by run: a run's channels and its straight
+// dependencies as intervals of its ring (difference arrays, summed ring by
+// ring at the end), the turn at its end once; O(runs) a route instead of
+// O(hops).  Without `with_dependencies`, the loads alone (edge_counts
+// empty).
+RouteDependencies count_route_dependencies(const Torus& torus, const RouteTable& table,
+                                           bool with_dependencies = true);
 
 // Calls on_channel(c) for every channel the route of (s, d) (allocation
 // indices) crosses, and on_dependency(c, hop) for every dependency on it:

@@ -198,7 +198,8 @@ class BalancedGenerator : public Generator {
     // A budget too short for the stages every searched table needs gets the
     // direction-order table, verified by construction (anytime.hpp).
     if (read_construction(options) && balanced::budget_below_fixed_stages(options.budget.get(), direct.size()) &&
-        balanced::direction_order_start(network, direct, options.flow_control, options.budget.get())) {
+        (balanced::direction_order_start(network, direct, options.flow_control, options.budget.get()) ||
+         balanced::direction_order_around_failures(network, direct, options))) {
       options.budget->note_cut("load balancing");
       if (read_turns(options)) options.budget->note_cut("First/Last Step refinement");
       return direct;
@@ -236,7 +237,13 @@ class BalancedGenerator : public Generator {
     if (block && !balanced::choice_of_table(set, direct, &block_seed)) block_seed.clear();
     direct = RouteTable();  // its words, n^2 of them, are not needed any more
     RouteTable table = balance(network, set, start, options, block_seed);
-    complete_with_checked_turns(name(), network, table, options);
+    // The set's routes are direction-order ones and the augmentation's
+    // turns (ANSU paper, section 3.2, Theorem 2): under bubble flow control
+    // they close no forbidden cycle among themselves.
+    if (options.flow_control == FlowControl::bubble)
+      complete_trusted_with_checked_turns(name(), network, table, options);
+    else
+      complete_with_checked_turns(name(), network, table, options);
     if (read_turns(options)) balanced::refine_with_turns(network, set, options, long_way, table);
     return table;
   }

@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "angara/torus.hpp"
+#include "routing/common/checked_turns.hpp"
+#include "routing/generators/balanced/around_failures.hpp"
 #include "routing/generators/balanced/block.hpp"
 
 namespace angara::balanced {
@@ -165,20 +167,147 @@ bool budget_below_turn_set(const WorkBudget* budget, std::size_t nodes) {
   return left_below(budget, nodes, kTurnSetWorkPerPair);
 }
 
+namespace {
+
+// The direction-order table of `nodes`, its ring ties the way of the lower
+// max load when the budget pays for counting both tables, else positive.
+RouteTable tie_chosen_direction_order(const Torus& torus, const std::vector<NodeId>& nodes, WorkBudget* budget) {
+  bool split = false;
+  if (!left_below(budget, nodes.size(), kTieChoiceWorkPerPair)) {
+    split = split_ties_lower(torus, nodes);
+    if (budget) budget->spend(kTieChoiceWorkPerPair * nodes.size() * nodes.size());
+  } else if (budget) {
+    budget->note_cut("choice of the ring ties");
+  }
+  return dimension_order_table(torus, nodes, split);
+}
+
+// Per failure point and dimension, whether the point's coordinate lies on a
+// shortest arc between a source's and a destination's (both arcs on a tie):
+// a route that meets the point has it so in every dimension, so the pairs
+// without are not walked.  Bits by (source value * size + target value).
+class FailureFilter {
+ public:
+  FailureFilter(const Torus& torus, const std::vector<NodeId>& points) : torus_(torus), points_(points.size()) {
+    for (NodeId point : points) {
+      const Coord at = torus.coord(point);
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int size = torus.size(dim);
+        std::vector<unsigned char> on(static_cast<std::size_t>(size) * size, 0);
+        for (int a = 0; a < size; ++a)
+          for (int b = 0; b < size; ++b) {
+            const int forward = ((b - a) % size + size) % size, backward = (size - forward) % size;
+            const int ahead = ((at[dim] - a) % size + size) % size, behind = (size - ahead) % size;
+            on[static_cast<std::size_t>(a) * size + b] =
+                (forward <= backward && ahead <= forward) || (backward <= forward && behind <= backward);
+          }
+        on_arc_.push_back(std::move(on));
+      }
+    }
+  }
+  // Whether the pair's route may meet a failure point.
+  bool may_meet(const Coord& from, const Coord& to) const {
+    for (std::size_t p = 0; p < points_; ++p) {
+      bool all = true;
+      for (int dim = 0; dim < kMaxDims && all; ++dim)
+        all = on_arc_[p * kMaxDims + static_cast<std::size_t>(dim)]
+                     [static_cast<std::size_t>(from[dim]) * torus_.size(dim) + static_cast<std::size_t>(to[dim])] != 0;
+      if (all) return true;
+    }
+    return false;
+  }
+
+ private:
+  const Torus& torus_;
+  std::size_t points_;
+  std::vector<std::vector<unsigned char>> on_arc_;  // [point * kMaxDims + dim]
+};
+
+}  // namespace
+
 bool direction_order_start(const Network& network, RouteTable& table, FlowControl rule, WorkBudget* budget) {
   if (block_table(network, table, rule)) return true;
   const Torus& torus = network.torus();
   if (rule != FlowControl::bubble || !network.every_port_live()) return false;
   std::string algorithm = table.algorithm;
-  bool split = false;
-  if (!left_below(budget, table.size(), kTieChoiceWorkPerPair)) {
-    split = split_ties_lower(torus, table.nodes());
-    if (budget) budget->spend(kTieChoiceWorkPerPair * table.size() * table.size());
-  } else if (budget) {
-    budget->note_cut("choice of the ring ties");
-  }
-  table = dimension_order_table(torus, table.nodes(), split);
+  table = tie_chosen_direction_order(torus, table.nodes(), budget);
   table.algorithm = std::move(algorithm);
+  return true;
+}
+
+bool direction_order_around_failures(const Network& network, RouteTable& table, const GeneratorOptions& options) {
+  const Torus& torus = network.torus();
+  if (options.flow_control != FlowControl::bubble || table.size() < 2) return false;
+  std::vector<NodeId> points = network.failed_nodes();  // a route meeting a failure passes one of them
+  for (ChannelId link : network.failed_links()) points.push_back(Torus::channel_node(link));
+  if (points.empty()) return false;
+
+  RouteTable result = tie_chosen_direction_order(torus, table.nodes(), options.budget.get());
+  result.algorithm = table.algorithm;
+  result.rules = table.rules;
+  result.flow_control = table.flow_control;
+  // The pairs whose route meets a failure lose it.  Direction-order routes
+  // keep to cabled ports (dimension_order_negative), so only the failures
+  // cut them; past kFilteredFailures points every route is walked.
+  const std::vector<NodeId>& nodes = result.nodes();
+  const std::size_t n = nodes.size();
+  std::vector<Coord> coords(n);
+  for (std::size_t k = 0; k < n; ++k) coords[k] = torus.coord(nodes[k]);
+  const bool filtered = points.size() <= kFilteredFailures;
+  const FailureFilter filter(torus, filtered ? points : std::vector<NodeId>{});
+  std::vector<std::pair<std::size_t, std::size_t>> cut;
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t d = 0; d < n; ++d) {
+      if (s == d || (filtered && !filter.may_meet(coords[s], coords[d]))) continue;
+      bool alive = true;
+      result.walk(s, d, torus, [&](NodeId at, Direction hop) { alive = alive && network.channel_alive(at, hop); });
+      if (alive) continue;
+      result.set_route(s, d, Route{});
+      cut.emplace_back(s, d);
+    }
+  // The cut pairs take candidates greedily, as around the failures of a
+  // whole machine, and the checked-turn stage routes those without one and
+  // shortens detours on the budget; the others close no forbidden cycle
+  // among themselves, so it counts them run by run instead of testing them.
+  // A pair it cannot route is refused (RoutingError) here: the searched
+  // stages this budget cannot pay for are not tried instead.
+  // The candidates are chosen against the other routes' loads when the
+  // budget pays for counting them, else against each other's alone (the
+  // same max load on a scattered 4096 nodes of 16x16x8x8 with two failed
+  // routers: its direction-order ties decide it).  The stage's graph is
+  // built only when the stage will use it: for a pair left without a
+  // candidate, or for detours when the budget pays for the count twice
+  // over (a detour's shortening costs more than a thousand pairs' share of
+  // it on 16x16x8x8).
+  WorkBudget* budget = options.budget.get();
+  RouteDependencies counted;
+  if (left_below(budget, n, kDependencyCountWorkPerPair)) {
+    counted.loads.assign(torus.channel_slots(), 0);
+  } else {
+    if (budget) budget->spend(kDependencyCountWorkPerPair * n * n);
+    counted = count_route_dependencies(torus, result, /*with_dependencies=*/false);
+  }
+  assign_cut_pairs(network, cut, result, counted);
+  const bool shorten = !left_below(budget, n, 2 * kDependencyCountWorkPerPair);
+  std::vector<std::pair<std::size_t, std::size_t>> listed;
+  std::size_t detours = 0;
+  for (const auto& [s, d] : cut) {
+    if (!result.has_route(s, d))
+      listed.emplace_back(s, d);
+    else if (result.hop_count(s, d) > static_cast<std::size_t>(torus.distance(nodes[s], nodes[d])))
+      ++detours;
+  }
+  if (shorten) {
+    if (budget) budget->spend(kDependencyCountWorkPerPair * n * n);
+    listed = cut;
+  } else if (detours > 0) {
+    budget->note_cut(detours_left_cut(detours, detours));
+  }
+  if (!listed.empty()) {
+    counted = count_route_dependencies(torus, result);
+    complete_listed_pairs_with_checked_turns(result.algorithm, network, result, listed, options, &counted);
+  }
+  table = std::move(result);
   return true;
 }
 

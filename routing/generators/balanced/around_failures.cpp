@@ -400,18 +400,34 @@ std::vector<Pair> closed_form_start(const Network& network, const RouteTable& cl
 }
 
 // What every table needs, when the budget cannot pay for the search over
-// every pair: the closed form wherever the failures leave it alive, and for
-// each pair they cut (most constrained first) the least loaded of its
-// candidates (the augmented rules' minimal routes, else the shortest live
-// direction-order routes), chosen greedily.  The pairs still without a
-// route, and the detours, are listed for the checked-turn stage, with the
-// table's dependency counts.
+// every pair: the closed form wherever the failures leave it alive, and the
+// pairs they cut on candidates chosen greedily (assign_cut_pairs).  The
+// pairs still without a route, and the detours, are listed for the
+// checked-turn stage, with the table's dependency counts.
 void route_cut_pairs(const Network& network, const RouteTable& closed, const std::vector<NodeId>& nodes,
                      RouteTable& result, std::vector<Pair>& listed, RouteDependencies& counted) {
-  const Torus& torus = network.torus();
   std::vector<Pair> cut = closed_form_start(network, closed, nodes, result, counted);
-  const std::vector<std::uint32_t>& loads = counted.loads;
+  assign_cut_pairs(network, cut, result, counted);
+  listed = std::move(cut);
+}
 
+// The closed form of the fault-free machine, indexed by node id.
+std::optional<RouteTable> fault_free_closed_form(const Torus& torus) {
+  const Network healthy(torus);
+  std::vector<NodeId> every(torus.node_count());
+  for (NodeId node = 0; node < torus.node_count(); ++node) every[node] = node;
+  RouteTable closed(std::move(every));
+  if (!sub_torus_table(healthy, closed)) return std::nullopt;
+  return closed;
+}
+
+}  // namespace
+
+void assign_cut_pairs(const Network& network, const std::vector<Pair>& cut, RouteTable& result,
+                      RouteDependencies& counted) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = result.nodes();
+  const std::vector<std::uint32_t>& loads = counted.loads;
   const TurnRules rules(network);
   std::vector<std::vector<std::vector<ChannelId>>> candidates(cut.size());
   for (std::size_t k = 0; k < cut.size(); ++k) {
@@ -435,27 +451,14 @@ void route_cut_pairs(const Network& network, const RouteTable& closed, const std
     const std::vector<ChannelId>& chosen = options[best];
     for (std::size_t h = 0; h < chosen.size(); ++h) {
       ++counted.loads[chosen[h]];
-      if (h > 0)
+      if (h > 0 && !counted.edge_counts.empty())
         ++counted.edge_counts[static_cast<std::size_t>(chosen[h - 1]) * kDirectionCount +
                               static_cast<std::size_t>(Torus::channel_direction(chosen[h]).rank())];
       route.hops.push_back(Torus::channel_direction(chosen[h]));
     }
     result.set_route(cut[k].first, cut[k].second, route);
   }
-  listed = std::move(cut);
 }
-
-// The closed form of the fault-free machine, indexed by node id.
-std::optional<RouteTable> fault_free_closed_form(const Torus& torus) {
-  const Network healthy(torus);
-  std::vector<NodeId> every(torus.node_count());
-  for (NodeId node = 0; node < torus.node_count(); ++node) every[node] = node;
-  RouteTable closed(std::move(every));
-  if (!sub_torus_table(healthy, closed)) return std::nullopt;
-  return closed;
-}
-
-}  // namespace
 
 std::optional<CutPairsStart> cut_pairs_start(const Network& network, const std::vector<NodeId>& nodes) {
   const std::optional<RouteTable> closed = fault_free_closed_form(network.torus());

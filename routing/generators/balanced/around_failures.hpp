@@ -107,4 +107,16 @@ struct CutPairsStart {
 };
 std::optional<CutPairsStart> cut_pairs_start(const Network& network, const std::vector<NodeId>& nodes);
 
+// The `cut` pairs of `result` (allocation indices; without a route, their
+// start's route having met a failure), the most constrained first, each take
+// the least loaded of their candidates: the augmented rules' minimal routes
+// (ANSU paper, section 3.2), else the shortest live direction-order routes;
+// these close no forbidden cycle with the start's direction-order routes
+// under bubble flow control.  A pair without a candidate stays without a
+// route, for the checked-turn stage.  `counted` holds the loads of
+// `result`'s routes and their dependencies (or none: edge_counts empty) and
+// takes the new ones.
+void assign_cut_pairs(const Network& network, const std::vector<std::pair<std::size_t, std::size_t>>& cut,
+                      RouteTable& result, RouteDependencies& counted);
+
 }  // namespace angara::balanced
