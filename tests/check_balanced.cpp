@@ -577,6 +577,61 @@ START_TEST(test_short_budget_takes_block_closed_form) {
 }
 END_TEST
 
+// A scattered job beside failed routers and a failed cable, under a budget
+// below the fixed stages: the direction-order table, verified, where the
+// failures leave each route alive; the pairs they cut on live routes
+// around them, with the detours' shortening said to be cut.  Given the
+// budget to count the stage's graph, the stage shortens detours.
+START_TEST(test_short_budget_routes_direction_order_around_failures) {
+  Network net(Torus::parse("8x6x4"));
+  const Torus& torus = net.torus();
+  const NodeId failed_a = torus.id(torus.parse_coord("3,2,1")), failed_b = torus.id(torus.parse_coord("6,4,3"));
+  net.fail_node(failed_a);
+  net.fail_node(failed_b);
+  net.fail_link(torus.id(torus.parse_coord("1,1,0")), Direction::make(1, false));
+  std::vector<NodeId> nodes;
+  for (NodeId node = 0; node < torus.node_count(); ++node)
+    if (node % 3 != 0 && node != failed_a && node != failed_b) nodes.push_back(node);
+  const RouteTable dor = dimension_order_table(torus, nodes);
+  const auto is_alive = [&](const RouteTable& table, std::size_t s, std::size_t d) {
+    bool alive = true;
+    table.walk(s, d, torus, [&](NodeId at, Direction hop) { alive = alive && net.channel_alive(at, hop); });
+    return alive;
+  };
+  std::size_t cut = 0;
+  for (std::size_t s = 0; s < nodes.size(); ++s)
+    for (std::size_t d = 0; d < nodes.size(); ++d)
+      if (s != d && !is_alive(dor, s, d)) ++cut;
+  ck_assert_uint_gt(cut, 0);
+
+  GeneratorOptions short_budget;
+  short_budget.budget = std::make_shared<WorkBudget>(1);  // spent at once: positive ties, no detour shortened
+  const RouteTable table = balanced_table(net, nodes, short_budget);
+  const VerifyReport report = verified(net, table);
+  ck_assert_uint_gt(report.non_minimal + report.fs_ls_routes, 0);
+  std::size_t kept = 0;
+  for (std::size_t s = 0; s < nodes.size(); ++s)
+    for (std::size_t d = 0; d < nodes.size(); ++d)
+      if (s != d && is_alive(dor, s, d)) {
+        ck_assert_msg(table.route(s, d).hops == dor.route(s, d).hops, "pair %zu %zu left its direction-order route", s, d);
+        ++kept;
+      }
+  ck_assert_uint_eq(kept + cut, nodes.size() * (nodes.size() - 1));
+  const std::vector<std::string> cut_stages = short_budget.budget->cut();
+  ck_assert(std::find_if(cut_stages.begin(), cut_stages.end(), [](const std::string& stage) {
+              return stage.rfind("shortening of detours (", 0) == 0;
+            }) != cut_stages.end() || report.non_minimal == 0);
+
+  // Enough for the graph (and the ties' count) but still below the fixed stages.
+  const std::size_t pairs = nodes.size() * nodes.size();
+  GeneratorOptions room;
+  room.budget = std::make_shared<WorkBudget>((balanced::kFixedWorkPerPair - 1) * pairs);
+  ck_assert(balanced::budget_below_fixed_stages(room.budget.get(), nodes.size()));
+  const VerifyReport roomy = verified(net, balanced_table(net, nodes, room));
+  ck_assert_uint_le(roomy.non_minimal, report.non_minimal);
+}
+END_TEST
+
 // On a machine with failures the First/Last Step refinement runs too, over
 // the pairs that keep a minimal route, while the pairs that need a
 // detour keep the route the checked-turn stage gave them.  A scattered 16
@@ -1000,6 +1055,7 @@ int main() {
   tcase_add_test(generator_case, test_around_failures_memory_follows_the_budget);
   tcase_add_test(generator_case, test_cut_pairs_start_counts_like_a_walk);
   tcase_add_test(generator_case, test_dependencies_counted_by_runs_like_a_walk);
+  tcase_add_test(generator_case, test_short_budget_routes_direction_order_around_failures);
   tcase_add_test(generator_case, test_around_failures_declines);
   tcase_add_test(generator_case, test_short_budget_takes_block_closed_form);
   suite_add_tcase(s, generator_case);
