@@ -162,8 +162,9 @@ class AllocatedCounter {
     for (int corner = 0; corner < 16; ++corner) {
       const std::size_t at = ends[0][corner & 1] + ends[1][(corner >> 1) & 1] + ends[2][(corner >> 2) & 1] +
                              ends[3][(corner >> 3) & 1];
-      const int starts = 4 - __builtin_popcount(static_cast<unsigned>(corner));
-      total += (starts % 2 ? -1 : 1) * static_cast<std::int64_t>(prefix_[at]);
+      // The sign: minus for an odd number of starts (bits clear).
+      const bool odd = ((corner ^ (corner >> 1) ^ (corner >> 2) ^ (corner >> 3)) & 1) != 0;
+      total += (odd ? -1 : 1) * static_cast<std::int64_t>(prefix_[at]);
     }
     return total > 0;
   }
@@ -279,9 +280,22 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
   std::uint64_t product = 1;
   for (int dim = 0; dim < kMaxDims; ++dim) product *= occupied[dim].size();
   const bool every_class = product == coords.size();
+  // Per dimension, the positions on a shortest arc between two occupied
+  // values: a channel's other coordinates must lie there for any pair to
+  // have it on a minimal path.
+  std::array<std::vector<std::uint64_t>, kMaxDims> arcs_union;
+  for (int j : present) {
+    arcs_union[j].assign(static_cast<std::size_t>(masks[j].words()), 0);
+    for (int a : occupied[j])
+      for (int b : occupied[j]) {
+        const std::uint64_t* mask = masks[j].arc(a, b);
+        for (int w = 0; w < masks[j].words(); ++w) arcs_union[j][w] |= mask[w];
+      }
+  }
   std::vector<std::uint64_t> keys, seen;
   std::vector<std::array<std::uint8_t, kMaxDims>> ranks;
-  std::unique_ptr<AllocatedCounter> counter;  // built for the first channel checked directly  // per allocated node, when the bitmap is used
+  std::unique_ptr<AllocatedCounter> counter;  // built for the first channel checked directly
+  std::array<std::vector<unsigned char>, kMaxDims> around_occupied;  // with it  // per allocated node, when the bitmap is used
   for (int dim : present) {
     DimensionBoundTerms& term = terms[dim];
     for (int a : occupied[dim])
@@ -315,22 +329,12 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
       // block: the undecided channels once, against 2.6 million classes a
       // dimension.)
       std::array<std::vector<std::uint64_t>, 2> hops_union;  // [negative]
-      std::array<std::vector<std::uint64_t>, kMaxDims> arcs_union;
       for (int negative = 0; negative <= 1; ++negative) {
         hops_union[negative].assign(static_cast<std::size_t>(masks[dim].words()), 0);
         for (int a : occupied[dim])
           for (int b : occupied[dim]) {
             const std::uint64_t* mask = masks[dim].hop(negative != 0, a, b);
             for (int w = 0; w < masks[dim].words(); ++w) hops_union[negative][w] |= mask[w];
-          }
-      }
-      for (int j : present) {
-        if (j == dim) continue;
-        arcs_union[j].assign(static_cast<std::size_t>(masks[j].words()), 0);
-        for (int a : occupied[j])
-          for (int b : occupied[j]) {
-            const std::uint64_t* mask = masks[j].arc(a, b);
-            for (int w = 0; w < masks[j].words(); ++w) arcs_union[j][w] |= mask[w];
           }
       }
       for (ChannelId c : undecided) {
@@ -419,7 +423,23 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
           : leftover == LeftoverChannels::pair_classes ? 0
                                                        : coords.size() * coords.size();
       if (direct_checks > 0) {
-        if (!counter) counter = std::make_unique<AllocatedCounter>(torus, coords);
+        if (!counter) {
+          counter = std::make_unique<AllocatedCounter>(torus, coords);
+          // Per dimension and (source value, channel value): whether the
+          // arc of targets ArcBox::around allows holds an occupied value.
+          for (int j : present) {
+            const int n = torus.size(j);
+            around_occupied[j].assign(static_cast<std::size_t>(n) * n, 0);
+            for (int from = 0; from < n; ++from)
+              for (int at = 0; at < n; ++at) {
+                ArcBox box;
+                box.around(torus, j, from, at);
+                bool any = false;
+                for (int k = 0; k < box.length[j] && !any; ++k) any = histogram[j][(box.start[j] + k) % n] != 0;
+                around_occupied[j][static_cast<std::size_t>(from) * n + at] = any;
+              }
+          }
+        }
         std::vector<std::vector<std::uint32_t>> at_value(static_cast<std::size_t>(size));  // sources by coordinate in dim
         for (std::size_t k = 0; k < coords.size(); ++k) at_value[coords[k][dim]].push_back(static_cast<std::uint32_t>(k));
         std::size_t spent = 0, next = 0;
@@ -427,12 +447,33 @@ std::array<DimensionBoundTerms, kMaxDims> dimension_bound_terms(const Network& n
           const ChannelId c = undecided[next];
           const Coord u = torus.coord(Torus::channel_node(c));
           const int step = Torus::channel_direction(c).step();
+          // Each dimension on its own first: some occupied values put the
+          // hop on an arc of its sense, and the other coordinates on arcs.
+          bool possible = false;
+          for (int w = 0; w < words && !possible; ++w)
+            possible = sources[step < 0 ? 1 : 0][static_cast<std::size_t>(u[dim]) * words + w] != 0;
+          for (std::size_t k = 0; possible && k < present.size(); ++k)
+            if (present[k] != dim) possible = RingMasks::test(arcs_union[present[k]].data(), u[present[k]]);
+          if (!possible) continue;  // no pair's minimal path crosses it
           bool found = false;
           for (int behind = 0; behind < size / 2 && !found; ++behind) {
             const int value = ((u[dim] - step * behind) % size + size) % size;
-            for (std::size_t n = 0; n < at_value[value].size() && !found; ++n) {
+            const std::uint64_t* hop_wanted =
+                &hop_targets[step < 0 ? 1 : 0][(static_cast<std::size_t>(u[dim]) * size + value) * words];
+            bool hop_possible = false;
+            for (int w = 0; w < words && !hop_possible; ++w) hop_possible = hop_wanted[w] != 0;
+            for (std::size_t n = 0; hop_possible && n < at_value[value].size() && !found; ++n) {
               const Coord& source = coords[at_value[value][n]];
               ++spent;
+              // Each other dimension's arc must hold an occupied value
+              // before the box is counted.
+              bool open = true;
+              for (std::size_t k = 0; open && k < present.size(); ++k) {
+                const int j = present[k];
+                if (j != dim)
+                  open = around_occupied[j][static_cast<std::size_t>(source[j]) * torus.size(j) + u[j]] != 0;
+              }
+              if (!open) continue;
               ArcBox box;
               found = box.hop(torus, dim, step, source[dim], u[dim]);
               for (int j = 0; found && j < kMaxDims; ++j)
