@@ -266,19 +266,17 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
       cut.emplace_back(s, d);
     }
   // The cut pairs take candidates greedily, as around the failures of a
-  // whole machine, and the checked-turn stage routes those without one and
-  // shortens detours on the budget; the others close no forbidden cycle
-  // among themselves, so it counts them run by run instead of testing them.
-  // A pair it cannot route is refused (RoutingError) here: the searched
-  // stages this budget cannot pay for are not tried instead.
-  // The candidates are chosen against the other routes' loads when the
-  // budget pays for counting them, else against each other's alone (the
-  // same max load on a scattered 4096 nodes of 16x16x8x8 with two failed
-  // routers: its direction-order ties decide it).  The stage's graph is
-  // built only when the stage will use it: for a pair left without a
-  // candidate, or for detours when the budget pays for the count twice
-  // over (a detour's shortening costs more than a thousand pairs' share of
-  // it on 16x16x8x8).
+  // whole machine: against the other routes' loads when the budget pays
+  // for counting them, else against each other's alone (the same max load
+  // on a scattered 4096 nodes of 16x16x8x8 with two failed routers: its
+  // direction-order ties decide it).  The checked-turn stage then routes
+  // the pairs left without a candidate, and shortens detours when the
+  // budget pays for counting its graph twice over (a detour's shortening
+  // costs more than a thousand pairs' share of it on 16x16x8x8); the other
+  // routes close no forbidden cycle among themselves, so it takes them
+  // counted run by run, untested.  A pair it cannot route is refused
+  // (RoutingError): the searched stages this budget cannot pay for are not
+  // tried instead.
   WorkBudget* budget = options.budget.get();
   RouteDependencies counted;
   if (left_below(budget, n, kDependencyCountWorkPerPair)) {
