@@ -61,9 +61,9 @@ double route_table_bytes(double nodes) { return 4 * nodes * nodes + 16 * nodes; 
 // per-dimension load bound (routing/check/metrics.cpp, dimension_bound_terms)
 // holds, one dimension at a time, each distinct class of pairs (at most the
 // pairs, at most the coordinate intervals of the torus): its key and, per
-// sign, a pattern of 48 bytes, with a sorted copy of one list (a scattered
-// 2048 nodes of 8x8x8x8: 200 MB of patterns, which the estimate had left
-// out).  The check by displacement (an allocation that fills a box: every
+// sign, a pattern of 16 bytes (the key and its coverage), with a sorted
+// copy of one list; it lists them only for the channels its direct check
+// leaves.  The check by displacement (an allocation that fills a box: every
 // live router, or a block) holds its corrections' run ends and turns by
 // channel slot (72 bytes a slot), up to 4 differing pairs a slot (32
 // bytes), a node's index and cell by router (8 bytes), and per key (at
@@ -92,7 +92,7 @@ double verifier_bytes(const Network& network, double layers, int threads, double
                                  key_factor * box * (100.0 + 4.0 * std::max(1, threads)) +
                                  640.0 * (partial > 0 ? cell_factor * box : key_factor);
   return static_cast<double>(torus.channel_slots()) * layers * (16.0 * std::max(1, threads) + 64) +
-         classes * (16 + 3 * 48) + by_displacement;
+         classes * (16 + 3 * 16) + by_displacement;
 }
 
 // The adaptive channel's escape check (routing/check/adaptive_escape.hpp),
