@@ -502,7 +502,7 @@ section_latency() {
        'not finish) and the budgeted max load over it (`load/unb.`).  Every case that finishes' \
        'unbudgeted is within 1.05 of it but two.  The random half of 8x8x4x4 reaches 342, where' \
        'the computation without a budget reaches 303 in about two minutes of CPU (on this' \
-       'machine'"'"'s slower runs past the 150 s limit, `over 150 s` above).  Its budget goes to the' \
+       'shared machine'"'"'s slower runs past the 150 s limit).  Its budget goes to the' \
        'First/Last Step search under the deadlock guard, whose cycle tests and candidate' \
        'evaluations take it from the greedy start of 344 to 342 in the 2 s and to 312 only after' \
        '30 s of CPU; the unbudgeted 303 comes from the long-way routes searched after it.' \
