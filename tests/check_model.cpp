@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "angara/network.hpp"
+#include "angara/direction_order_loads.hpp"
 #include "angara/route.hpp"
 #include "angara/torus.hpp"
 #include "tests/test_support.hpp"
@@ -378,6 +379,59 @@ START_TEST(test_route_table_compact_store) {
 }
 END_TEST
 
+// direction_order_counts counts, for every channel, the pairs whose route
+// in dimension_order_table takes it, the runs that end on it and the routes
+// that turn there to each next direction: here against walking every route
+// hop by hop, with odd and even rings, ties either way, a size-2 ring,
+// single cabling and sets dense and sparse.
+START_TEST(test_direction_order_counts_by_walking) {
+  const Torus desmos = Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"));
+  for (const Torus& torus : {desmos, Torus::parse("5x4x3"), Torus::parse("3x3"), Torus::parse("70x2"),
+                             Torus::parse("6x4x2x3"), Torus::parse("8x8x4x4")})
+    for (const bool split_ties : {false, true})
+      for (const NodeId every : {NodeId{1}, NodeId{3}, NodeId{17}}) {
+        std::vector<NodeId> nodes;
+        for (NodeId n = 0; n < torus.node_count(); ++n)
+          if (n % every == every / 2 || n * 7 % 11 == 3) nodes.push_back(n);
+        const RouteTable table = dimension_order_table(torus, nodes, split_ties);
+        const std::size_t slots = torus.channel_slots();
+        std::vector<std::int64_t> loads(slots, 0), ends(slots, 0), turns(slots * kDirectionCount, 0);
+        for (std::size_t s = 0; s < nodes.size(); ++s)
+          for (std::size_t d = 0; d < nodes.size(); ++d) {
+            if (s == d) continue;
+            const std::vector<Direction> hops = table.route(s, d).hops;
+            NodeId at = nodes[s];
+            for (std::size_t h = 0; h < hops.size(); ++h) {
+              const ChannelId c = Torus::channel(at, hops[h]);
+              ++loads[c];
+              if (h + 1 == hops.size() || hops[h + 1] != hops[h]) ++ends[c];
+              if (h + 1 < hops.size() && hops[h + 1] != hops[h])
+                ++turns[std::size_t(c) * kDirectionCount + static_cast<std::size_t>(hops[h + 1].rank())];
+              at = torus.neighbor(at, hops[h]);
+            }
+          }
+        const DirectionOrderCounts counted =
+            direction_order_counts(torus, dimension_order_ways(torus, split_ties), nodes, true);
+        const std::string what = torus.to_string() + (split_ties ? " (split ties), " : ", ") +
+                                 std::to_string(nodes.size()) + " nodes";
+        ck_assert(direction_order_loads(torus, dimension_order_ways(torus, split_ties), nodes) == counted.loads);
+        for (ChannelId c = 0; c < slots; ++c) {
+          const std::string channel = torus.format_coord(Torus::channel_node(c)) + " " + Torus::channel_direction(c).token();
+          ck_assert_msg(counted.loads[c] == loads[c], "%s: channel %s carries %lld routes, counted %lld", what.c_str(),
+                        channel.c_str(), static_cast<long long>(loads[c]), static_cast<long long>(counted.loads[c]));
+          ck_assert_msg(counted.ends[c] == ends[c], "%s: %lld runs end on channel %s, counted %lld", what.c_str(),
+                        static_cast<long long>(ends[c]), channel.c_str(), static_cast<long long>(counted.ends[c]));
+          for (int next = 0; next < kDirectionCount; ++next) {
+            const std::size_t at = std::size_t(c) * kDirectionCount + static_cast<std::size_t>(next);
+            ck_assert_msg(counted.turns[at] == turns[at], "%s: %lld routes turn from channel %s to %s, counted %lld",
+                          what.c_str(), static_cast<long long>(turns[at]), channel.c_str(),
+                          Direction(next).token().c_str(), static_cast<long long>(counted.turns[at]));
+          }
+        }
+      }
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("model");
   TCase* tc = tcase_create("core");
@@ -395,6 +449,7 @@ int main() {
   tcase_add_test(tc, test_route_table_compact_store);
   tcase_add_test(tc, test_route_table_restricted_to);
   tcase_add_test(tc, test_dimension_order_table_by_definition);
+  tcase_add_test(tc, test_direction_order_counts_by_walking);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }
