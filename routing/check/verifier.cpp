@@ -6,6 +6,8 @@
 
 #include "routing/check/adaptive_escape.hpp"
 
+#include "angara/direction_order_loads.hpp"
+
 #include "routing/check/components.hpp"
 #include "routing/common/parallel.hpp"
 
@@ -627,6 +629,9 @@ struct TranslateCounts {
   std::vector<std::int64_t> turns;                    // by (rank * kDirectionCount + next rank) * cells + cell
   std::vector<std::int64_t> end_count;                // by channel slot
   std::vector<std::int64_t> turn_count;               // by channel slot * kDirectionCount + next rank
+  // A scattered set's direction-order routes (walk_scattered_dor): the
+  // loads by channel slot, no cells.
+  std::vector<std::int64_t> load_count;
   std::int64_t load_at(int rank, std::int32_t cell) const {
     return cell < 0 ? 0 : load[std::size_t(rank) * cells + std::size_t(cell)];
   }
@@ -1125,6 +1130,289 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   return counts;
 }
 
+// ---------------------------------------------------------------------------
+// A scattered set (no box).  The tables a job gets under a tight budget
+// are mostly direction-order: per dimension the shorter way round, a ring
+// tie the way the source's parity picks, so a pair's word is the sum of one
+// field per dimension, each a function of the pair's two coordinates in that
+// dimension.  The verifier compares each pair's word with that sum (a
+// look-up per dimension) and walks only the pairs that differ, and those
+// whose direction-order route may meet a failed router or channel (in
+// every dimension the failure's coordinate on the route's arc: a mask of
+// failures per dimension and pair of coordinates).  The loads, run ends and
+// turns of the direction-order routes of every pair come from the
+// allocation's counts (angara/direction_order_loads.hpp), in work that grows
+// with the machine, not with the pairs; the walked pairs' direction-order
+// routes are taken off again, as on a box.
+
+// The direction-order ways the table follows and, per dimension, the word
+// field of each way's run (by DirectionOrderWays::at).
+struct DorFunction {
+  DirectionOrderWays ways;
+  std::array<std::vector<std::uint32_t>, kMaxDims> field;
+};
+
+// The single-run word of `count` hops in `direction`; 0 when not compact.
+std::uint32_t run_word(Direction direction, int count) {
+  Route route;
+  route.hops.assign(static_cast<std::size_t>(count), direction);
+  const std::optional<PackedRoute> packed = RouteTable::pack(route);
+  return packed ? packed->code : 0;
+}
+
+// The direction-order function the table follows: the shorter way round,
+// and per even ring and source parity the way most sampled ties take.
+// Nothing when a word of the table is not the sum of its dimensions' fields
+// (a ring too long for a compact run).
+std::optional<DorFunction> dor_function_of(const Torus& torus, const RingGeometry& rings, const RouteTable& table) {
+  const std::vector<NodeId>& nodes = table.nodes();
+  DorFunction dor{DirectionOrderWays(torus), {}};
+  DirectionOrderWays& ways = dor.ways;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int n = torus.size(dim);
+    std::array<int, 2> tie{1, 1};  // by source parity: +1 or -1
+    if (n % 2 == 0) {
+      // A few pairs half the ring apart in `dim`, per source parity.
+      for (int parity = 0; parity <= 1; ++parity) {
+        int plus = 0, minus = 0, sources = 0;
+        for (std::size_t s = 0; s < nodes.size() && plus + minus < 3 && sources < 64; ++s) {
+          const int from = rings.coord(nodes[s], dim);
+          if ((from & 1) != parity) continue;
+          ++sources;
+          const int to = (from + n / 2) % n;
+          for (std::size_t d = 0; d < nodes.size(); ++d) {
+            if (d == s || rings.coord(nodes[d], dim) != to) continue;
+            table.for_each_run(s, d, [&](Direction direction, int count) {
+              if (direction.dim() == dim && count == n / 2) ++(direction.positive() ? plus : minus);
+            });
+            break;
+          }
+        }
+        tie[static_cast<std::size_t>(parity)] = minus > plus ? -1 : 1;
+      }
+    }
+    dor.field[dim].assign(std::size_t(n) * std::size_t(n), 0);
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) {
+        const int forward = (b - a + n) % n;
+        if (forward == 0) continue;
+        const int sign = 2 * forward < n ? 1 : 2 * forward > n ? -1 : tie[static_cast<std::size_t>(a & 1)];
+        const int count = sign > 0 ? forward : n - forward;
+        const std::uint32_t word = run_word(Direction::make(dim, sign < 0), count);
+        if (word == 0) return std::nullopt;
+        const std::size_t at = ways.at(dim, a, b);
+        ways.sign[dim][at] = static_cast<std::int8_t>(sign);
+        ways.hops[dim][at] = static_cast<std::uint8_t>(count);
+        dor.field[dim][at] = word;
+      }
+  }
+  // The word of a route over every dimension must be the sum of the fields.
+  Route longest;
+  std::uint32_t sum = 0;
+  for (int negative = 0; negative <= 1; ++negative)
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const int n = ways.size[dim];
+      if (n < 2 || (dim % 2) != negative) continue;
+      const int count = n / 2;
+      longest.hops.insert(longest.hops.end(), static_cast<std::size_t>(count), Direction::make(dim, negative != 0));
+      sum += run_word(Direction::make(dim, negative != 0), count);
+    }
+  const std::optional<PackedRoute> packed = RouteTable::pack(longest);
+  if (!packed || packed->code != sum || RouteTable::unpack(*packed).hops != longest.hops) return std::nullopt;
+  return dor;
+}
+
+// The loads by counts against walking every pair: a pair walked costs
+// about 64 units of direction_order_loads_work (70 ns against 1.2e9 units
+// a second, on 16x16x8x8 and 8x8x8x8).
+bool dor_counts_pay(const Torus& torus, std::size_t n) {
+  return std::uint64_t(n) * (n - 1) * 64 > direction_order_loads_work(torus);
+}
+
+// At most this many failure points (failed routers, and the routers that
+// failed channels leave) for the check by counts: a bit each per pair of
+// coordinates.
+constexpr std::size_t kMaxFailurePoints = 32;
+
+std::optional<TranslateCounts> walk_scattered_dor(const Network& network, const RingGeometry& rings,
+                                                  const RouteTable& table, const VerifyOptions& options,
+                                                  const Allocation& allocation, bool checks, PartialCheck& part) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = table.nodes();
+  const std::size_t n = nodes.size();
+  if (options.walk_every_route || options.max_virtual_channels < 1 || n < kMinTranslateNodes ||
+      !dor_counts_pay(torus, n))
+    return std::nullopt;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (torus.single_cabled(dim)) return std::nullopt;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!allocation.inside[i] || !allocation.walkable[i]) return std::nullopt;
+  // The failures a direction-order route may meet: the failed routers and
+  // the tails of failed channels (a route taking one passes its tail).
+  std::vector<Coord> points;
+  for (NodeId node = 0; node < torus.node_count(); ++node) {
+    bool point = !network.node_alive(node);
+    for (int rank = 0; rank < kDirectionCount && !point; ++rank) {
+      const Direction d(rank);
+      point = torus.direction_present(d) && !network.channel_alive(node, d);
+    }
+    if (point) points.push_back(torus.coord(node));
+  }
+  if (points.size() > kMaxFailurePoints) return std::nullopt;
+  const std::optional<DorFunction> found = dor_function_of(torus, rings, table);
+  if (!found) return std::nullopt;
+  const DorFunction& dor = *found;
+  const DirectionOrderWays& ways = dor.ways;
+  // Per dimension and pair of coordinates a -> b: the failure points whose
+  // coordinate lies on the run's arc (its ends included; a itself without a
+  // run).
+  std::array<std::vector<std::uint32_t>, kMaxDims> meets;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int size = ways.size[dim];
+    meets[dim].assign(std::size_t(size) * std::size_t(size), 0);
+    for (int a = 0; a < size; ++a)
+      for (int b = 0; b < size; ++b) {
+        const std::size_t at = ways.at(dim, a, b);
+        const int sign = ways.sign[dim][at], hops = ways.hops[dim][at];
+        for (std::size_t p = 0; p < points.size(); ++p) {
+          const int ahead = RingGeometry::wrap(sign >= 0 ? points[p][dim] - a : a - points[p][dim], size);
+          if (ahead <= hops) meets[dim][at] |= 1u << p;
+        }
+      }
+  }
+  // The coordinates of the allocation's routers, by index.
+  std::array<std::vector<std::uint16_t>, kMaxDims> coord;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    coord[dim].resize(n);
+    for (std::size_t i = 0; i < n; ++i) coord[dim][i] = static_cast<std::uint16_t>(rings.coord(nodes[i], dim));
+  }
+  // Each pair's word against the direction-order word, sources split over
+  // the threads: the pairs that differ or may meet a failure are kept (up
+  // to kKeptPerSlot a channel slot; beyond that only their rows) and walked
+  // below.
+  using Pair = std::pair<std::uint32_t, std::uint32_t>;
+  struct Compared {
+    std::size_t walked = 0, same = 0;
+    std::uint64_t hops = 0;
+    int max_hops = 0;
+    std::vector<Pair> kept;
+    bool all_kept = true;
+  };
+  constexpr std::size_t kKeptPerSlot = 4;
+  std::vector<Compared> compared(parallel_parts(n));
+  const std::size_t keep_at_most = kKeptPerSlot * torus.channel_slots() / compared.size() + 1;
+  std::vector<unsigned char> row_walked(n, 0);
+  // One row: visit(d, whether the pair is walked, the direction-order
+  // route's hops) for every d != s.
+  const auto each_in_row = [&](std::size_t s, auto visit) {
+    std::array<const std::uint32_t*, kMaxDims> field, meet;
+    std::array<const std::uint8_t*, kMaxDims> hops;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const std::size_t row = ways.at(dim, coord[dim][s], 0);
+      field[dim] = dor.field[dim].data() + row;
+      meet[dim] = meets[dim].data() + row;
+      hops[dim] = ways.hops[dim].data() + row;
+    }
+    const std::uint16_t *x = coord[0].data(), *y = coord[1].data(), *z = coord[2].data(), *w = coord[3].data();
+    for (std::size_t d = 0; d < n; ++d) {
+      if (d == s) continue;
+      const std::uint32_t word = field[0][x[d]] + field[1][y[d]] + field[2][z[d]] + field[3][w[d]];
+      const bool may_meet = (meet[0][x[d]] & meet[1][y[d]] & meet[2][z[d]] & meet[3][w[d]]) != 0;
+      visit(d, may_meet || word_of(table, s, d) != word, hops[0][x[d]] + hops[1][y[d]] + hops[2][z[d]] + hops[3][w[d]]);
+    }
+  };
+  // A sample of rows first: a table that is not direction-order is walked
+  // at once.
+  {
+    std::size_t sampled = 0, walked = 0;
+    for (std::size_t s = 0; s < n; s += std::max<std::size_t>(1, n / 8)) {
+      each_in_row(s, [&](std::size_t, bool walk, int) { walked += walk ? 1 : 0; });
+      sampled += n - 1;
+    }
+    if (walked * 4 > sampled) return std::nullopt;
+  }
+  run_parallel(n, [&](std::size_t p, std::size_t begin, std::size_t end) {
+    Compared& mine = compared[p];
+    for (std::size_t s = begin; s < end; ++s) {
+      const std::size_t before = mine.walked;
+      each_in_row(s, [&](std::size_t d, bool walk, int hops) {
+        if (!walk) {
+          ++mine.same;
+          mine.hops += static_cast<std::uint64_t>(hops);
+          mine.max_hops = std::max(mine.max_hops, hops);
+          return;
+        }
+        ++mine.walked;
+        if (!mine.all_kept) return;
+        if (mine.kept.size() < keep_at_most) {
+          mine.kept.emplace_back(static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(d));
+        } else {
+          mine.all_kept = false;
+          std::vector<Pair>().swap(mine.kept);
+        }
+      });
+      row_walked[s] = mine.walked != before ? 1 : 0;
+    }
+  });
+  std::size_t walked = 0;
+  bool all_kept = true;
+  for (const Compared& mine : compared) {
+    walked += mine.walked;
+    all_kept = all_kept && mine.all_kept;
+  }
+  if (walked > n * (n - 1) / 4) return std::nullopt;
+
+  DirectionOrderCounts every = direction_order_counts(torus, ways, nodes, true);
+  TranslateCounts counts;
+  counts.load_count = std::move(every.loads);
+  counts.end_count = std::move(every.ends);
+  counts.turn_count = std::move(every.turns);
+  counts.cell_of.assign(torus.node_count(), -1);  // no grid of cells
+
+  // The pairs walked: their direction-order route off the counts, and their
+  // own route walked, in source order.
+  std::vector<Run> runs;
+  runs.reserve(64);
+  const auto walk = [&](std::size_t s, std::size_t d) {
+    std::vector<std::int64_t>& load_diff = part.load_diff[0];
+    NodeId at = nodes[s];
+    ChannelId previous = 0;
+    bool first = true;
+    for (int negative = 0; negative <= 1; ++negative)
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const std::size_t cell = ways.at(dim, coord[dim][s], coord[dim][d]);
+        if (ways.sign[dim][cell] != (negative ? -1 : 1)) continue;
+        const Direction direction = Direction::make(dim, negative != 0);
+        const int count = ways.hops[dim][cell];
+        const RingGeometry::RunPlace place = rings.place_run(at, direction, count);
+        rings.add_interval(load_diff, place.base, direction, place.lowest, count, -1);
+        if (!first) --counts.turn_count[std::size_t(previous) * kDirectionCount + direction.rank()];
+        --counts.end_count[place.last];
+        previous = place.last;
+        first = false;
+        at = place.next;
+      }
+    check_pair(network, rings, table, options, allocation, checks, s, d, runs, part);
+  };
+  if (all_kept) {
+    for (const Compared& mine : compared)
+      for (const Pair& pair : mine.kept) walk(pair.first, pair.second);
+  } else {
+    for (std::size_t s = 0; s < n; ++s) {
+      if (!row_walked[s]) continue;
+      each_in_row(s, [&](std::size_t d, bool walk_it, int) {
+        if (walk_it) walk(s, d);
+      });
+    }
+  }
+  for (const Compared& mine : compared) {
+    part.routes += mine.same;
+    part.lengths.hops += mine.hops;
+    part.lengths.max_hops = std::max(part.lengths.max_hops, mine.max_hops);
+  }
+  return counts;
+}
+
 // Every route's loads and channel dependencies (and with `checks`, every
 // rule), the sources split over the threads and merged in source order.
 struct TableWalk {
@@ -1147,8 +1435,9 @@ TableWalk walk_table(const Network& network, const RouteTable& table, const Veri
   };
   std::vector<PartialCheck> parts;
   parts.push_back(fresh());
-  const std::optional<TranslateCounts> translates =
+  std::optional<TranslateCounts> translates =
       walk_translates(network, rings, table, options, allocation, checks, parts[0]);
+  if (!translates) translates = walk_scattered_dor(network, rings, table, options, allocation, checks, parts[0]);
   if (!translates) {
     parts.clear();
     for (std::size_t p = 0; p < parallel_parts(table.size()); ++p) parts.push_back(fresh());
@@ -1192,7 +1481,8 @@ TableWalk walk_table(const Network& network, const RouteTable& table, const Veri
       std::int64_t load = value, ended = ends[c].count;
       std::uint8_t next = ends[c].successors;
       const int rank = Torus::channel_direction(c).rank();
-      if (shares) {  // the translates' share (walk_translates)
+      if (shares) {  // the translates' share (walk_translates, walk_scattered_dor)
+        if (!shares->load_count.empty()) load += shares->load_count[c];
         const std::int32_t cell = shares->cell_of[Torus::channel_node(c)];
         load += shares->load_at(rank, cell);
         ended += shares->ends_at(rank, cell) + shares->end_count[c];
