@@ -475,7 +475,7 @@ START_TEST(test_work_budget_cuts_the_refinement) {
   // No work at all, or less than the stages every searched table needs
   // (balanced::kFixedWorkPerPair a pair): a plain direction-order table,
   // neither stage run.  With no work, every ring tie the positive way; with
-  // enough for counting both tables' loads (balanced::kTieChoiceWorkPerPair),
+  // enough for counting both tables' loads (balanced::tie_choice_work),
   // the one of lower max load of that and the table with ties split by the
   // source's parity.
   const RouteTable positive = dimension_order_table(t, nodes);

@@ -52,6 +52,9 @@ class WorkBudget {
   bool unlimited() const { return limit_ == 0; }
   bool exhausted() const { return limit_ != 0 && used_ >= limit_; }
   void spend(std::uint64_t steps) { used_ += steps; }
+  // Gives back steps charged in advance that will not be worked (the check
+  // of a table cheaper to check than kCheckWorkPerPair a pair).
+  void refund(std::uint64_t steps) { used_ = used_ > steps ? used_ - steps : 0; }
   std::uint64_t used() const { return used_; }
   std::uint64_t limit() const { return limit_; }
 

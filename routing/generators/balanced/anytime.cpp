@@ -7,6 +7,7 @@
 #include <vector>
 #include <utility>
 
+#include "angara/direction_order_loads.hpp"
 #include "angara/torus.hpp"
 #include "routing/common/checked_turns.hpp"
 #include "routing/generators/balanced/around_failures.hpp"
@@ -25,131 +26,37 @@ bool left_below(const WorkBudget* budget, std::size_t nodes, std::uint64_t per_p
   return left < per_pair * pairs;
 }
 
-// x mod n for -n <= x < 2n, without a division.
-int wrap_once(int x, int n) { return x < 0 ? x + n : x >= n ? x - n : x; }
-
 // Whether the direction-order table with ring ties split by the source's
 // parity (dimension_order_table) has a lower max load than the one with every
-// tie the positive way: both tables' loads, counted over every pair's route.
+// tie the positive way: both tables' loads, counted over every pair's route
+// (from the allocation's counts, angara/direction_order_loads.hpp).
 // Neither wins everywhere, and the max sits on channels next to a few
 // sources (a source sends about half its routes out on +X), which a sample
 // of sources misses: on a random half of 8x8x8x8 the split gives 2118
 // against 2622, on the first 1024 free nodes of a half-busy one 1613
 // against 1330.
 bool split_ties_lower(const Torus& torus, const std::vector<NodeId>& nodes) {
-  // Per dimension: its size and node-id stride; and whether the two tables
-  // differ at all (some dimension has a tie they send different ways).
-  std::array<int, kMaxDims> size{};
-  std::array<NodeId, kMaxDims> stride{};
-  bool any_tie_dimension = false;
-  NodeId step = 1;
+  bool any_tie_dimension = false;  // some dimension has a tie the two tables send different ways
   for (int dim = 0; dim < kMaxDims; ++dim) {
-    size[dim] = torus.size(dim);
-    stride[dim] = step;
-    step *= static_cast<NodeId>(size[dim]);
-    const int half = size[dim] / 2;  // a tie from an odd coordinate
-    const bool ties_differ = size[dim] % 2 == 0 && dimension_order_negative(torus, dim, 1, half, true) !=
-                                                       dimension_order_negative(torus, dim, 1, half, false);
-    any_tie_dimension = any_tie_dimension || ties_differ;
+    const int size = torus.size(dim), half = size / 2;  // a tie from an odd coordinate
+    any_tie_dimension = any_tie_dimension || (size % 2 == 0 && dimension_order_negative(torus, dim, 1, half, true) !=
+                                                                   dimension_order_negative(torus, dim, 1, half, false));
   }
   if (!any_tie_dimension) return false;
-  std::vector<Coord> coords;
-  coords.reserve(nodes.size());
-  for (NodeId node : nodes) coords.push_back(torus.coord(node));
-  // The routes the two tables share are counted once.  A route is counted
-  // run by run: a run of k hops on a ring covers an interval of its
-  // positions, added to a difference array in O(1); one prefix pass per
-  // ring at the end gives every channel's load.
-  std::vector<std::int64_t> common(torus.channel_slots(), 0), positive(common), split(common);
-  std::array<int, kMaxDims> forward{};
-  std::array<bool, kMaxDims> positive_negative{}, split_negative{};  // per table, the way of each dimension
-  const auto channel_at = [&](NodeId base, int dim, int position, ChannelId rank) {
-    return (base + static_cast<NodeId>(position) * stride[dim]) * kDirectionCount + rank;
+  const auto peak = [&](bool split_ties) {
+    const std::vector<std::int64_t> loads = direction_order_loads(torus, dimension_order_ways(torus, split_ties), nodes);
+    return *std::max_element(loads.begin(), loads.end());
   };
-  // One route as dimension_order_table builds it: the positive runs in
-  // dimension order first, then the negative ones.
-  const auto walk = [&](std::size_t s, const std::array<bool, kMaxDims>& negative, std::vector<std::int64_t>& diff) {
-    NodeId at = nodes[s];
-    Coord position = coords[s];
-    for (const bool negative_pass : {false, true})
-      for (int dim = 0; dim < kMaxDims; ++dim) {
-        if (forward[dim] == 0 || negative[dim] != negative_pass) continue;
-        const int n = size[dim];
-        const int hops = negative[dim] ? n - forward[dim] : forward[dim];  // 0 < hops < n
-        const auto rank = static_cast<ChannelId>(Direction::make(dim, negative[dim]).rank());
-        const int p = position[dim];
-        const NodeId base = at - static_cast<NodeId>(p) * stride[dim];
-        const int lowest = negative[dim] ? wrap_once(p - hops + 1, n) : p;
-        const int end = lowest + hops;
-        ++diff[channel_at(base, dim, lowest, rank)];
-        if (end < n) {
-          --diff[channel_at(base, dim, end, rank)];
-        } else if (end > n) {
-          ++diff[channel_at(base, dim, 0, rank)];
-          --diff[channel_at(base, dim, end - n, rank)];
-        }
-        position[dim] = wrap_once(negative[dim] ? p - hops : p + hops, n);
-        at = base + static_cast<NodeId>(position[dim]) * stride[dim];
-      }
-  };
-  // Per source, by dimension and destination coordinate: the forward
-  // distance and each table's way.
-  struct Way {
-    int forward = 0;
-    bool positive_negative = false, split_negative = false;
-  };
-  std::array<std::vector<Way>, kMaxDims> ways;
-  for (int dim = 0; dim < kMaxDims; ++dim) ways[dim].resize(static_cast<std::size_t>(size[dim]));
-  for (std::size_t s = 0; s < nodes.size(); ++s) {
-    const Coord& from = coords[s];
-    for (int dim = 0; dim < kMaxDims; ++dim)
-      for (int to = 0; to < size[dim]; ++to) {
-        Way& way = ways[dim][static_cast<std::size_t>(to)];
-        way.forward = (to - from[dim] + size[dim]) % size[dim];
-        if (way.forward == 0) continue;  // no run: its way is never asked
-        way.positive_negative = dimension_order_negative(torus, dim, from[dim], way.forward, false);
-        way.split_negative = dimension_order_negative(torus, dim, from[dim], way.forward, true);
-      }
-    for (std::size_t d = 0; d < nodes.size(); ++d) {
-      if (d == s) continue;
-      bool differs = false;  // a tie the split table sends the other way
-      for (int dim = 0; dim < kMaxDims; ++dim) {
-        const Way& way = ways[dim][static_cast<std::size_t>(coords[d][dim])];
-        forward[dim] = way.forward;
-        positive_negative[dim] = way.positive_negative;
-        split_negative[dim] = way.split_negative;
-        differs = differs || (way.forward != 0 && way.positive_negative != way.split_negative);
-      }
-      if (!differs) {
-        walk(s, positive_negative, common);
-        continue;
-      }
-      walk(s, positive_negative, positive);
-      walk(s, split_negative, split);
-    }
-  }
-  // Prefix sums along every ring (from its node at position 0), both
-  // tables at once.
-  std::int64_t positive_peak = 0, split_peak = 0;
-  for (NodeId base = 0; base < torus.node_count(); ++base)
-    for (int dim = 0; dim < kMaxDims; ++dim) {
-      if ((base / stride[dim]) % static_cast<NodeId>(size[dim]) != 0) continue;  // not a ring's base
-      for (const bool negative : {false, true}) {
-        const auto rank = static_cast<ChannelId>(Direction::make(dim, negative).rank());
-        std::int64_t positive_load = 0, split_load = 0;
-        for (int position = 0; position < size[dim]; ++position) {
-          const ChannelId c = channel_at(base, dim, position, rank);
-          positive_load += common[c] + positive[c];
-          split_load += common[c] + split[c];
-          positive_peak = std::max(positive_peak, positive_load);
-          split_peak = std::max(split_peak, split_load);
-        }
-      }
-    }
-  return split_peak < positive_peak;
+  return peak(true) < peak(false);
 }
 
 }  // namespace
+
+std::uint64_t tie_choice_work(const Torus& torus) { return 2 * direction_order_loads_work(torus) / 40; }
+
+std::uint64_t count_around_cut_work(const Torus& torus, std::size_t cut_pairs) {
+  return 2 * direction_order_loads_work(torus) / 40 + 20 * static_cast<std::uint64_t>(cut_pairs);
+}
 
 bool budget_below_fixed_stages(const WorkBudget* budget, std::size_t nodes) {
   return left_below(budget, nodes, kFixedWorkPerPair);
@@ -171,15 +78,64 @@ namespace {
 
 // The direction-order table of `nodes`, its ring ties the way of the lower
 // max load when the budget pays for counting both tables, else positive.
-RouteTable tie_chosen_direction_order(const Torus& torus, const std::vector<NodeId>& nodes, WorkBudget* budget) {
+RouteTable tie_chosen_direction_order(const Torus& torus, const std::vector<NodeId>& nodes, WorkBudget* budget,
+                                      bool* split_ties = nullptr) {
   bool split = false;
-  if (!left_below(budget, nodes.size(), kTieChoiceWorkPerPair)) {
+  const std::uint64_t work = tie_choice_work(torus);
+  if (!budget || budget->unlimited() || (!budget->exhausted() && budget->limit() - budget->used() >= work)) {
     split = split_ties_lower(torus, nodes);
-    if (budget) budget->spend(kTieChoiceWorkPerPair * nodes.size() * nodes.size());
+    if (budget) budget->spend(work);
   } else if (budget) {
     budget->note_cut("choice of the ring ties");
   }
+  if (split_ties) *split_ties = split;
   return dimension_order_table(torus, nodes, split);
+}
+
+// What the checked-turn stage needs of a direction-order table (its ring
+// ties split or not) whose `cut` pairs lost their direction-order route
+// (`cut_routes`) and may have another in `table`: the loads and, with
+// `with_dependencies`, the dependency counts (RouteDependencies), from the
+// allocation's counts (angara/direction_order_loads.hpp) less the cut
+// pairs' direction-order routes plus their routes in the table.  What
+// count_route_dependencies() counts, in work that grows with the machine
+// and the cut pairs, not with every pair.
+RouteDependencies count_around_cut(const Torus& torus, const RouteTable& table, bool split_ties,
+                                   const std::vector<std::pair<std::size_t, std::size_t>>& cut,
+                                   const std::vector<Route>& cut_routes, bool with_dependencies) {
+  DirectionOrderCounts every =
+      direction_order_counts(torus, dimension_order_ways(torus, split_ties), table.nodes(), with_dependencies);
+  RouteDependencies counted;
+  const std::size_t slots = torus.channel_slots();
+  counted.loads.resize(slots);
+  for (std::size_t c = 0; c < slots; ++c) counted.loads[c] = static_cast<std::uint32_t>(every.loads[c]);
+  if (with_dependencies) {
+    counted.edge_counts.assign(slots * kDirectionCount, 0);
+    for (std::size_t c = 0; c < slots; ++c)
+      for (int next = 0; next < kDirectionCount; ++next) {
+        const std::size_t at = c * kDirectionCount + static_cast<std::size_t>(next);
+        const bool straight = next == Torus::channel_direction(static_cast<ChannelId>(c)).rank();
+        counted.edge_counts[at] = static_cast<std::uint32_t>(straight ? every.loads[c] - every.ends[c] : every.turns[at]);
+      }
+  }
+  for (std::size_t i = 0; i < cut.size(); ++i) {  // off: the direction-order route
+    const std::vector<Direction>& hops = cut_routes[i].hops;
+    NodeId at = table.nodes()[cut[i].first];
+    for (std::size_t h = 0; h < hops.size(); ++h) {
+      const ChannelId c = Torus::channel(at, hops[h]);
+      --counted.loads[c];
+      if (with_dependencies && h + 1 < hops.size())
+        --counted.edge_counts[std::size_t(c) * kDirectionCount + static_cast<std::size_t>(hops[h + 1].rank())];
+      at = torus.neighbor(at, hops[h]);
+    }
+    if (!table.has_route(cut[i].first, cut[i].second)) continue;
+    walk_dependencies(  // on: the table's route
+        torus, table, cut[i].first, cut[i].second, [&](ChannelId c) { ++counted.loads[c]; },
+        [&](ChannelId c, Direction hop) {
+          if (with_dependencies) ++counted.edge_counts[std::size_t(c) * kDirectionCount + static_cast<std::size_t>(hop.rank())];
+        });
+  }
+  return counted;
 }
 
 // Per failure point and dimension, whether the point's coordinate lies on a
@@ -229,6 +185,15 @@ bool direction_order_start(const Network& network, RouteTable& table, FlowContro
   if (block_table(network, table, rule)) return true;
   const Torus& torus = network.torus();
   if (rule != FlowControl::bubble || !network.every_port_live()) return false;
+  // The verifier checks such a table by its words, a look-up a pair, and
+  // its loads from the allocation's counts (routing/check/verifier.cpp),
+  // not by walking every route: what the budget charged for that walk is
+  // partly given back, for the choice of the ring ties.
+  if (budget) {
+    const std::uint64_t n = table.size(), walk = n * n * WorkBudget::kCheckWorkPerPair;
+    const std::uint64_t by_counts = n * n / 8 + direction_order_loads_work(torus) / 40;
+    if (walk > by_counts) budget->refund(walk - by_counts);
+  }
   std::string algorithm = table.algorithm;
   table = tie_chosen_direction_order(torus, table.nodes(), budget);
   table.algorithm = std::move(algorithm);
@@ -242,7 +207,8 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
   for (ChannelId link : network.failed_links()) points.push_back(Torus::channel_node(link));
   if (points.empty()) return false;
 
-  RouteTable result = tie_chosen_direction_order(torus, table.nodes(), options.budget.get());
+  bool split_ties = false;
+  RouteTable result = tie_chosen_direction_order(torus, table.nodes(), options.budget.get(), &split_ties);
   result.algorithm = table.algorithm;
   result.rules = table.rules;
   result.flow_control = table.flow_control;
@@ -256,37 +222,38 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
   const bool filtered = points.size() <= kFilteredFailures;
   const FailureFilter filter(torus, filtered ? points : std::vector<NodeId>{});
   std::vector<std::pair<std::size_t, std::size_t>> cut;
+  std::vector<Route> cut_routes;  // their direction-order routes
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t d = 0; d < n; ++d) {
       if (s == d || (filtered && !filter.may_meet(coords[s], coords[d]))) continue;
       bool alive = true;
       result.walk(s, d, torus, [&](NodeId at, Direction hop) { alive = alive && network.channel_alive(at, hop); });
       if (alive) continue;
+      cut_routes.push_back(result.route(s, d));
       result.set_route(s, d, Route{});
       cut.emplace_back(s, d);
     }
   // The cut pairs take candidates greedily, as around the failures of a
   // whole machine: against the other routes' loads when the budget pays
-  // for counting them, else against each other's alone (the same max load
-  // on a scattered 4096 nodes of 16x16x8x8 with two failed routers: its
-  // direction-order ties decide it).  The checked-turn stage then routes
-  // the pairs left without a candidate, and shortens detours when the
-  // budget pays for counting its graph twice over (a detour's shortening
-  // costs more than a thousand pairs' share of it on 16x16x8x8); the other
-  // routes close no forbidden cycle among themselves, so it takes them
-  // counted run by run, untested.  A pair it cannot route is refused
-  // (RoutingError): the searched stages this budget cannot pay for are not
-  // tried instead.
+  // for counting them (by the allocation's counts, count_around_cut), else
+  // against each other's alone.  The checked-turn stage then routes the
+  // pairs left without a candidate, and shortens detours when the budget
+  // holds kShorteningWorkPerPair steps a pair more; the other routes close
+  // no forbidden cycle among themselves, so it takes their dependency
+  // counts untested.  A pair it cannot route is refused (RoutingError): the
+  // searched stages this budget cannot pay for are not tried instead.
   WorkBudget* budget = options.budget.get();
   RouteDependencies counted;
-  if (left_below(budget, n, kDependencyCountWorkPerPair)) {
+  const std::uint64_t count_work = count_around_cut_work(torus, cut.size());
+  const auto left = [&] { return budget->exhausted() ? 0 : budget->limit() - budget->used(); };
+  if (budget && !budget->unlimited() && left() < count_work) {
     counted.loads.assign(torus.channel_slots(), 0);
   } else {
-    if (budget) budget->spend(kDependencyCountWorkPerPair * n * n);
-    counted = count_route_dependencies(torus, result, /*with_dependencies=*/false);
+    if (budget) budget->spend(count_work);
+    counted = count_around_cut(torus, result, split_ties, cut, cut_routes, /*with_dependencies=*/false);
   }
   assign_cut_pairs(network, cut, result, counted);
-  const bool shorten = !left_below(budget, n, 2 * kDependencyCountWorkPerPair);
+  const bool shorten = !budget || budget->unlimited() || left() >= count_work + kShorteningWorkPerPair * n * n;
   std::vector<std::pair<std::size_t, std::size_t>> listed;
   std::size_t detours = 0;
   for (const auto& [s, d] : cut) {
@@ -296,13 +263,13 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
       ++detours;
   }
   if (shorten) {
-    if (budget) budget->spend(kDependencyCountWorkPerPair * n * n);
+    if (budget) budget->spend(count_work);
     listed = cut;
   } else if (detours > 0) {
     budget->note_cut(detours_left_cut(detours, detours));
   }
   if (!listed.empty()) {
-    counted = count_route_dependencies(torus, result);
+    counted = count_around_cut(torus, result, split_ties, cut, cut_routes, /*with_dependencies=*/true);
     complete_listed_pairs_with_checked_turns(result.algorithm, network, result, listed, options, &counted);
   }
   table = std::move(result);

@@ -62,13 +62,12 @@ bool budget_cuts_refinement(const WorkBudget* budget, std::size_t nodes);
 constexpr std::uint64_t kTurnSetWorkPerPair = 64;
 bool budget_below_turn_set(const WorkBudget* budget, std::size_t nodes);
 
-// The steps a pair costs when direction_order_start() counts the loads of
-// both its tables (every pair's route added run by run, twice where the two
-// differ): 50 ns a pair on a random half of 8x8x8x8 (0.21 s for 4.2
-// million pairs), about 2 steps.  Under 0.5 s the 2048 random nodes of
-// 8x8x8x8 cannot pay it after the verifier's share and keep the positive
-// ties; 1024 nodes can.
-constexpr std::uint64_t kTieChoiceWorkPerPair = 2;
+// The steps direction_order_start() spends counting the loads of both its
+// tables from the allocation's counts (angara/direction_order_loads.hpp):
+// whatever the number of pairs, about 40 units of
+// direction_order_loads_work a step, twice (a random quarter of 16x16x8x8
+// 0.04 s a table, a random half of 8x8x8x8 0.007 s).
+std::uint64_t tie_choice_work(const Torus& torus);
 
 // The direction-order table of `table`'s nodes (from start_route_table), or
 // false, the table untouched: a block of a larger torus in closed form
@@ -91,8 +90,13 @@ bool direction_order_start(const Network& network, RouteTable& table, FlowContro
 // around the others, which close no forbidden cycle among themselves; a
 // pair it cannot route is refused with its RoutingError.  For a job too
 // large for the searched stages on the budget: a scattered 4096 nodes of
-// 16x16x8x8 with two failed routers took 87 s of CPU through them.
-constexpr std::uint64_t kDependencyCountWorkPerPair = 3;  // count_route_dependencies: 1.2 s for 16.7 million pairs
+// 16x16x8x8 with two failed routers took 87 s of CPU through them.  The
+// checked-turn stage's loads and dependency counts come from the
+// allocation's counts (count_around_cut_work steps); it shortens the cut
+// pairs' detours when the budget holds kShorteningWorkPerPair steps a pair
+// more (a detour's shortening costs 1 ms on 8x8x4x4, 20 ms on 16x8x8x8).
+constexpr std::uint64_t kShorteningWorkPerPair = 3;
+std::uint64_t count_around_cut_work(const Torus& torus, std::size_t cut_pairs);
 constexpr std::size_t kFilteredFailures = 64;  // failure points the pair filter tests; above, every route is walked
 bool direction_order_around_failures(const Network& network, RouteTable& table, const GeneratorOptions& options);
 
