@@ -71,19 +71,24 @@ double route_table_bytes(double nodes) { return 4 * nodes * nodes + 16 * nodes; 
 // a source parity per even ring) a common route (about 100 bytes with its
 // runs) and per thread a count; its grid of translate counts is 640 bytes
 // a cell, at most 1.5^dims cells a router of a block (a coordinate along
-// each arc) and 2^dims on a whole machine (a parity per ring).  `nodes`:
-// the allocation's size.
+// each arc) and 2^dims on a whole machine (a parity per ring).  The check
+// by counts (any other allocation) holds the direction-order routes' loads,
+// run ends and turns by channel slot (80 bytes a slot), the same differing
+// pairs, and the allocation's counts transformed along some dimensions (4
+// bytes a router each, at most 2 + 3^d + 3^(d-1) of them for d dimensions
+// with a ring: 86 measured on 16x16x8x8).  `nodes`: the allocation's size.
 double verifier_bytes(const Network& network, double layers, int threads, double nodes) {
   const Torus& torus = network.torus();
   const double machine = static_cast<double>(torus.node_count());
   const double live = machine - static_cast<double>(network.failed_nodes().size());
   const double partial = nodes < live ? nodes : 0;  // every live router: no pair classes
-  double intervals = 1, key_factor = 1, cell_factor = 1;
+  double intervals = 1, key_factor = 1, cell_factor = 1, powers_of_3 = 1;
   for (int dim = 0; dim < kMaxDims; ++dim) {
     intervals *= static_cast<double>(torus.size(dim)) * torus.size(dim);
     if (torus.size(dim) > 1) {
       key_factor *= 2;
       cell_factor *= 1.5;
+      powers_of_3 *= 3;
     }
   }
   const double classes = std::min(partial * std::max(0.0, partial - 1), intervals);
@@ -91,8 +96,11 @@ double verifier_bytes(const Network& network, double layers, int threads, double
   const double by_displacement = 104.0 * static_cast<double>(torus.channel_slots()) + 8.0 * machine +
                                  key_factor * box * (100.0 + 4.0 * std::max(1, threads)) +
                                  640.0 * (partial > 0 ? cell_factor * box : key_factor);
+  const double by_counts = partial > 0 ? 112.0 * static_cast<double>(torus.channel_slots()) +
+                                             4.0 * machine * (2 + powers_of_3 + powers_of_3 / 3)
+                                       : 0;
   return static_cast<double>(torus.channel_slots()) * layers * (16.0 * std::max(1, threads) + 64) +
-         classes * (16 + 3 * 16) + by_displacement;
+         classes * (16 + 3 * 16) + std::max(by_displacement, by_counts);
 }
 
 // The adaptive channel's escape check (routing/check/adaptive_escape.hpp),

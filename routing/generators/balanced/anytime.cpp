@@ -78,8 +78,23 @@ namespace {
 
 // The direction-order table of `nodes`, its ring ties the way of the lower
 // max load when the budget pays for counting both tables, else positive.
+// The verifier checks a direction-order table by its words, a look-up a
+// pair, and its routes' loads and dependencies from the allocation's counts
+// (routing/check/verifier.cpp, up to 32 failed routers or channels, whose
+// routes' pairs it walks, a few in a hundred), not by walking every route:
+// what the budget charged for that walk is partly given back, for the
+// choice of the ring ties and, around failures, the counts.
+void give_back_check_work(const Torus& torus, std::uint64_t n, WorkBudget* budget) {
+  if (!budget) return;
+  const std::uint64_t walk = n * n * WorkBudget::kCheckWorkPerPair;
+  const std::uint64_t by_counts = n * n / 4 + direction_order_loads_work(torus) / 20;
+  if (walk > by_counts) budget->refund(walk - by_counts);
+}
+
 RouteTable tie_chosen_direction_order(const Torus& torus, const std::vector<NodeId>& nodes, WorkBudget* budget,
                                       bool* split_ties = nullptr) {
+  // Making the table: about 4 ns a pair (an eighth of a step).
+  if (budget) budget->spend(static_cast<std::uint64_t>(nodes.size()) * nodes.size() / 8);
   bool split = false;
   const std::uint64_t work = tie_choice_work(torus);
   if (!budget || budget->unlimited() || (!budget->exhausted() && budget->limit() - budget->used() >= work)) {
@@ -144,39 +159,42 @@ RouteDependencies count_around_cut(const Torus& torus, const RouteTable& table, 
 // without are not walked.  Bits by (source value * size + target value).
 class FailureFilter {
  public:
-  FailureFilter(const Torus& torus, const std::vector<NodeId>& points) : torus_(torus), points_(points.size()) {
-    for (NodeId point : points) {
-      const Coord at = torus.coord(point);
+  FailureFilter(const Torus& torus, const std::vector<NodeId>& points) {
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const int size = torus.size(dim);
+      size_[dim] = static_cast<std::size_t>(size);
+      on_arc_[dim].assign(size_[dim] * size_[dim], 0);
+    }
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      const Coord at = torus.coord(points[p]);
       for (int dim = 0; dim < kMaxDims; ++dim) {
         const int size = torus.size(dim);
-        std::vector<unsigned char> on(static_cast<std::size_t>(size) * size, 0);
         for (int a = 0; a < size; ++a)
           for (int b = 0; b < size; ++b) {
             const int forward = ((b - a) % size + size) % size, backward = (size - forward) % size;
             const int ahead = ((at[dim] - a) % size + size) % size, behind = (size - ahead) % size;
-            on[static_cast<std::size_t>(a) * size + b] =
-                (forward <= backward && ahead <= forward) || (backward <= forward && behind <= backward);
+            if ((forward <= backward && ahead <= forward) || (backward <= forward && behind <= backward))
+              on_arc_[dim][static_cast<std::size_t>(a) * size_[dim] + static_cast<std::size_t>(b)] |= std::uint64_t{1} << p;
           }
-        on_arc_.push_back(std::move(on));
       }
     }
   }
-  // Whether the pair's route may meet a failure point.
-  bool may_meet(const Coord& from, const Coord& to) const {
-    for (std::size_t p = 0; p < points_; ++p) {
-      bool all = true;
-      for (int dim = 0; dim < kMaxDims && all; ++dim)
-        all = on_arc_[p * kMaxDims + static_cast<std::size_t>(dim)]
-                     [static_cast<std::size_t>(from[dim]) * torus_.size(dim) + static_cast<std::size_t>(to[dim])] != 0;
-      if (all) return true;
-    }
-    return false;
+  // The rows of a source's coordinates: may_meet(rows, to) is whether the
+  // route to `to` may meet a failure point.
+  using Rows = std::array<const std::uint64_t*, kMaxDims>;
+  Rows rows(const Coord& from) const {
+    Rows rows;
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      rows[dim] = on_arc_[dim].data() + static_cast<std::size_t>(from[dim]) * size_[dim];
+    return rows;
+  }
+  static bool may_meet(const Rows& rows, const Coord& to) {
+    return (rows[0][to[0]] & rows[1][to[1]] & rows[2][to[2]] & rows[3][to[3]]) != 0;
   }
 
  private:
-  const Torus& torus_;
-  std::size_t points_;
-  std::vector<std::vector<unsigned char>> on_arc_;  // [point * kMaxDims + dim]
+  std::array<std::size_t, kMaxDims> size_{};
+  std::array<std::vector<std::uint64_t>, kMaxDims> on_arc_;  // per dimension, by a * size + b: a bit per point
 };
 
 }  // namespace
@@ -185,15 +203,7 @@ bool direction_order_start(const Network& network, RouteTable& table, FlowContro
   if (block_table(network, table, rule)) return true;
   const Torus& torus = network.torus();
   if (rule != FlowControl::bubble || !network.every_port_live()) return false;
-  // The verifier checks such a table by its words, a look-up a pair, and
-  // its loads from the allocation's counts (routing/check/verifier.cpp),
-  // not by walking every route: what the budget charged for that walk is
-  // partly given back, for the choice of the ring ties.
-  if (budget) {
-    const std::uint64_t n = table.size(), walk = n * n * WorkBudget::kCheckWorkPerPair;
-    const std::uint64_t by_counts = n * n / 8 + direction_order_loads_work(torus) / 40;
-    if (walk > by_counts) budget->refund(walk - by_counts);
-  }
+  give_back_check_work(torus, table.size(), budget);
   std::string algorithm = table.algorithm;
   table = tie_chosen_direction_order(torus, table.nodes(), budget);
   table.algorithm = std::move(algorithm);
@@ -206,6 +216,10 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
   std::vector<NodeId> points = network.failed_nodes();  // a route meeting a failure passes one of them
   for (ChannelId link : network.failed_links()) points.push_back(Torus::channel_node(link));
   if (points.empty()) return false;
+  if (points.size() <= 32) give_back_check_work(torus, table.size(), options.budget.get());
+  // The pass over every pair for the routes the failures cut, below: about
+  // 11 ns a pair.
+  if (options.budget) options.budget->spend(static_cast<std::uint64_t>(table.size()) * table.size() / 3);
 
   bool split_ties = false;
   RouteTable result = tie_chosen_direction_order(torus, table.nodes(), options.budget.get(), &split_ties);
@@ -223,9 +237,10 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
   const FailureFilter filter(torus, filtered ? points : std::vector<NodeId>{});
   std::vector<std::pair<std::size_t, std::size_t>> cut;
   std::vector<Route> cut_routes;  // their direction-order routes
-  for (std::size_t s = 0; s < n; ++s)
+  for (std::size_t s = 0; s < n; ++s) {
+    const FailureFilter::Rows rows = filter.rows(coords[s]);
     for (std::size_t d = 0; d < n; ++d) {
-      if (s == d || (filtered && !filter.may_meet(coords[s], coords[d]))) continue;
+      if (s == d || (filtered && !FailureFilter::may_meet(rows, coords[d]))) continue;
       bool alive = true;
       result.walk(s, d, torus, [&](NodeId at, Direction hop) { alive = alive && network.channel_alive(at, hop); });
       if (alive) continue;
@@ -233,6 +248,7 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
       result.set_route(s, d, Route{});
       cut.emplace_back(s, d);
     }
+  }
   // The cut pairs take candidates greedily, as around the failures of a
   // whole machine: against the other routes' loads when the budget pays
   // for counting them (by the allocation's counts, count_around_cut), else
