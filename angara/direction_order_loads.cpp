@@ -16,7 +16,7 @@ DirectionOrderWays::DirectionOrderWays(const Torus& torus) {
   }
 }
 
-DirectionOrderWays dimension_order_ways(const Torus& torus, bool split_ties) {
+DirectionOrderWays dimension_order_ways(const Torus& torus, const RingTies& ties) {
   DirectionOrderWays ways(torus);
   for (int dim = 0; dim < kMaxDims; ++dim) {
     const int n = ways.size[dim];
@@ -24,7 +24,7 @@ DirectionOrderWays dimension_order_ways(const Torus& torus, bool split_ties) {
       for (int b = 0; b < n; ++b) {
         const int forward = (b - a + n) % n;
         if (forward == 0) continue;
-        const bool negative = dimension_order_negative(torus, dim, a, forward, split_ties);
+        const bool negative = dimension_order_negative(torus, dim, a, forward, ties);
         ways.sign[dim][ways.at(dim, a, b)] = static_cast<std::int8_t>(negative ? -1 : 1);
         ways.hops[dim][ways.at(dim, a, b)] = static_cast<std::uint8_t>(negative ? n - forward : forward);
       }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "angara/route.hpp"
 #include "angara/torus.hpp"
 
 namespace angara {
@@ -25,8 +26,11 @@ struct DirectionOrderWays {
   explicit DirectionOrderWays(const Torus& torus);
 };
 
-// The ways of dimension_order_table(torus, nodes, split_ties).
-DirectionOrderWays dimension_order_ways(const Torus& torus, bool split_ties);
+// The ways of dimension_order_table(torus, nodes, ties).
+DirectionOrderWays dimension_order_ways(const Torus& torus, const RingTies& ties);
+inline DirectionOrderWays dimension_order_ways(const Torus& torus, bool split_ties) {
+  return dimension_order_ways(torus, split_ties ? RingTies::split() : RingTies::positive());
+}
 
 // Per channel slot (Torus::channel), the number of ordered pairs of
 // distinct routers of `nodes` whose direction-order route under `ways`

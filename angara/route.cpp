@@ -229,18 +229,23 @@ std::size_t RouteTable::route_bytes() const {
 }
 
 RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocation, bool split_ties) {
+  return dimension_order_table(torus, std::move(allocation), split_ties ? RingTies::split() : RingTies::positive());
+}
+
+RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocation, const RingTies& ties) {
   RouteTable table(std::move(allocation));
   table.algorithm = "dor";
   const std::size_t n = table.size();
   // A route depends on the displacement alone, and on the source's side of
-  // a single-cabled size-2 dimension (with split ties, on the source's
-  // parity in every even-sized dimension): each class is packed once (a
+  // a single-cabled size-2 dimension (with ties split by parity, on the
+  // source's parity in that even-sized dimension): each class is packed once (a
   // random half of 8x8x8x8 has 4096 classes for 4.2 million pairs), and a
   // pair finds its class by a few table look-ups, without a division (the
   // whole 8x8x8x8 is 16.7 million pairs).
   int side_bits = 0;
   for (int dim = 0; dim < kMaxDims; ++dim)
-    if ((torus.size(dim) == 2 && torus.single_cabled(dim)) || (split_ties && torus.size(dim) % 2 == 0))
+    if ((torus.size(dim) == 2 && torus.single_cabled(dim)) ||
+        (torus.size(dim) % 2 == 0 && ties.negative[static_cast<std::size_t>(dim)][0] != ties.negative[static_cast<std::size_t>(dim)][1]))
       side_bits |= 1 << dim;
   const std::size_t classes = static_cast<std::size_t>(torus.node_count()) << kMaxDims;
   std::vector<std::uint32_t> words(classes, 0);  // 0: not packed yet, or not compact
@@ -267,7 +272,7 @@ RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocat
       for (int dim = 0; dim < kMaxDims; ++dim) {
         const int size = torus.size(dim);
         if (forward[dim] == 0) continue;
-        const bool negative = dimension_order_negative(torus, dim, from[dim], forward[dim], split_ties);
+        const bool negative = dimension_order_negative(torus, dim, from[dim], forward[dim], ties);
         if (negative != negative_pass) continue;
         route.hops.insert(route.hops.end(), negative ? size - forward[dim] : forward[dim],
                           Direction::make(dim, negative));

@@ -2,6 +2,7 @@
 // the hop directions in order, plus the virtual channel (layer) it uses.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -207,10 +208,32 @@ void RouteTable::for_each_compact_run(std::uint32_t word, Run run) {
 // way from an odd coordinate and the positive way from an even one, instead
 // of always the positive way.
 RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocation, bool split_ties = false);
+
+// The way a direction-order table takes a ring tie (half an even ring's
+// size away), per dimension and parity of the source's coordinate: the
+// negative way or the positive one.
+struct RingTies {
+  std::array<std::array<bool, 2>, kMaxDims> negative{};  // [dim][source coordinate & 1]
+  static RingTies positive() { return {}; }
+  static RingTies split() {  // the negative way from an odd coordinate
+    RingTies ties;
+    for (auto& way : ties.negative) way = {false, true};
+    return ties;
+  }
+  friend bool operator==(const RingTies& a, const RingTies& b) { return a.negative == b.negative; }
+};
+// The same table with the ties of `ties`.
+RouteTable dimension_order_table(const Torus& torus, std::vector<NodeId> allocation, const RingTies& ties);
+
 // Whether that table's route goes the negative way in dimension `dim`, from
 // coordinate `from` to the one `forward` (1 to size - 1) hops ahead the
-// positive way.  Inline: split_ties_lower (balanced/anytime.cpp) asks it
-// twice for every pair of a job.
+// positive way.
+inline bool dimension_order_negative(const Torus& torus, int dim, int from, int forward, const RingTies& ties) {
+  const int size = torus.size(dim);
+  if (size == 2 && torus.single_cabled(dim)) return from == 1;
+  if (2 * forward == size) return ties.negative[static_cast<std::size_t>(dim)][static_cast<std::size_t>(from & 1)];
+  return 2 * forward > size;
+}
 inline bool dimension_order_negative(const Torus& torus, int dim, int from, int forward, bool split_ties) {
   const int size = torus.size(dim);
   if (size == 2 && torus.single_cabled(dim)) return from == 1;

@@ -475,9 +475,10 @@ START_TEST(test_work_budget_cuts_the_refinement) {
   // No work at all, or less than the stages every searched table needs
   // (balanced::kFixedWorkPerPair a pair): a plain direction-order table,
   // neither stage run.  With no work, every ring tie the positive way; with
-  // enough for counting both tables' loads (balanced::tie_choice_work),
-  // the one of lower max load of that and the table with ties split by the
-  // source's parity.
+  // enough for counting both tables' loads (balanced::tie_choice_work) and
+  // more, the direction-order table of some ring ties (per dimension and
+  // source parity) no worse than the lower of that and the table with ties
+  // split by the source's parity.
   const RouteTable positive = dimension_order_table(t, nodes);
   const RouteTable split = dimension_order_table(t, nodes, /*split_ties=*/true);
   const std::uint64_t positive_gamma = verified(net, positive).metrics.max_gamma;
@@ -496,10 +497,25 @@ START_TEST(test_work_budget_cuts_the_refinement) {
     const std::string first = nothing[chose ? 0 : 1], second = nothing[chose ? 1 : 2];
     ck_assert_std_str_eq(first, "load balancing");
     ck_assert_std_str_eq(second, "First/Last Step refinement");
-    const RouteTable& dor = chose && split_gamma < positive_gamma ? split : positive;
-    for (std::size_t s = 0; s < nodes.size(); ++s)
-      for (std::size_t d = 0; d < nodes.size(); ++d)
-        if (s != d) ck_assert(plain.route(s, d).hops == dor.route(s, d).hops);
+    const auto same_routes = [&](const RouteTable& dor) {
+      for (std::size_t s = 0; s < nodes.size(); ++s)
+        for (std::size_t d = 0; d < nodes.size(); ++d)
+          if (s != d && plain.route(s, d).hops != dor.route(s, d).hops) return false;
+      return true;
+    };
+    if (!chose) {
+      ck_assert(same_routes(positive));
+      continue;
+    }
+    bool found = false;  // the ties of X and Y: each way per source parity
+    for (unsigned ways = 0; ways < 16 && !found; ++ways) {
+      RingTies ties;
+      for (int dim = 0; dim < 2; ++dim)
+        ties.negative[static_cast<std::size_t>(dim)] = {((ways >> (2 * dim)) & 1u) != 0, ((ways >> (2 * dim + 1)) & 1u) != 0};
+      found = same_routes(dimension_order_table(t, nodes, ties));
+    }
+    ck_assert_msg(found, "the table is no direction-order table");
+    ck_assert_uint_le(verified(net, plain).metrics.max_gamma, std::min(positive_gamma, split_gamma));
   }
   // Just enough for them: the budget cannot pay for the refinement, so the
   // job goes the short way (refine_scattered_intact): the greedy start over

@@ -234,12 +234,20 @@ END_TEST
 // definition, here built pair by pair.
 START_TEST(test_dimension_order_table_by_definition) {
   const Torus desmos = Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"));
-  for (const Torus& torus : {desmos, Torus::parse("5x4x3"), Torus::parse("3x3"), Torus::parse("70x2")})
-   for (const bool split_ties : {false, true}) {
+  // Besides positive and split ties: every tie of X the negative way, and
+  // those of Y negative from an even coordinate.
+  RingTies mixed;
+  mixed.negative[0] = {true, true};
+  mixed.negative[1] = {true, false};
+  for (const Torus& torus : {desmos, Torus::parse("5x4x3"), Torus::parse("3x3"), Torus::parse("70x2"), Torus::parse("4x6x2")})
+   for (const int variant : {0, 1, 2}) {
+    const bool split_ties = variant == 1;
+    const RingTies ties = variant == 2 ? mixed : split_ties ? RingTies::split() : RingTies::positive();
     std::vector<NodeId> nodes;
     for (NodeId n = 0; n < torus.node_count(); ++n)
       if (n % 3 != 1) nodes.push_back(n);  // a scattered two thirds
-    const RouteTable table = dimension_order_table(torus, nodes, split_ties);
+    const RouteTable table = variant == 2 ? dimension_order_table(torus, nodes, ties)
+                                          : dimension_order_table(torus, nodes, split_ties);
     for (std::size_t s = 0; s < nodes.size(); ++s)
       for (std::size_t d = 0; d < nodes.size(); ++d) {
         if (s == d) continue;
@@ -253,13 +261,13 @@ START_TEST(test_dimension_order_table_by_definition) {
             // from an odd coordinate.
             const bool tie = forward == size - forward;
             const bool negative = size == 2 && torus.single_cabled(dim) ? from[dim] == 1
-                                  : split_ties && tie                  ? from[dim] % 2 == 1
-                                                                       : forward > size - forward;
+                                  : tie ? ties.negative[static_cast<std::size_t>(dim)][static_cast<std::size_t>(from[dim] % 2)]
+                                        : forward > size - forward;
             if (negative == negative_pass)
               hops.insert(hops.end(), negative ? size - forward : forward, Direction::make(dim, negative));
           }
-        ck_assert_msg(table.route(s, d).hops == hops, "%s%s: %s -> %s", torus.to_string().c_str(),
-                      split_ties ? " (split ties)" : "", torus.format_coord(nodes[s]).c_str(),
+        ck_assert_msg(table.route(s, d).hops == hops, "%s (ties %d): %s -> %s", torus.to_string().c_str(),
+                      variant, torus.format_coord(nodes[s]).c_str(),
                       torus.format_coord(nodes[d]).c_str());
       }
    }
@@ -388,12 +396,17 @@ START_TEST(test_direction_order_counts_by_walking) {
   const Torus desmos = Torus::parse("4x2x2x2").with_single_cable(Torus::parse_dimension_letters("YZK"));
   for (const Torus& torus : {desmos, Torus::parse("5x4x3"), Torus::parse("3x3"), Torus::parse("70x2"),
                              Torus::parse("6x4x2x3"), Torus::parse("8x8x4x4")})
-    for (const bool split_ties : {false, true})
+    for (const int variant : {0, 1, 2})
       for (const NodeId every : {NodeId{1}, NodeId{3}, NodeId{17}}) {
+        RingTies ties = variant == 1 ? RingTies::split() : RingTies::positive();
+        if (variant == 2) {  // X the negative way, Y negative from an even coordinate
+          ties.negative[0] = {true, true};
+          ties.negative[1] = {true, false};
+        }
         std::vector<NodeId> nodes;
         for (NodeId n = 0; n < torus.node_count(); ++n)
           if (n % every == every / 2 || n * 7 % 11 == 3) nodes.push_back(n);
-        const RouteTable table = dimension_order_table(torus, nodes, split_ties);
+        const RouteTable table = dimension_order_table(torus, nodes, ties);
         const std::size_t slots = torus.channel_slots();
         std::vector<std::int64_t> loads(slots, 0), ends(slots, 0), turns(slots * kDirectionCount, 0);
         for (std::size_t s = 0; s < nodes.size(); ++s)
@@ -410,11 +423,10 @@ START_TEST(test_direction_order_counts_by_walking) {
               at = torus.neighbor(at, hops[h]);
             }
           }
-        const DirectionOrderCounts counted =
-            direction_order_counts(torus, dimension_order_ways(torus, split_ties), nodes, true);
-        const std::string what = torus.to_string() + (split_ties ? " (split ties), " : ", ") +
-                                 std::to_string(nodes.size()) + " nodes";
-        ck_assert(direction_order_loads(torus, dimension_order_ways(torus, split_ties), nodes) == counted.loads);
+        const DirectionOrderCounts counted = direction_order_counts(torus, dimension_order_ways(torus, ties), nodes, true);
+        const std::string what =
+            torus.to_string() + " (ties " + std::to_string(variant) + "), " + std::to_string(nodes.size()) + " nodes";
+        ck_assert(direction_order_loads(torus, dimension_order_ways(torus, ties), nodes) == counted.loads);
         for (ChannelId c = 0; c < slots; ++c) {
           const std::string channel = torus.format_coord(Torus::channel_node(c)) + " " + Torus::channel_direction(c).token();
           ck_assert_msg(counted.loads[c] == loads[c], "%s: channel %s carries %lld routes, counted %lld", what.c_str(),

@@ -372,8 +372,9 @@ section_time_budget() {
        '  greedy start, the deadlock guard) a job keeps its direction-order table, verified by' \
        '  construction, and the report names `load balancing` and `First/Last Step refinement`' \
        '  as cut (above 1129 nodes under the default 2 s, above 564 under 0.5 s); its ring' \
-       '  ties go the way of the lower max load when 2 steps a pair are left for counting' \
-       '  both ways ("Latency of a job'"'"'s tables"), else the positive way, and the report' \
+       '  ties go the way of the lower max load when the budget pays for counting both' \
+       '  tables from the allocation'"'"'s counts ("Latency of a job'"'"'s tables"), else the' \
+       '  positive way, and the report' \
        '  names `choice of the ring ties` too;' \
        '- below 4 x 40 a block'"'"'s budget goes to the First/Last Step refinement alone, from its' \
        '  closed form (above 564 and 282 nodes);' \
@@ -458,33 +459,40 @@ section_latency() {
        'the table: the report'"'"'s `non_minimal`); the 1024-node block goes to the First/Last' \
        'Step refinement alone under 2 s; the 2048 random nodes, the 4096-node block, and under' \
        '0.5 s the 1024-node cases, keep their direction-order table, verified by construction.' \
-       'Where the budget leaves 2 steps a pair (the 2048 random nodes under 2 s, the 1024' \
-       'linear ones under 0.5 s), its ring ties go the positive way or, from an odd' \
-       'coordinate, the negative way, whichever table has the lower max load, both counted' \
-       'over every pair'"'"'s route (`routing/generators/balanced/anytime.cpp`): the 2048 random' \
-       'nodes get 2118 with split ties against 2622, the 1024 linear ones 1330 with positive' \
-       'ties against 1613.  The max sits on channels next to a few sources (a source sends' \
-       'about half its routes out on +X), which is why a sample of the sources does not decide' \
-       'it.' \
+       'Where the budget pays for counting both tables'"'"' loads (twice about 0.04 s on 16x16x8x8,' \
+       'from the allocation'"'"'s counts, `angara/direction_order_loads.hpp`, whatever the number' \
+       'of pairs), a direction-order table'"'"'s ring ties go the positive way or, from an odd' \
+       'coordinate, the negative way, whichever has the lower max load' \
+       '(`routing/generators/balanced/anytime.cpp`): the 2048 random nodes get 2118 with split' \
+       'ties against 2622, the random quarter of 16x16x8x8 7817 against 8595, the 1024 linear' \
+       'ones 1330 with positive ties against 1613.  Then, while the budget pays for one more' \
+       'table, dimension by dimension the other ways of its ties (always negative, negative' \
+       'from an even coordinate): the random quarter of 16x16x8x8 7062 with the ties of X the' \
+       'negative way.  The max sits on channels next to a few sources (a source sends about' \
+       'half its routes out on +X), which is why a sample of the sources does not decide it.' \
        'A scattered job beside failed routers it does not hold, under a budget below those 40' \
        'steps a pair (the random half of 8x8x8x8 with one, the random quarter of 16x16x8x8 with' \
-       'two), keeps its direction-order table wherever the failures leave a route alive; the' \
-       'pairs they cut take their least loaded candidates, against the other routes'"'"' loads' \
-       'when 3 steps a pair are left to count them, and the checked-turn stage builds its' \
-       'dependency graph (counted run by run) only for a pair left without a candidate or when' \
-       '6 steps a pair are left for detours.' \
-       'There the verifier is most of the time on a scattered set.  A block'"'"'s table the' \
-       'verifier checks by key (doc/design.md): each displacement'"'"'s (and source parity'"'"'s) common' \
-       'route once, its translates counted on a grid of a cell per coordinate along the arcs,' \
-       'and only the pairs whose route differs walked (none of the 16.8 million pairs of the' \
-       '4096-node block'"'"'s direction-order table).  The per-dimension bound decides a block'"'"'s' \
-       'channels dimension by dimension (every combination of its coordinates occurs), and a' \
-       'scattered set'"'"'s by a pair with one end on the channel'"'"'s own ring, then the channels' \
-       'left (on rings without an allocated node) source by source, the targets a source allows' \
-       'being a box of ring arcs whose allocated nodes a prefix count gives in 16 look-ups' \
-       '(`routing/check/metrics.cpp`); the direction-order table is packed' \
-       'once per displacement class, which a pair finds by a look-up per dimension.  The' \
-       'budget is charged the verifier'"'"'s pass first (2 steps a pair).' \
+       'two), keeps its direction-order table wherever the failures leave a route alive (a' \
+       'failure mask per dimension picks the pairs to walk); the pairs they cut take their' \
+       'least loaded candidates, against the other routes'"'"' loads when the budget pays for' \
+       'counting them (the allocation'"'"'s counts less the cut pairs'"'"' direction-order routes), and' \
+       'the checked-turn stage takes its dependency counts the same way, routes a pair left' \
+       'without a candidate and shortens detours when 3 steps a pair are left for them.' \
+       'A block'"'"'s table the verifier checks by key (doc/design.md): each displacement'"'"'s (and' \
+       'source parity'"'"'s) common route once, its translates counted on a grid of a cell per' \
+       'coordinate along the arcs, and only the pairs whose route differs walked (none of the' \
+       '16.8 million pairs of the 4096-node block'"'"'s direction-order table).  A scattered or' \
+       'linear set'"'"'s table it checks by counts: each pair'"'"'s word against the direction-order' \
+       'word (a look-up per dimension), the direction-order routes'"'"' loads, run ends and turns' \
+       'from the allocation'"'"'s counts, and only the pairs that differ or may meet a failure' \
+       'walked (the random quarter of 16x16x8x8 in 0.26 s instead of 2.0 s).  The' \
+       'per-dimension bound decides a block'"'"'s channels dimension by dimension (every' \
+       'combination of its coordinates occurs), and a scattered set'"'"'s by a pair with one end on' \
+       'the channel'"'"'s own ring, then the channels left (on rings without an allocated node)' \
+       'source by source, the targets a source allows being a box of ring arcs whose allocated' \
+       'nodes a prefix count gives in 16 look-ups (`routing/check/metrics.cpp`).  The budget is' \
+       'charged the verifier'"'"'s walk first (2 steps a pair) and given back what the check by' \
+       'counts of a direction-order table leaves of it.' \
        'The whole machines of 4096 and 8192 nodes with failed routers take the closed form' \
        'around the failures without the search over every pair (its set-up alone is more than' \
        'the budget).  The closed form'"'"'s route depends on the displacement alone (and on the' \

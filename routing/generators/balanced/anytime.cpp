@@ -26,36 +26,14 @@ bool left_below(const WorkBudget* budget, std::size_t nodes, std::uint64_t per_p
   return left < per_pair * pairs;
 }
 
-// Whether the direction-order table with ring ties split by the source's
-// parity (dimension_order_table) has a lower max load than the one with every
-// tie the positive way: both tables' loads, counted over every pair's route
-// (from the allocation's counts, angara/direction_order_loads.hpp).
-// Neither wins everywhere, and the max sits on channels next to a few
-// sources (a source sends about half its routes out on +X), which a sample
-// of sources misses: on a random half of 8x8x8x8 the split gives 2118
-// against 2622, on the first 1024 free nodes of a half-busy one 1613
-// against 1330.
-bool split_ties_lower(const Torus& torus, const std::vector<NodeId>& nodes) {
-  bool any_tie_dimension = false;  // some dimension has a tie the two tables send different ways
-  for (int dim = 0; dim < kMaxDims; ++dim) {
-    const int size = torus.size(dim), half = size / 2;  // a tie from an odd coordinate
-    any_tie_dimension = any_tie_dimension || (size % 2 == 0 && dimension_order_negative(torus, dim, 1, half, true) !=
-                                                                   dimension_order_negative(torus, dim, 1, half, false));
-  }
-  if (!any_tie_dimension) return false;
-  const auto peak = [&](bool split_ties) {
-    const std::vector<std::int64_t> loads = direction_order_loads(torus, dimension_order_ways(torus, split_ties), nodes);
-    return *std::max_element(loads.begin(), loads.end());
-  };
-  return peak(true) < peak(false);
-}
-
 }  // namespace
 
 std::uint64_t tie_choice_work(const Torus& torus) { return 2 * direction_order_loads_work(torus) / 40; }
 
+std::uint64_t count_work(const Torus& torus) { return direction_order_loads_work(torus) / 40; }
+
 std::uint64_t count_around_cut_work(const Torus& torus, std::size_t cut_pairs) {
-  return 2 * direction_order_loads_work(torus) / 40 + 20 * static_cast<std::uint64_t>(cut_pairs);
+  return 2 * count_work(torus) + 20 * static_cast<std::uint64_t>(cut_pairs);
 }
 
 bool budget_below_fixed_stages(const WorkBudget* budget, std::size_t nodes) {
@@ -76,8 +54,6 @@ bool budget_below_turn_set(const WorkBudget* budget, std::size_t nodes) {
 
 namespace {
 
-// The direction-order table of `nodes`, its ring ties the way of the lower
-// max load when the budget pays for counting both tables, else positive.
 // The verifier checks a direction-order table by its words, a look-up a
 // pair, and its routes' loads and dependencies from the allocation's counts
 // (routing/check/verifier.cpp, up to 32 failed routers or channels, whose
@@ -91,35 +67,83 @@ void give_back_check_work(const Torus& torus, std::uint64_t n, WorkBudget* budge
   if (walk > by_counts) budget->refund(walk - by_counts);
 }
 
-RouteTable tie_chosen_direction_order(const Torus& torus, const std::vector<NodeId>& nodes, WorkBudget* budget,
-                                      bool* split_ties = nullptr) {
-  // Making the table: about 4 ns a pair (an eighth of a step).
-  if (budget) budget->spend(static_cast<std::uint64_t>(nodes.size()) * nodes.size() / 8);
-  bool split = false;
-  const std::uint64_t work = tie_choice_work(torus);
-  if (!budget || budget->unlimited() || (!budget->exhausted() && budget->limit() - budget->used() >= work)) {
-    split = split_ties_lower(torus, nodes);
-    if (budget) budget->spend(work);
-  } else if (budget) {
+// The ring ties of the direction-order table of `nodes` with the lowest max
+// load the budget finds, each table's loads counted over every pair's route
+// (from the allocation's counts, angara/direction_order_loads.hpp; a
+// table's max sits on channels next to a few sources, a source sending
+// about half its routes out on +X, which a sample of sources misses).
+// First every tie the positive way against every tie split by the source's
+// parity (the negative way from an odd coordinate): on a random half of
+// 8x8x8x8 the split gives 2118 against 2622, on the first 1024 free nodes
+// of a half-busy one 1613 against 1330.  Then, while the budget pays for
+// one more table, dimension by dimension the other ways of its ties
+// (positive, negative, split either way), the rest kept: on a random
+// quarter of 16x16x8x8 the ties of X the negative way give 7074 against
+// 7817 split.  Positive when the budget cannot pay for the first two.
+RingTies chosen_ring_ties(const Torus& torus, const std::vector<NodeId>& nodes, WorkBudget* budget) {
+  std::vector<int> tied;  // dimensions with a tie a table may send either way
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (torus.size(dim) % 2 == 0 && !(torus.size(dim) == 2 && torus.single_cabled(dim))) tied.push_back(dim);
+  const auto affords = [&](std::uint64_t work) {
+    return !budget || budget->unlimited() || (!budget->exhausted() && budget->limit() - budget->used() >= work);
+  };
+  if (tied.empty()) return RingTies::positive();
+  if (!affords(tie_choice_work(torus))) {
     budget->note_cut("choice of the ring ties");
+    return RingTies::positive();
   }
-  if (split_ties) *split_ties = split;
-  return dimension_order_table(torus, nodes, split);
+  const auto peak = [&](const RingTies& ties) {
+    if (budget) budget->spend(count_work(torus));
+    const std::vector<std::int64_t> loads = direction_order_loads(torus, dimension_order_ways(torus, ties), nodes);
+    return *std::max_element(loads.begin(), loads.end());
+  };
+  RingTies best = RingTies::positive();
+  std::int64_t lowest = peak(best);
+  if (const std::int64_t split = peak(RingTies::split()); split < lowest) {
+    best = RingTies::split();
+    lowest = split;
+  }
+  for (const int dim : tied)
+    for (const std::array<bool, 2> way : {std::array<bool, 2>{false, false}, {true, true}, {false, true}, {true, false}}) {
+      if (best.negative[static_cast<std::size_t>(dim)] == way) continue;
+      if (!affords(count_work(torus))) {
+        budget->note_cut("choice of the ring ties (stopped early)");
+        return best;
+      }
+      RingTies other = best;
+      other.negative[static_cast<std::size_t>(dim)] = way;
+      if (const std::int64_t load = peak(other); load < lowest) {
+        best = other;
+        lowest = load;
+      }
+    }
+  return best;
 }
 
-// What the checked-turn stage needs of a direction-order table (its ring
-// ties split or not) whose `cut` pairs lost their direction-order route
+// The direction-order table of `nodes` with the ring ties of
+// chosen_ring_ties(), which it stores in `chosen`.
+RouteTable tie_chosen_direction_order(const Torus& torus, const std::vector<NodeId>& nodes, WorkBudget* budget,
+                                      RingTies* chosen = nullptr) {
+  // Making the table: about 4 ns a pair (an eighth of a step).
+  if (budget) budget->spend(static_cast<std::uint64_t>(nodes.size()) * nodes.size() / 8);
+  const RingTies ties = chosen_ring_ties(torus, nodes, budget);
+  if (chosen) *chosen = ties;
+  return dimension_order_table(torus, nodes, ties);
+}
+
+// What the checked-turn stage needs of a direction-order table (with ring
+// ties `ties`) whose `cut` pairs lost their direction-order route
 // (`cut_routes`) and may have another in `table`: the loads and, with
 // `with_dependencies`, the dependency counts (RouteDependencies), from the
 // allocation's counts (angara/direction_order_loads.hpp) less the cut
 // pairs' direction-order routes plus their routes in the table.  What
 // count_route_dependencies() counts, in work that grows with the machine
 // and the cut pairs, not with every pair.
-RouteDependencies count_around_cut(const Torus& torus, const RouteTable& table, bool split_ties,
+RouteDependencies count_around_cut(const Torus& torus, const RouteTable& table, const RingTies& ties,
                                    const std::vector<std::pair<std::size_t, std::size_t>>& cut,
                                    const std::vector<Route>& cut_routes, bool with_dependencies) {
   DirectionOrderCounts every =
-      direction_order_counts(torus, dimension_order_ways(torus, split_ties), table.nodes(), with_dependencies);
+      direction_order_counts(torus, dimension_order_ways(torus, ties), table.nodes(), with_dependencies);
   RouteDependencies counted;
   const std::size_t slots = torus.channel_slots();
   counted.loads.resize(slots);
@@ -221,8 +245,8 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
   // 11 ns a pair.
   if (options.budget) options.budget->spend(static_cast<std::uint64_t>(table.size()) * table.size() / 3);
 
-  bool split_ties = false;
-  RouteTable result = tie_chosen_direction_order(torus, table.nodes(), options.budget.get(), &split_ties);
+  RingTies ties;
+  RouteTable result = tie_chosen_direction_order(torus, table.nodes(), options.budget.get(), &ties);
   result.algorithm = table.algorithm;
   result.rules = table.rules;
   result.flow_control = table.flow_control;
@@ -266,7 +290,7 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
     counted.loads.assign(torus.channel_slots(), 0);
   } else {
     if (budget) budget->spend(count_work);
-    counted = count_around_cut(torus, result, split_ties, cut, cut_routes, /*with_dependencies=*/false);
+    counted = count_around_cut(torus, result, ties, cut, cut_routes, /*with_dependencies=*/false);
   }
   assign_cut_pairs(network, cut, result, counted);
   const bool shorten = !budget || budget->unlimited() || left() >= count_work + kShorteningWorkPerPair * n * n;
@@ -285,7 +309,7 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
     budget->note_cut(detours_left_cut(detours, detours));
   }
   if (!listed.empty()) {
-    counted = count_around_cut(torus, result, split_ties, cut, cut_routes, /*with_dependencies=*/true);
+    counted = count_around_cut(torus, result, ties, cut, cut_routes, /*with_dependencies=*/true);
     complete_listed_pairs_with_checked_turns(result.algorithm, network, result, listed, options, &counted);
   }
   table = std::move(result);
