@@ -518,8 +518,8 @@ section_latency() {
        'no cycle test, reaches 324 from the same start in 0.9 s and 321 at best; with half the' \
        'budget given to it before the guarded search, the random half ends at 334 and the' \
        'random quarter at 106 instead of 104, so it is not used.  The random half of 8x8x8x8' \
-       'beside a failed router reaches 2152 against 1796: its budget keeps the direction-order' \
-       'table, as it does for the intact machine'"'"'s random half (2118), where the searched' \
+       'beside a failed router reaches 2143 against 1796: its budget keeps the direction-order' \
+       'table, as it does for the intact machine'"'"'s random half (2080), where the searched' \
        'stages around the failure take about 14 s of CPU (`--time-budget 15`: 1797 in 14.3 s).'
   local cases=block-8x8x4x4-in-8x8x8x8,block-8x8x8-in-16x16x8,block-8x8x8-in-16x16x16,random25-8x8x4x4,random50-8x8x4x4,random50-8x8x8x8,linear256-8x8x8x8,linear1024-8x8x8x8,fail1-8x8x4x4,fail3-8x8x4x4,block-8x8x8x8-in-16x16x8x8,fail1-8x8x8x8,fail2-16x8x8x8,random25-16x16x8x8,random50-fail1-8x8x8x8,random25-fail2-16x16x8x8
   [ "$quick" = 1 ] && cases=block-8x8x8-in-16x16x8,random25-8x8x4x4,linear256-8x8x8x8,fail1-8x8x4x4

@@ -937,6 +937,35 @@ TranslateCounts count_translates(const Box& box, const Torus& torus, const Commo
   return counts;
 }
 
+// The pairs one part of a comparison pass leaves to walk: kept up to
+// kKeptPerSlot a channel slot over all parts (the memory estimate's share,
+// routing/memory.cpp); beyond that only counted, and the rows that hold any
+// are compared again.
+using Pair = std::pair<std::uint32_t, std::uint32_t>;
+constexpr std::size_t kKeptPerSlot = 4;
+class PairsToWalk {
+ public:
+  PairsToWalk(const Torus& torus, std::size_t parts) : keep_at_most_(kKeptPerSlot * torus.channel_slots() / parts + 1) {}
+  void add(std::size_t s, std::size_t d) {
+    ++count_;
+    if (!all_kept_) return;
+    if (kept_.size() < keep_at_most_) {
+      kept_.emplace_back(static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(d));
+    } else {
+      all_kept_ = false;
+      std::vector<Pair>().swap(kept_);
+    }
+  }
+  std::size_t count() const { return count_; }
+  bool all_kept() const { return all_kept_; }
+  const std::vector<Pair>& kept() const { return kept_; }
+
+ private:
+  std::size_t keep_at_most_, count_ = 0;
+  std::vector<Pair> kept_;
+  bool all_kept_ = true;
+};
+
 std::optional<TranslateCounts> walk_translates(const Network& network, const RingGeometry& rings,
                                                const RouteTable& table, const VerifyOptions& options,
                                                const Allocation& allocation, bool checks, PartialCheck& part) {
@@ -977,20 +1006,12 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   // threads: the pairs that keep it are counted by key, those that differ
   // only counted here and walked below.  When more than a quarter of the
   // pairs differ, walking every route is cheaper.
-  // The pairs that differ are kept up to kKeptPerSlot a channel slot (the
-  // memory estimate's share, routing/memory.cpp); beyond that, only which
-  // rows hold any, and those rows are compared again below.
-  using Pair = std::pair<std::uint32_t, std::uint32_t>;
+  // The pairs that differ are kept to walk (PairsToWalk).
   struct Compared {
-    std::size_t differ = 0;
     std::vector<std::uint32_t> uses;  // by key
-    std::vector<Pair> kept;           // the pairs that differ, while they fit
-    bool all_kept = true;
+    PairsToWalk differ;
   };
-  constexpr std::size_t kKeptPerSlot = 4;
-  const std::size_t slots = torus.channel_slots();
-  std::vector<Compared> compared(parallel_parts(n));
-  const std::size_t keep_at_most = kKeptPerSlot * slots / compared.size() + 1;
+  std::vector<Compared> compared(parallel_parts(n), Compared{{}, PairsToWalk(torus, parallel_parts(n))});
   std::vector<unsigned char> row_differs(n, 0);  // by source: some pair of its row differs
   const bool skip_unallocated = n != static_cast<std::size_t>(machine) && box.whole();
   run_parallel(n, [&](std::size_t p, std::size_t begin, std::size_t end) {
@@ -999,33 +1020,25 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
     KeysFrom key_of(box, torus);
     for (std::size_t s = begin; s < end; ++s) {
       key_of.from(nodes[s]);
-      const std::size_t before = mine.differ;
+      const std::size_t before = mine.differ.count();
       key_of.each_destination(index_of, skip_unallocated, [&](std::size_t d, std::size_t key) {
         if (d == s) return;
-        if (word_of(table, s, d) == common.word[key]) {
+        if (word_of(table, s, d) == common.word[key])
           ++mine.uses[key];
-          return;
-        }
-        ++mine.differ;
-        if (!mine.all_kept) return;
-        if (mine.kept.size() < keep_at_most) {
-          mine.kept.emplace_back(static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(d));
-        } else {
-          mine.all_kept = false;
-          std::vector<Pair>().swap(mine.kept);
-        }
+        else
+          mine.differ.add(s, d);
       });
-      row_differs[s] = mine.differ != before ? 1 : 0;
+      row_differs[s] = mine.differ.count() != before ? 1 : 0;
     }
   });
   std::vector<std::uint32_t> uses = std::move(compared[0].uses);
-  std::size_t differ = compared[0].differ;
-  bool all_kept = compared[0].all_kept;
+  std::size_t differ = compared[0].differ.count();
+  bool all_kept = compared[0].differ.all_kept();
   for (std::size_t p = 1; p < compared.size(); ++p) {
     for (std::size_t key = 0; key < keys; ++key) uses[key] += compared[p].uses[key];
     std::vector<std::uint32_t>().swap(compared[p].uses);
-    differ += compared[p].differ;
-    all_kept = all_kept && compared[p].all_kept;
+    differ += compared[p].differ.count();
+    all_kept = all_kept && compared[p].differ.all_kept();
   }
   if (differ > n * (n - 1) / 4) return std::nullopt;
   counts = count_translates(box, torus, common);
@@ -1098,7 +1111,7 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
       walk(pair.first, pair.second, box.key(nodes[pair.first], nodes[pair.second]));
     };
     for (const Compared& mine : compared)
-      for (const Pair& pair : mine.kept) {
+      for (const Pair& pair : mine.differ.kept()) {
         for (; next_touched != touched.end() && *next_touched < pair; ++next_touched) walk_pair(*next_touched);
         walk_pair(pair);
       }
@@ -1287,20 +1300,15 @@ std::optional<TranslateCounts> walk_scattered_dor(const Network& network, const 
     for (std::size_t i = 0; i < n; ++i) coord[dim][i] = static_cast<std::uint16_t>(rings.coord(nodes[i], dim));
   }
   // Each pair's word against the direction-order word, sources split over
-  // the threads: the pairs that differ or may meet a failure are kept (up
-  // to kKeptPerSlot a channel slot; beyond that only their rows) and walked
-  // below.
-  using Pair = std::pair<std::uint32_t, std::uint32_t>;
+  // the threads: the pairs that differ or may meet a failure are kept to
+  // walk below (PairsToWalk).
   struct Compared {
-    std::size_t walked = 0, same = 0;
+    PairsToWalk walked;
+    std::size_t same = 0;
     std::uint64_t hops = 0;
     int max_hops = 0;
-    std::vector<Pair> kept;
-    bool all_kept = true;
   };
-  constexpr std::size_t kKeptPerSlot = 4;
-  std::vector<Compared> compared(parallel_parts(n));
-  const std::size_t keep_at_most = kKeptPerSlot * torus.channel_slots() / compared.size() + 1;
+  std::vector<Compared> compared(parallel_parts(n), Compared{PairsToWalk(torus, parallel_parts(n))});
   std::vector<unsigned char> row_walked(n, 0);
   // One row: visit(d, whether the pair is walked, the direction-order
   // route's hops) for every d != s.
@@ -1334,31 +1342,24 @@ std::optional<TranslateCounts> walk_scattered_dor(const Network& network, const 
   run_parallel(n, [&](std::size_t p, std::size_t begin, std::size_t end) {
     Compared& mine = compared[p];
     for (std::size_t s = begin; s < end; ++s) {
-      const std::size_t before = mine.walked;
+      const std::size_t before = mine.walked.count();
       each_in_row(s, [&](std::size_t d, bool walk, int hops) {
-        if (!walk) {
-          ++mine.same;
-          mine.hops += static_cast<std::uint64_t>(hops);
-          mine.max_hops = std::max(mine.max_hops, hops);
+        if (walk) {
+          mine.walked.add(s, d);
           return;
         }
-        ++mine.walked;
-        if (!mine.all_kept) return;
-        if (mine.kept.size() < keep_at_most) {
-          mine.kept.emplace_back(static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(d));
-        } else {
-          mine.all_kept = false;
-          std::vector<Pair>().swap(mine.kept);
-        }
+        ++mine.same;
+        mine.hops += static_cast<std::uint64_t>(hops);
+        mine.max_hops = std::max(mine.max_hops, hops);
       });
-      row_walked[s] = mine.walked != before ? 1 : 0;
+      row_walked[s] = mine.walked.count() != before ? 1 : 0;
     }
   });
   std::size_t walked = 0;
   bool all_kept = true;
   for (const Compared& mine : compared) {
-    walked += mine.walked;
-    all_kept = all_kept && mine.all_kept;
+    walked += mine.walked.count();
+    all_kept = all_kept && mine.walked.all_kept();
   }
   if (walked > n * (n - 1) / 4) return std::nullopt;
 
@@ -1396,7 +1397,7 @@ std::optional<TranslateCounts> walk_scattered_dor(const Network& network, const 
   };
   if (all_kept) {
     for (const Compared& mine : compared)
-      for (const Pair& pair : mine.kept) walk(pair.first, pair.second);
+      for (const Pair& pair : mine.walked.kept()) walk(pair.first, pair.second);
   } else {
     for (std::size_t s = 0; s < n; ++s) {
       if (!row_walked[s]) continue;
