@@ -946,40 +946,48 @@ START_TEST(test_around_failures_memory_follows_the_budget) {
 }
 END_TEST
 
-// count_route_dependencies adds runs as ring intervals: it must count what
-// the hop-by-hop walk counts, for runs across the wrap in both senses,
-// runs of a whole ring and more, one-hop runs, size-2 and odd rings, and
-// routes that turn back on themselves (any hop sequence, not only
-// encodable ones).
-START_TEST(test_dependencies_counted_by_runs_like_a_walk) {
+// Around failures the direction-order start's loads and dependency counts
+// come from the allocation's counts less the cut pairs' direction-order
+// routes plus their new ones (balanced::count_around_cut): they must be
+// what a walk over every route counts, for ties any way, pairs left
+// without a route and pairs given detours with turns against the
+// direction order.
+START_TEST(test_counts_around_cut_like_a_walk) {
   std::uint32_t seed = 777;
   const auto next = [&seed](std::uint32_t range) {
     seed = seed * 1103515245u + 12345u;
     return (seed >> 16) % range;
   };
-  for (const char* shape : {"5x4x2", "8x3", "4x4x2x2", "7"}) {
+  for (const char* shape : {"5x4x2", "8x6", "4x4x2x2", "6x3x4"}) {
     const Torus torus = Torus::parse(shape);
     std::vector<NodeId> nodes;
     for (NodeId node = 0; node < torus.node_count(); ++node)
       if (next(3) != 0) nodes.push_back(node);
-    RouteTable table(nodes);
+    RingTies ties;
+    for (auto& way : ties.negative) way = {next(2) != 0, next(2) != 0};
+    RouteTable table = dimension_order_table(torus, nodes, ties);
+    std::vector<std::pair<std::size_t, std::size_t>> cut;
+    std::vector<Route> cut_routes;
     for (std::size_t s = 0; s < nodes.size(); ++s)
       for (std::size_t d = 0; d < nodes.size(); ++d) {
-        if (s == d || next(5) == 0) continue;  // some pairs without a route
-        Route route;
-        const int runs = 1 + static_cast<int>(next(4));
-        for (int r = 0; r < runs; ++r) {
-          Direction direction(static_cast<int>(next(kDirectionCount)));
-          while (!torus.direction_present(direction)) direction = Direction(static_cast<int>(next(kDirectionCount)));
-          const int count = 1 + static_cast<int>(next(static_cast<std::uint32_t>(torus.size(direction.dim()) + 2)));
-          route.hops.insert(route.hops.end(), static_cast<std::size_t>(count), direction);
+        if (s == d || next(7) != 0) continue;
+        cut.emplace_back(s, d);
+        cut_routes.push_back(table.route(s, d));
+        Route detour;  // none, or a First Step ahead of a walk in direction order
+        if (next(2)) {
+          detour.hops.push_back(Direction::make(static_cast<int>(next(2)) + 1, false));
+          for (int rank = 0; rank < kDirectionCount; ++rank)
+            if (torus.direction_present(Direction(rank)) && next(3) == 0)
+              detour.hops.insert(detour.hops.end(), 1 + next(3), Direction(rank));
         }
-        table.set_route(s, d, route);
+        table.set_route(s, d, detour);
       }
     const RouteDependencies walked = walk_route_dependencies(torus, table);
-    const RouteDependencies counted = count_route_dependencies(torus, table);
-    ck_assert_msg(walked.loads == counted.loads, "%s: loads differ", shape);
-    ck_assert_msg(walked.edge_counts == counted.edge_counts, "%s: dependency counts differ", shape);
+    for (const bool with_dependencies : {false, true}) {
+      const RouteDependencies counted = balanced::count_around_cut(torus, table, ties, cut, cut_routes, with_dependencies);
+      ck_assert_msg(walked.loads == counted.loads, "%s: loads differ", shape);
+      if (with_dependencies) ck_assert_msg(walked.edge_counts == counted.edge_counts, "%s: dependency counts differ", shape);
+    }
   }
 }
 END_TEST
@@ -1070,7 +1078,7 @@ int main() {
   tcase_add_test(generator_case, test_around_failures_small_budget);
   tcase_add_test(generator_case, test_around_failures_memory_follows_the_budget);
   tcase_add_test(generator_case, test_cut_pairs_start_counts_like_a_walk);
-  tcase_add_test(generator_case, test_dependencies_counted_by_runs_like_a_walk);
+  tcase_add_test(generator_case, test_counts_around_cut_like_a_walk);
   tcase_add_test(generator_case, test_short_budget_routes_direction_order_around_failures);
   tcase_add_test(generator_case, test_around_failures_declines);
   tcase_add_test(generator_case, test_short_budget_takes_block_closed_form);

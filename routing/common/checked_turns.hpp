@@ -80,14 +80,6 @@ struct RouteDependencies {
 // The dependencies of every route of `table`, by walking them hop by hop.
 RouteDependencies walk_route_dependencies(const Torus& torus, const RouteTable& table);
 
-// The same counts run by run: a run's channels and its straight
-// dependencies as intervals of its ring (difference arrays, summed ring by
-// ring at the end), the turn at its end once; O(runs) a route instead of
-// O(hops).  Without `with_dependencies`, the loads alone (edge_counts
-// empty).
-RouteDependencies count_route_dependencies(const Torus& torus, const RouteTable& table,
-                                           bool with_dependencies = true);
-
 // Calls on_channel(c) for every channel the route of (s, d) (allocation
 // indices) crosses, and on_dependency(c, hop) for every dependency on it:
 // the channel c and the direction the route takes after it.

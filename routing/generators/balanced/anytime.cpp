@@ -26,11 +26,13 @@ bool left_below(const WorkBudget* budget, std::size_t nodes, std::uint64_t per_p
   return left < per_pair * pairs;
 }
 
+// The steps of one table's loads by counts: about 40 units of
+// direction_order_loads_work a step.
+std::uint64_t count_work(const Torus& torus) { return direction_order_loads_work(torus) / 40; }
+
 }  // namespace
 
-std::uint64_t tie_choice_work(const Torus& torus) { return 2 * direction_order_loads_work(torus) / 40; }
-
-std::uint64_t count_work(const Torus& torus) { return direction_order_loads_work(torus) / 40; }
+std::uint64_t tie_choice_work(const Torus& torus) { return 2 * count_work(torus); }
 
 std::uint64_t count_around_cut_work(const Torus& torus, std::size_t cut_pairs) {
   return 2 * count_work(torus) + 20 * static_cast<std::uint64_t>(cut_pairs);
@@ -131,52 +133,6 @@ RouteTable tie_chosen_direction_order(const Torus& torus, const std::vector<Node
   return dimension_order_table(torus, nodes, ties);
 }
 
-// What the checked-turn stage needs of a direction-order table (with ring
-// ties `ties`) whose `cut` pairs lost their direction-order route
-// (`cut_routes`) and may have another in `table`: the loads and, with
-// `with_dependencies`, the dependency counts (RouteDependencies), from the
-// allocation's counts (angara/direction_order_loads.hpp) less the cut
-// pairs' direction-order routes plus their routes in the table.  What
-// count_route_dependencies() counts, in work that grows with the machine
-// and the cut pairs, not with every pair.
-RouteDependencies count_around_cut(const Torus& torus, const RouteTable& table, const RingTies& ties,
-                                   const std::vector<std::pair<std::size_t, std::size_t>>& cut,
-                                   const std::vector<Route>& cut_routes, bool with_dependencies) {
-  DirectionOrderCounts every =
-      direction_order_counts(torus, dimension_order_ways(torus, ties), table.nodes(), with_dependencies);
-  RouteDependencies counted;
-  const std::size_t slots = torus.channel_slots();
-  counted.loads.resize(slots);
-  for (std::size_t c = 0; c < slots; ++c) counted.loads[c] = static_cast<std::uint32_t>(every.loads[c]);
-  if (with_dependencies) {
-    counted.edge_counts.assign(slots * kDirectionCount, 0);
-    for (std::size_t c = 0; c < slots; ++c)
-      for (int next = 0; next < kDirectionCount; ++next) {
-        const std::size_t at = c * kDirectionCount + static_cast<std::size_t>(next);
-        const bool straight = next == Torus::channel_direction(static_cast<ChannelId>(c)).rank();
-        counted.edge_counts[at] = static_cast<std::uint32_t>(straight ? every.loads[c] - every.ends[c] : every.turns[at]);
-      }
-  }
-  for (std::size_t i = 0; i < cut.size(); ++i) {  // off: the direction-order route
-    const std::vector<Direction>& hops = cut_routes[i].hops;
-    NodeId at = table.nodes()[cut[i].first];
-    for (std::size_t h = 0; h < hops.size(); ++h) {
-      const ChannelId c = Torus::channel(at, hops[h]);
-      --counted.loads[c];
-      if (with_dependencies && h + 1 < hops.size())
-        --counted.edge_counts[std::size_t(c) * kDirectionCount + static_cast<std::size_t>(hops[h + 1].rank())];
-      at = torus.neighbor(at, hops[h]);
-    }
-    if (!table.has_route(cut[i].first, cut[i].second)) continue;
-    walk_dependencies(  // on: the table's route
-        torus, table, cut[i].first, cut[i].second, [&](ChannelId c) { ++counted.loads[c]; },
-        [&](ChannelId c, Direction hop) {
-          if (with_dependencies) ++counted.edge_counts[std::size_t(c) * kDirectionCount + static_cast<std::size_t>(hop.rank())];
-        });
-  }
-  return counted;
-}
-
 // Per failure point and dimension, whether the point's coordinate lies on a
 // shortest arc between a source's and a destination's (both arcs on a tie):
 // a route that meets the point has it so in every dimension, so the pairs
@@ -222,6 +178,44 @@ class FailureFilter {
 };
 
 }  // namespace
+
+RouteDependencies count_around_cut(const Torus& torus, const RouteTable& table, const RingTies& ties,
+                                   const std::vector<std::pair<std::size_t, std::size_t>>& cut,
+                                   const std::vector<Route>& cut_routes, bool with_dependencies) {
+  DirectionOrderCounts every =
+      direction_order_counts(torus, dimension_order_ways(torus, ties), table.nodes(), with_dependencies);
+  RouteDependencies counted;
+  const std::size_t slots = torus.channel_slots();
+  counted.loads.resize(slots);
+  for (std::size_t c = 0; c < slots; ++c) counted.loads[c] = static_cast<std::uint32_t>(every.loads[c]);
+  if (with_dependencies) {
+    counted.edge_counts.assign(slots * kDirectionCount, 0);
+    for (std::size_t c = 0; c < slots; ++c)
+      for (int next = 0; next < kDirectionCount; ++next) {
+        const std::size_t at = c * kDirectionCount + static_cast<std::size_t>(next);
+        const bool straight = next == Torus::channel_direction(static_cast<ChannelId>(c)).rank();
+        counted.edge_counts[at] = static_cast<std::uint32_t>(straight ? every.loads[c] - every.ends[c] : every.turns[at]);
+      }
+  }
+  for (std::size_t i = 0; i < cut.size(); ++i) {  // off: the direction-order route
+    const std::vector<Direction>& hops = cut_routes[i].hops;
+    NodeId at = table.nodes()[cut[i].first];
+    for (std::size_t h = 0; h < hops.size(); ++h) {
+      const ChannelId c = Torus::channel(at, hops[h]);
+      --counted.loads[c];
+      if (with_dependencies && h + 1 < hops.size())
+        --counted.edge_counts[std::size_t(c) * kDirectionCount + static_cast<std::size_t>(hops[h + 1].rank())];
+      at = torus.neighbor(at, hops[h]);
+    }
+    if (!table.has_route(cut[i].first, cut[i].second)) continue;
+    walk_dependencies(  // on: the table's route
+        torus, table, cut[i].first, cut[i].second, [&](ChannelId c) { ++counted.loads[c]; },
+        [&](ChannelId c, Direction hop) {
+          if (with_dependencies) ++counted.edge_counts[std::size_t(c) * kDirectionCount + static_cast<std::size_t>(hop.rank())];
+        });
+  }
+  return counted;
+}
 
 bool direction_order_start(const Network& network, RouteTable& table, FlowControl rule, WorkBudget* budget) {
   if (block_table(network, table, rule)) return true;

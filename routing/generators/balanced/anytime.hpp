@@ -6,10 +6,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "angara/rules.hpp"
+#include "routing/common/checked_turns.hpp"
 #include "routing/common/generator_support.hpp"
 #include "routing/common/work_budget.hpp"
 
@@ -97,6 +100,17 @@ bool direction_order_start(const Network& network, RouteTable& table, FlowContro
 // more (a detour's shortening costs 1 ms on 8x8x4x4, 20 ms on 16x8x8x8).
 constexpr std::uint64_t kShorteningWorkPerPair = 3;
 std::uint64_t count_around_cut_work(const Torus& torus, std::size_t cut_pairs);
+// What the checked-turn stage needs of a direction-order table (with ring
+// ties `ties`) whose `cut` pairs lost their direction-order route
+// (`cut_routes`) and may have another in `table`: the loads and, with
+// `with_dependencies`, the dependency counts that walk_route_dependencies()
+// counts, from the allocation's counts (angara/direction_order_loads.hpp)
+// less the cut pairs' direction-order routes plus their routes in the
+// table, in work that grows with the machine and the cut pairs, not with
+// every pair.
+RouteDependencies count_around_cut(const Torus& torus, const RouteTable& table, const RingTies& ties,
+                                   const std::vector<std::pair<std::size_t, std::size_t>>& cut,
+                                   const std::vector<Route>& cut_routes, bool with_dependencies);
 constexpr std::size_t kFilteredFailures = 64;  // failure points the pair filter tests; above, every route is walked
 bool direction_order_around_failures(const Network& network, RouteTable& table, const GeneratorOptions& options);
 
