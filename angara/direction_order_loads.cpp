@@ -59,8 +59,8 @@ constexpr int kWeights = 8;
 
 // At a channel of direction D = (k, s), a dimension j != k holds the
 // destination's coordinate when its run came before D, from a source x:
-// for +k, a + run if j < k (none if j > k: Weight::same marks "impossible");
-// for -k, any run if j < k, a + run if j > k.
+// for +k, a + run if j < k (none if j > k: false); for -k, any run if
+// j < k, a + run if j > k.
 bool done_before(Direction d, int j, Weight& weight) {
   const int k = d.dim();
   if (d.positive()) {

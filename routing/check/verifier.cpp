@@ -635,6 +635,23 @@ struct TranslateCounts {
   std::int64_t load_at(int rank, std::int32_t cell) const {
     return cell < 0 ? 0 : load[std::size_t(rank) * cells + std::size_t(cell)];
   }
+  // Takes a route counted here (its runs from `source`) off again: its
+  // loads into `load_diff` (layer 0's difference arrays) with weight -1,
+  // its run ends and turns off the corrections.
+  void take_off(const RingGeometry& rings, std::vector<std::int64_t>& load_diff, NodeId source, const Run* runs,
+                std::size_t run_count) {
+    NodeId at = source;
+    ChannelId previous = 0;
+    for (std::size_t r = 0; r < run_count; ++r) {
+      const Run& run = runs[r];
+      const RingGeometry::RunPlace place = rings.place_run(at, run.direction, run.count);
+      rings.add_interval(load_diff, place.base, run.direction, place.lowest, run.count, -1);
+      if (r) --turn_count[std::size_t(previous) * kDirectionCount + run.direction.rank()];
+      --end_count[place.last];
+      previous = place.last;
+      at = place.next;
+    }
+  }
   std::int64_t ends_at(int rank, std::int32_t cell) const {
     return cell < 0 ? 0 : ends[std::size_t(rank) * cells + std::size_t(cell)];
   }
@@ -988,18 +1005,8 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   // Takes the translate of the key's common route from `source` off again.
   TranslateCounts counts;
   const auto take_off = [&](NodeId source, std::size_t key) {
-    std::vector<std::int64_t>& load_diff = part.load_diff[0];  // check_pair may add layers
-    NodeId at = source;
-    ChannelId previous = 0;
-    for (std::uint32_t r = 0; r < common.run_count[key]; ++r) {
-      const Run& run = runs_of[common.first_run[key] + r];
-      const RingGeometry::RunPlace place = rings.place_run(at, run.direction, run.count);
-      rings.add_interval(load_diff, place.base, run.direction, place.lowest, run.count, -1);
-      if (r) --counts.turn_count[std::size_t(previous) * kDirectionCount + run.direction.rank()];
-      --counts.end_count[place.last];
-      previous = place.last;
-      at = place.next;
-    }
+    // part.load_diff[0]: check_pair may add layers
+    counts.take_off(rings, part.load_diff[0], source, runs_of + common.first_run[key], common.run_count[key]);
   };
 
   // Each pair against its key's common route, sources split over the
@@ -1174,49 +1181,46 @@ std::uint32_t run_word(Direction direction, int count) {
 }
 
 // The direction-order function the table follows: the shorter way round,
-// and per even ring and source parity the way most sampled ties take.
-// Nothing when a word of the table is not the sum of its dimensions' fields
-// (a ring too long for a compact run).
+// and per even ring and source parity the way most sampled ties take
+// (dimension_order_ways with those ties).  Nothing when a word of the table
+// is not the sum of its dimensions' fields (a ring too long for a compact
+// run).
 std::optional<DorFunction> dor_function_of(const Torus& torus, const RingGeometry& rings, const RouteTable& table) {
   const std::vector<NodeId>& nodes = table.nodes();
-  DorFunction dor{DirectionOrderWays(torus), {}};
-  DirectionOrderWays& ways = dor.ways;
+  RingTies ties;
   for (int dim = 0; dim < kMaxDims; ++dim) {
     const int n = torus.size(dim);
-    std::array<int, 2> tie{1, 1};  // by source parity: +1 or -1
-    if (n % 2 == 0) {
-      // A few pairs half the ring apart in `dim`, per source parity.
-      for (int parity = 0; parity <= 1; ++parity) {
-        int plus = 0, minus = 0, sources = 0;
-        for (std::size_t s = 0; s < nodes.size() && plus + minus < 3 && sources < 64; ++s) {
-          const int from = rings.coord(nodes[s], dim);
-          if ((from & 1) != parity) continue;
-          ++sources;
-          const int to = (from + n / 2) % n;
-          for (std::size_t d = 0; d < nodes.size(); ++d) {
-            if (d == s || rings.coord(nodes[d], dim) != to) continue;
-            table.for_each_run(s, d, [&](Direction direction, int count) {
-              if (direction.dim() == dim && count == n / 2) ++(direction.positive() ? plus : minus);
-            });
-            break;
-          }
+    if (n % 2 != 0) continue;
+    // A few pairs half the ring apart in `dim`, per source parity.
+    for (int parity = 0; parity <= 1; ++parity) {
+      int plus = 0, minus = 0, sources = 0;
+      for (std::size_t s = 0; s < nodes.size() && plus + minus < 3 && sources < 64; ++s) {
+        const int from = rings.coord(nodes[s], dim);
+        if ((from & 1) != parity) continue;
+        ++sources;
+        const int to = (from + n / 2) % n;
+        for (std::size_t d = 0; d < nodes.size(); ++d) {
+          if (d == s || rings.coord(nodes[d], dim) != to) continue;
+          table.for_each_run(s, d, [&](Direction direction, int count) {
+            if (direction.dim() == dim && count == n / 2) ++(direction.positive() ? plus : minus);
+          });
+          break;
         }
-        tie[static_cast<std::size_t>(parity)] = minus > plus ? -1 : 1;
       }
+      ties.negative[static_cast<std::size_t>(dim)][static_cast<std::size_t>(parity)] = minus > plus;
     }
+  }
+  DorFunction dor{dimension_order_ways(torus, ties), {}};
+  const DirectionOrderWays& ways = dor.ways;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int n = ways.size[dim];
     dor.field[dim].assign(std::size_t(n) * std::size_t(n), 0);
     for (int a = 0; a < n; ++a)
       for (int b = 0; b < n; ++b) {
-        const int forward = (b - a + n) % n;
-        if (forward == 0) continue;
-        const int sign = 2 * forward < n ? 1 : 2 * forward > n ? -1 : tie[static_cast<std::size_t>(a & 1)];
-        const int count = sign > 0 ? forward : n - forward;
-        const std::uint32_t word = run_word(Direction::make(dim, sign < 0), count);
-        if (word == 0) return std::nullopt;
         const std::size_t at = ways.at(dim, a, b);
-        ways.sign[dim][at] = static_cast<std::int8_t>(sign);
-        ways.hops[dim][at] = static_cast<std::uint8_t>(count);
-        dor.field[dim][at] = word;
+        if (ways.sign[dim][at] == 0) continue;
+        dor.field[dim][at] = run_word(Direction::make(dim, ways.sign[dim][at] < 0), ways.hops[dim][at]);
+        if (dor.field[dim][at] == 0) return std::nullopt;
       }
   }
   // The word of a route over every dimension must be the sum of the fields.
@@ -1375,24 +1379,16 @@ std::optional<TranslateCounts> walk_scattered_dor(const Network& network, const 
   std::vector<Run> runs;
   runs.reserve(64);
   const auto walk = [&](std::size_t s, std::size_t d) {
-    std::vector<std::int64_t>& load_diff = part.load_diff[0];
-    NodeId at = nodes[s];
-    ChannelId previous = 0;
-    bool first = true;
+    std::array<Run, kDirectionCount> order;  // the direction-order route: positive runs first
+    std::size_t count = 0;
     for (int negative = 0; negative <= 1; ++negative)
       for (int dim = 0; dim < kMaxDims; ++dim) {
         const std::size_t cell = ways.at(dim, coord[dim][s], coord[dim][d]);
         if (ways.sign[dim][cell] != (negative ? -1 : 1)) continue;
-        const Direction direction = Direction::make(dim, negative != 0);
-        const int count = ways.hops[dim][cell];
-        const RingGeometry::RunPlace place = rings.place_run(at, direction, count);
-        rings.add_interval(load_diff, place.base, direction, place.lowest, count, -1);
-        if (!first) --counts.turn_count[std::size_t(previous) * kDirectionCount + direction.rank()];
-        --counts.end_count[place.last];
-        previous = place.last;
-        first = false;
-        at = place.next;
+        order[count].direction = Direction::make(dim, negative != 0);
+        order[count++].count = ways.hops[dim][cell];
       }
+    counts.take_off(rings, part.load_diff[0], nodes[s], order.data(), count);
     check_pair(network, rings, table, options, allocation, checks, s, d, runs, part);
   };
   if (all_kept) {

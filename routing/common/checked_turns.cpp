@@ -461,7 +461,7 @@ CheckedTurnStats run_checked_turns(std::string_view generator, const Network& ne
   // with the machine.)
   WorkBudget* budget = options.budget.get();
   std::optional<std::uint64_t> allowance;
-  if (budget && !budget->unlimited()) allowance = budget->exhausted() ? 0 : budget->limit() - budget->used();
+  if (budget && !budget->unlimited()) allowance = budget->left();
   const std::size_t detour_count = detours.size();
   if (work.empty() && allowance && *allowance == 0) {
     // Nothing must be routed and the budget pays for no detour: no graph.

@@ -57,6 +57,11 @@ class WorkBudget {
   void refund(std::uint64_t steps) { used_ = used_ > steps ? used_ - steps : 0; }
   std::uint64_t used() const { return used_; }
   std::uint64_t limit() const { return limit_; }
+  // The steps a limited budget has left (0 once exhausted).
+  std::uint64_t left() const { return exhausted() ? 0 : limit_ - used_; }
+  // Whether it pays for `steps` more: unlimited, or not exhausted with that
+  // many left.
+  bool affords(std::uint64_t steps) const { return unlimited() || (!exhausted() && limit_ - used_ >= steps); }
 
   // A stage that did not run, or stopped early, for the budget: said once.
   void note_cut(const std::string& stage) {

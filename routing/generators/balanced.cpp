@@ -284,7 +284,7 @@ class BalancedGenerator : public Generator {
         balanced::search(searching, bound);
         return;
       }
-      WorkBudget share(budget->exhausted() ? 1 : (budget->limit() - budget->used()) / (block_seed.empty() ? 2 : 8) + 1);
+      WorkBudget share(budget->left() / (block_seed.empty() ? 2 : 8) + 1);
       searching.limit_work(&share);
       balanced::search(searching, bound);
       searching.limit_work(nullptr);

@@ -22,8 +22,7 @@ namespace {
 bool left_below(const WorkBudget* budget, std::size_t nodes, std::uint64_t per_pair) {
   if (!budget || budget->unlimited()) return false;
   const std::uint64_t pairs = static_cast<std::uint64_t>(nodes) * nodes;
-  const std::uint64_t left = budget->exhausted() ? 0 : budget->limit() - budget->used();
-  return left < per_pair * pairs;
+  return budget->left() < per_pair * pairs;
 }
 
 // The steps of one table's loads by counts: about 40 units of
@@ -86,9 +85,7 @@ RingTies chosen_ring_ties(const Torus& torus, const std::vector<NodeId>& nodes, 
   std::vector<int> tied;  // dimensions with a tie a table may send either way
   for (int dim = 0; dim < kMaxDims; ++dim)
     if (torus.size(dim) % 2 == 0 && !(torus.size(dim) == 2 && torus.single_cabled(dim))) tied.push_back(dim);
-  const auto affords = [&](std::uint64_t work) {
-    return !budget || budget->unlimited() || (!budget->exhausted() && budget->limit() - budget->used() >= work);
-  };
+  const auto affords = [&](std::uint64_t work) { return !budget || budget->affords(work); };
   if (tied.empty()) return RingTies::positive();
   if (!affords(tie_choice_work(torus))) {
     budget->note_cut("choice of the ring ties");
@@ -279,15 +276,14 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
   WorkBudget* budget = options.budget.get();
   RouteDependencies counted;
   const std::uint64_t count_work = count_around_cut_work(torus, cut.size());
-  const auto left = [&] { return budget->exhausted() ? 0 : budget->limit() - budget->used(); };
-  if (budget && !budget->unlimited() && left() < count_work) {
+  if (budget && !budget->affords(count_work)) {
     counted.loads.assign(torus.channel_slots(), 0);
   } else {
     if (budget) budget->spend(count_work);
     counted = count_around_cut(torus, result, ties, cut, cut_routes, /*with_dependencies=*/false);
   }
   assign_cut_pairs(network, cut, result, counted);
-  const bool shorten = !budget || budget->unlimited() || left() >= count_work + kShorteningWorkPerPair * n * n;
+  const bool shorten = !budget || budget->affords(count_work + kShorteningWorkPerPair * n * n);
   std::vector<std::pair<std::size_t, std::size_t>> listed;
   std::size_t detours = 0;
   for (const auto& [s, d] : cut) {

@@ -163,7 +163,7 @@ void search_every_pair(const Network& network, const RouteTable& closed, const G
     balancer.limit_work(budget);
     search(balancer, candidate_space_bound(set));
   } else {
-    WorkBudget share(budget->exhausted() ? 1 : (budget->limit() - budget->used()) / 2 + 1);
+    WorkBudget share(budget->left() / 2 + 1);
     balancer.limit_work(&share);
     search(balancer, candidate_space_bound(set));
     balancer.limit_work(nullptr);
@@ -474,7 +474,7 @@ bool routes_around_failures(bool faults, std::size_t nodes, std::size_t live_nod
 
 bool search_every_pair_affordable(const WorkBudget* budget, std::size_t nodes) {
   const std::uint64_t set_up = static_cast<std::uint64_t>(nodes) * nodes * kSetUpWorkPerPair;
-  return !budget || budget->unlimited() || (!budget->exhausted() && budget->limit() - budget->used() >= 2 * set_up);
+  return !budget || budget->affords(2 * set_up);
 }
 
 bool around_failures_table(const Network& network, RouteTable& table, const GeneratorOptions& options) {
