@@ -1157,9 +1157,11 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
 // field per dimension, each a function of the pair's two coordinates in that
 // dimension.  The verifier compares each pair's word with that sum (a
 // look-up per dimension) and walks only the pairs that differ, and those
-// whose direction-order route may meet a failed router or channel (in
-// every dimension the failure's coordinate on the route's arc: a mask of
-// failures per dimension and pair of coordinates).  The loads, run ends and
+// whose direction-order route meets a failed router or channel's tail (a
+// mask of failures per dimension and pair of coordinates for the box of
+// the route's arcs, then the route's runs in their order: on a random
+// quarter of 16x16x8x8 with two failed routers the box holds 8% of the
+// pairs, the routes 0.13%).  The loads, run ends and
 // turns of the direction-order routes of every pair come from the
 // allocation's counts (angara/direction_order_loads.hpp), in work that grows
 // with the machine, not with the pairs; the walked pairs' direction-order
@@ -1265,13 +1267,16 @@ std::optional<TranslateCounts> walk_scattered_dor(const Network& network, const 
   for (std::size_t i = 0; i < n; ++i)
     if (!allocation.inside[i] || !allocation.walkable[i]) return std::nullopt;
   // The failures a direction-order route may meet: the failed routers and
-  // the tails of failed channels (a route taking one passes its tail).
+  // the tails of failed channels between live routers (a route taking one
+  // passes its tail; a route taking a channel into a failed router passes
+  // that router).
   std::vector<Coord> points;
   for (NodeId node = 0; node < torus.node_count(); ++node) {
     bool point = !network.node_alive(node);
     for (int rank = 0; rank < kDirectionCount && !point; ++rank) {
       const Direction d(rank);
-      point = torus.direction_present(d) && !network.channel_alive(node, d);
+      point = torus.direction_present(d) && !network.channel_alive(node, d) &&
+              network.node_alive(torus.neighbor(node, d));
     }
     if (point) points.push_back(torus.coord(node));
   }
@@ -1297,6 +1302,12 @@ std::optional<TranslateCounts> walk_scattered_dor(const Network& network, const 
         }
       }
   }
+  // Per dimension and coordinate: the failure points with that coordinate.
+  std::array<std::vector<std::uint32_t>, kMaxDims> level;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    level[dim].assign(static_cast<std::size_t>(ways.size[dim]), 0);
+    for (std::size_t p = 0; p < points.size(); ++p) level[dim][static_cast<std::size_t>(points[p][dim])] |= 1u << p;
+  }
   // The coordinates of the allocation's routers, by index.
   std::array<std::vector<std::uint16_t>, kMaxDims> coord;
   for (int dim = 0; dim < kMaxDims; ++dim) {
@@ -1316,6 +1327,29 @@ std::optional<TranslateCounts> walk_scattered_dor(const Network& network, const 
   std::vector<unsigned char> row_walked(n, 0);
   // One row: visit(d, whether the pair is walked, the direction-order
   // route's hops) for every d != s.
+  // Whether the direction-order route s -> d meets one of the points in
+  // `boxed` (those on its arc in every dimension).  The route passes a
+  // point on the run of some dimension k when every dimension whose run
+  // comes before k's has the destination's coordinate there and every
+  // other one the source's; a dimension without a run has both, wherever
+  // it is put, so it goes with the negative ones.
+  const auto route_meets = [&](std::size_t s, std::size_t d, std::uint32_t boxed) {
+    std::array<int, kMaxDims> order;
+    std::size_t runs = 0;
+    for (int negative = 0; negative <= 1; ++negative)
+      for (int dim = 0; dim < kMaxDims; ++dim)
+        if ((ways.sign[dim][ways.at(dim, coord[dim][s], coord[dim][d])] > 0) != (negative != 0)) order[runs++] = dim;
+    std::array<std::uint32_t, kMaxDims + 1> source_side;  // by position: the later dimensions at the source's
+    source_side[kMaxDims] = boxed;
+    for (std::size_t r = kMaxDims; r-- > 0;) source_side[r] = source_side[r + 1] & level[order[r]][coord[order[r]][s]];
+    std::uint32_t destination_side = boxed, met = 0;
+    for (std::size_t r = 0; r < kMaxDims; ++r) {
+      const int dim = order[r];
+      met |= destination_side & meets[dim][ways.at(dim, coord[dim][s], coord[dim][d])] & source_side[r + 1];
+      destination_side &= level[dim][coord[dim][d]];
+    }
+    return met != 0;
+  };
   const auto each_in_row = [&](std::size_t s, auto visit) {
     std::array<const std::uint32_t*, kMaxDims> field, meet;
     std::array<const std::uint8_t*, kMaxDims> hops;
@@ -1329,7 +1363,8 @@ std::optional<TranslateCounts> walk_scattered_dor(const Network& network, const 
     for (std::size_t d = 0; d < n; ++d) {
       if (d == s) continue;
       const std::uint32_t word = field[0][x[d]] + field[1][y[d]] + field[2][z[d]] + field[3][w[d]];
-      const bool may_meet = (meet[0][x[d]] & meet[1][y[d]] & meet[2][z[d]] & meet[3][w[d]]) != 0;
+      const std::uint32_t boxed = meet[0][x[d]] & meet[1][y[d]] & meet[2][z[d]] & meet[3][w[d]];
+      const bool may_meet = boxed != 0 && route_meets(s, d, boxed);
       visit(d, may_meet || word_of(table, s, d) != word, hops[0][x[d]] + hops[1][y[d]] + hops[2][z[d]] + hops[3][w[d]]);
     }
   };

@@ -130,48 +130,67 @@ RouteTable tie_chosen_direction_order(const Torus& torus, const std::vector<Node
   return dimension_order_table(torus, nodes, ties);
 }
 
-// Per failure point and dimension, whether the point's coordinate lies on a
-// shortest arc between a source's and a destination's (both arcs on a tie):
-// a route that meets the point has it so in every dimension, so the pairs
-// without are not walked.  Bits by (source value * size + target value).
+// Which direction-order routes (of `ways`) may pass a failure point, a bit
+// per point.  First a box test: in every dimension the point's coordinate
+// on the run's arc (ends included; a dimension without a run, the source's
+// coordinate).  Then the route itself, run by run in its order (positive
+// runs in dimension order, then negative ones): the points a run passes
+// have its arc in the run's dimension and, in every other, the coordinate
+// the route is at.  On a random quarter of 16x16x8x8 with two failed
+// routers the box alone keeps 8% of the pairs, the runs 0.13%.
 class FailureFilter {
  public:
-  FailureFilter(const Torus& torus, const std::vector<NodeId>& points) {
+  FailureFilter(const Torus& torus, const DirectionOrderWays& ways, const std::vector<NodeId>& points)
+      : ways_(ways) {
     for (int dim = 0; dim < kMaxDims; ++dim) {
       const int size = torus.size(dim);
-      size_[dim] = static_cast<std::size_t>(size);
-      on_arc_[dim].assign(size_[dim] * size_[dim], 0);
+      on_arc_[dim].assign(static_cast<std::size_t>(size) * static_cast<std::size_t>(size), 0);
+      at_value_[dim].assign(static_cast<std::size_t>(size), 0);
     }
     for (std::size_t p = 0; p < points.size(); ++p) {
-      const Coord at = torus.coord(points[p]);
+      const Coord point = torus.coord(points[p]);
+      const std::uint64_t bit = std::uint64_t{1} << p;
       for (int dim = 0; dim < kMaxDims; ++dim) {
         const int size = torus.size(dim);
+        at_value_[dim][static_cast<std::size_t>(point[dim])] |= bit;
         for (int a = 0; a < size; ++a)
           for (int b = 0; b < size; ++b) {
-            const int forward = ((b - a) % size + size) % size, backward = (size - forward) % size;
-            const int ahead = ((at[dim] - a) % size + size) % size, behind = (size - ahead) % size;
-            if ((forward <= backward && ahead <= forward) || (backward <= forward && behind <= backward))
-              on_arc_[dim][static_cast<std::size_t>(a) * size_[dim] + static_cast<std::size_t>(b)] |= std::uint64_t{1} << p;
+            const std::size_t way = ways_.at(dim, a, b);
+            const int sign = ways_.sign[dim][way];
+            const int ahead = ((sign < 0 ? a - point[dim] : point[dim] - a) % size + size) % size;
+            if (ahead <= ways_.hops[dim][way]) on_arc_[dim][way] |= bit;
           }
       }
     }
   }
-  // The rows of a source's coordinates: may_meet(rows, to) is whether the
-  // route to `to` may meet a failure point.
+  // The rows of a source's coordinates for meets().
   using Rows = std::array<const std::uint64_t*, kMaxDims>;
   Rows rows(const Coord& from) const {
     Rows rows;
-    for (int dim = 0; dim < kMaxDims; ++dim)
-      rows[dim] = on_arc_[dim].data() + static_cast<std::size_t>(from[dim]) * size_[dim];
+    for (int dim = 0; dim < kMaxDims; ++dim) rows[dim] = on_arc_[dim].data() + ways_.at(dim, from[dim], 0);
     return rows;
   }
-  static bool may_meet(const Rows& rows, const Coord& to) {
-    return (rows[0][to[0]] & rows[1][to[1]] & rows[2][to[2]] & rows[3][to[3]]) != 0;
+  // Whether the route from -> to may pass a failure point.
+  bool meets(const Rows& rows, const Coord& from, const Coord& to) const {
+    if ((rows[0][to[0]] & rows[1][to[1]] & rows[2][to[2]] & rows[3][to[3]]) == 0) return false;
+    Coord at = from;
+    for (const bool negative : {false, true})
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int sign = ways_.sign[dim][ways_.at(dim, from[dim], to[dim])];
+        if (sign == 0 || (sign < 0) != negative) continue;
+        std::uint64_t passed = rows[dim][to[dim]];
+        for (int other = 0; other < kMaxDims; ++other)
+          if (other != dim) passed &= at_value_[other][static_cast<std::size_t>(at[other])];
+        if (passed != 0) return true;
+        at[dim] = to[dim];
+      }
+    return false;
   }
 
  private:
-  std::array<std::size_t, kMaxDims> size_{};
-  std::array<std::vector<std::uint64_t>, kMaxDims> on_arc_;  // per dimension, by a * size + b: a bit per point
+  const DirectionOrderWays& ways_;
+  std::array<std::vector<std::uint64_t>, kMaxDims> on_arc_;    // per dimension, by ways_.at(a, b)
+  std::array<std::vector<std::uint64_t>, kMaxDims> at_value_;  // per dimension, by coordinate
 };
 
 }  // namespace
@@ -249,13 +268,14 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
   std::vector<Coord> coords(n);
   for (std::size_t k = 0; k < n; ++k) coords[k] = torus.coord(nodes[k]);
   const bool filtered = points.size() <= kFilteredFailures;
-  const FailureFilter filter(torus, filtered ? points : std::vector<NodeId>{});
+  const DirectionOrderWays ways = dimension_order_ways(torus, ties);
+  const FailureFilter filter(torus, ways, filtered ? points : std::vector<NodeId>{});
   std::vector<std::pair<std::size_t, std::size_t>> cut;
   std::vector<Route> cut_routes;  // their direction-order routes
   for (std::size_t s = 0; s < n; ++s) {
     const FailureFilter::Rows rows = filter.rows(coords[s]);
     for (std::size_t d = 0; d < n; ++d) {
-      if (s == d || (filtered && !FailureFilter::may_meet(rows, coords[d]))) continue;
+      if (s == d || (filtered && !filter.meets(rows, coords[s], coords[d]))) continue;
       bool alive = true;
       result.walk(s, d, torus, [&](NodeId at, Direction hop) { alive = alive && network.channel_alive(at, hop); });
       if (alive) continue;
