@@ -1044,7 +1044,27 @@ START_TEST(test_cut_pairs_start_counts_like_a_walk) {
       }
     ck_assert_msg(!cut.empty() && cut == start->listed, "%s: %zu cut pairs listed, %zu by the walk", c.torus,
                   start->listed.size(), cut.size());
+
+    // The classes the start writes from are sub_torus_table's, word for
+    // word, on the whole machine too.
+    const std::optional<balanced::DisplacementRoutes> classes = balanced::DisplacementRoutes::of_whole(torus);
+    ck_assert(classes.has_value());
+    RouteTable written(every);
+    classes->write(written);
+    for (std::size_t s = 0; s < every.size(); ++s)
+      for (std::size_t d = 0; d < every.size(); ++d)
+        ck_assert_msg(written.packed_route(s, d)->code == closed.packed_route(s, d)->code &&
+                          classes->word(every[s], every[d]).code == closed.packed_route(s, d)->code,
+                      "%s: pair %zu %zu written differently", c.torus, s, d);
   }
+  // No classes where the construction's loads are not uniform (a ring of
+  // 6 with its split class), as sub_torus_table() returns false there.
+  const Torus six = Torus::parse("6x3");
+  std::vector<NodeId> every(six.node_count());
+  for (NodeId node = 0; node < six.node_count(); ++node) every[node] = node;
+  RouteTable unused(every);
+  ck_assert(!balanced::sub_torus_table(Network(six), unused));
+  ck_assert(!balanced::DisplacementRoutes::of_whole(six).has_value());
 }
 END_TEST
 

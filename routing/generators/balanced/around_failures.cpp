@@ -117,7 +117,7 @@ using Pair = std::pair<std::size_t, std::size_t>;  // allocation indices
 // balances every pair on half of what the budget has left.  Writes
 // every route into `result` and lists the pairs the checked-turn stage is
 // for (no candidate, or a detour).
-void search_every_pair(const Network& network, const RouteTable& closed, const GeneratorOptions& options,
+void search_every_pair(const Network& network, const DisplacementRoutes& closed, const GeneratorOptions& options,
                        RouteTable& result, std::vector<Pair>& listed) {
   const Torus& torus = network.torus();
   const std::vector<NodeId>& nodes = result.nodes();
@@ -135,7 +135,7 @@ void search_every_pair(const Network& network, const RouteTable& closed, const G
       if (s == d || set.variants(p) == 0) continue;
       walk.clear();
       bool alive = true, touches = near[nodes[s]] || near[nodes[d]];
-      closed.walk(nodes[s], nodes[d], torus, [&](NodeId at, Direction hop) {
+      closed.walk(nodes[s], nodes[d], [&](NodeId at, Direction hop) {
         walk.push_back(Torus::channel(at, hop));
         alive = alive && network.channel_alive(at, hop);
         touches = touches || near[at];
@@ -179,7 +179,7 @@ void search_every_pair(const Network& network, const RouteTable& closed, const G
       if (set.variants(p) == 0) continue;
       const std::uint32_t v = balancer.choice()[p];
       if (v == kept[p])
-        result.set_route(s, d, *closed.packed_route(nodes[s], nodes[d]));
+        result.set_route(s, d, closed.word(nodes[s], nodes[d]));
       else
         result.set_route(s, d, Route{set.hops(p, v)});
     }
@@ -294,11 +294,25 @@ class ParityClasses {
   unsigned even_ = 0;
 };
 
+// walk_dependencies() over the closed form's route from -> to.
+template <typename OnChannel, typename OnDependency>
+void walk_closed_dependencies(const DisplacementRoutes& closed, NodeId from, NodeId to, OnChannel&& on_channel,
+                              OnDependency&& on_dependency) {
+  std::optional<ChannelId> previous;
+  closed.walk(from, to, [&](NodeId at, Direction hop) {
+    const ChannelId c = Torus::channel(at, hop);
+    on_channel(c);
+    if (previous) on_dependency(*previous, hop);
+    previous = c;
+  });
+}
+
 // The closed form's routes of every pair of the allocation (every live
-// node) whose route the failures leave alive, their channel loads and
-// dependency counts as walk_route_dependencies() would count them, and
-// the pairs the failures cut, in (source, target) order.
-std::vector<Pair> closed_form_start(const Network& network, const RouteTable& closed, const std::vector<NodeId>& nodes,
+// node) whose route the failures leave alive, written into `result` (a
+// table over `nodes`, every word 0), their channel loads and dependency
+// counts as walk_route_dependencies() would count them, and the pairs the
+// failures cut, in (source, target) order.
+std::vector<Pair> closed_form_start(const Network& network, const DisplacementRoutes& closed, const std::vector<NodeId>& nodes,
                                     RouteTable& result, RouteDependencies& counted) {
   const Torus& torus = network.torus();
   const std::size_t n = nodes.size();
@@ -308,12 +322,16 @@ std::vector<Pair> closed_form_start(const Network& network, const RouteTable& cl
   std::vector<std::uint32_t> index(torus.node_count(), kAbsent);
   for (std::size_t k = 0; k < n; ++k) index[nodes[k]] = static_cast<std::uint32_t>(k);
   // The dead channels (failed cables, the ports of failed routers), by
-  // direction: the tail of each.
-  std::array<std::vector<Coord>, kDirectionCount> dead;
+  // direction: the tail of each, and its parity class.
+  struct Tail {
+    Coord at;
+    unsigned parity;
+  };
+  std::array<std::vector<Tail>, kDirectionCount> dead;
   for (NodeId node = 0; node < torus.node_count(); ++node)
     for (int rank = 0; rank < kDirectionCount; ++rank)
       if (torus.direction_present(Direction(rank)) && !network.channel_alive(node, Direction(rank)))
-        dead[static_cast<std::size_t>(rank)].push_back(torus.coord(node));
+        dead[static_cast<std::size_t>(rank)].push_back(Tail{torus.coord(node), parity.of(node)});
 
   // Per class of a channel's tail node: the load of each direction and the
   // count of each dependency (in direction, out direction) at it, over
@@ -330,15 +348,18 @@ std::vector<Pair> closed_form_start(const Network& network, const RouteTable& cl
     for (NodeId target = 0; target < torus.node_count(); ++target) {
       if (target == source) continue;
       const Coord to = torus.coord(target);
-      walk_dependencies(
-          torus, closed, source, target,
+      walk_closed_dependencies(
+          closed, source, target,
           [&](ChannelId c) {
             const Direction hop = Torus::channel_direction(c);
             const Coord here = torus.coord(Torus::channel_node(c));
-            ++class_load[parity.of(here)][static_cast<std::size_t>(hop.rank())];
-            for (const Coord& tail : dead[static_cast<std::size_t>(hop.rank())]) {
-              const Coord cut_source = parity.shifted(tail, here, from);
-              if (parity.of(cut_source) != q) continue;
+            const unsigned here_class = parity.of(here);
+            ++class_load[here_class][static_cast<std::size_t>(hop.rank())];
+            for (const Tail& tail : dead[static_cast<std::size_t>(hop.rank())]) {
+              // The translate tail - here + from is of class q (from's)
+              // when tail and here agree in parity.
+              if (tail.parity != here_class) continue;
+              const Coord cut_source = parity.shifted(tail.at, here, from);
               const std::uint32_t s = index[torus.id(cut_source)];
               const std::uint32_t d = index[torus.id(parity.shifted(to, from, cut_source))];
               if (s != kAbsent && d != kAbsent) cut_keys.push_back(static_cast<std::uint64_t>(s) * n + d);
@@ -373,8 +394,8 @@ std::vector<Pair> closed_form_start(const Network& network, const RouteTable& cl
   // Less the routes the allocation does not hold: those from or to a
   // failed router, and the cut ones.
   const auto forget = [&](NodeId source, NodeId target) {
-    walk_dependencies(
-        torus, closed, source, target, [&](ChannelId c) { --counted.loads[c]; },
+    walk_closed_dependencies(
+        closed, source, target, [&](ChannelId c) { --counted.loads[c]; },
         [&](ChannelId c, Direction hop) {
           --counted.edge_counts[static_cast<std::size_t>(c) * kDirectionCount + static_cast<std::size_t>(hop.rank())];
         });
@@ -387,9 +408,9 @@ std::vector<Pair> closed_form_start(const Network& network, const RouteTable& cl
     }
   for (std::uint64_t key : cut_keys) forget(nodes[key / n], nodes[key % n]);
 
-  // The closed form's rows, less the failed routers' rows and columns
-  // (whole row segments copied), less the cut routes.
-  result = closed.restricted_to(nodes);
+  // The closed form's routes of the live routers (`result`'s nodes), less
+  // the cut ones.
+  closed.write(result);
   std::vector<Pair> cut;
   cut.reserve(cut_keys.size());
   for (std::uint64_t key : cut_keys) {
@@ -404,22 +425,13 @@ std::vector<Pair> closed_form_start(const Network& network, const RouteTable& cl
 // pairs they cut on candidates chosen greedily (assign_cut_pairs).  The
 // pairs still without a route, and the detours, are listed for the
 // checked-turn stage, with the table's dependency counts.
-void route_cut_pairs(const Network& network, const RouteTable& closed, const std::vector<NodeId>& nodes,
+void route_cut_pairs(const Network& network, const DisplacementRoutes& closed, const std::vector<NodeId>& nodes,
                      RouteTable& result, std::vector<Pair>& listed, RouteDependencies& counted) {
   std::vector<Pair> cut = closed_form_start(network, closed, nodes, result, counted);
   assign_cut_pairs(network, cut, result, counted);
   listed = std::move(cut);
 }
 
-// The closed form of the fault-free machine, indexed by node id.
-std::optional<RouteTable> fault_free_closed_form(const Torus& torus) {
-  const Network healthy(torus);
-  std::vector<NodeId> every(torus.node_count());
-  for (NodeId node = 0; node < torus.node_count(); ++node) every[node] = node;
-  RouteTable closed(std::move(every));
-  if (!sub_torus_table(healthy, closed)) return std::nullopt;
-  return closed;
-}
 
 }  // namespace
 
@@ -461,9 +473,9 @@ void assign_cut_pairs(const Network& network, const std::vector<Pair>& cut, Rout
 }
 
 std::optional<CutPairsStart> cut_pairs_start(const Network& network, const std::vector<NodeId>& nodes) {
-  const std::optional<RouteTable> closed = fault_free_closed_form(network.torus());
+  const std::optional<DisplacementRoutes> closed = DisplacementRoutes::of_whole(network.torus());
   if (!closed) return std::nullopt;
-  CutPairsStart start{RouteTable(), {}, {}};
+  CutPairsStart start{RouteTable(nodes), {}, {}};
   route_cut_pairs(network, *closed, nodes, start.table, start.listed, start.dependencies);
   return start;
 }
@@ -479,18 +491,21 @@ bool search_every_pair_affordable(const WorkBudget* budget, std::size_t nodes) {
 
 bool around_failures_table(const Network& network, RouteTable& table, const GeneratorOptions& options) {
   const Torus& torus = network.torus();
-  const std::vector<NodeId>& nodes = table.nodes();
-  const std::size_t n = nodes.size();
+  const std::size_t n = table.size();
   const bool faults = !network.failed_nodes().empty() || !network.failed_links().empty();
   // (The allocation's nodes are live and distinct: as many as the live
   // routers is all of them.)
   if (!routes_around_failures(faults, n, torus.node_count() - network.failed_nodes().size(), options.flow_control))
     return false;
 
-  const std::optional<RouteTable> closed = fault_free_closed_form(torus);
+  const std::optional<DisplacementRoutes> closed = DisplacementRoutes::of_whole(torus);
   if (!closed) return false;
 
-  RouteTable result;  // written by the path taken
+  // The allocation's table, every word still 0 (start_route_table), is
+  // written by the path taken: a second table of n^2 words (256 MiB on
+  // 16x8x8x8) is not made.
+  RouteTable result = std::move(table);
+  const std::vector<NodeId>& nodes = result.nodes();
   std::vector<Pair> listed;
   RouteDependencies counted;
   // The search over every pair is optional work: its set-up is paid from
@@ -499,19 +514,20 @@ bool around_failures_table(const Network& network, RouteTable& table, const Gene
   WorkBudget* budget = options.budget.get();
   if (search_every_pair_affordable(budget, n)) {
     if (budget) budget->spend(static_cast<std::uint64_t>(n) * n * kSetUpWorkPerPair);
-    result = RouteTable(nodes);
     search_every_pair(network, *closed, options, result, listed);
   } else {
     budget->note_cut("load balancing (not run)");
     route_cut_pairs(network, *closed, nodes, result, listed, counted);
   }
-  result.algorithm = table.algorithm;
-  result.rules = table.rules;
-  result.flow_control = table.flow_control;
   try {
-    complete_listed_pairs_with_checked_turns(table.algorithm, network, result, listed, options,
+    complete_listed_pairs_with_checked_turns(result.algorithm, network, result, listed, options,
                                              counted.loads.empty() ? nullptr : &counted);
   } catch (const RoutingError&) {
+    // Untouched for the stages that follow: the allocation, no route.
+    table = RouteTable(nodes);
+    table.algorithm = result.algorithm;
+    table.rules = result.rules;
+    table.flow_control = result.flow_control;
     return false;
   }
   table = std::move(result);

@@ -44,13 +44,14 @@ bool routes_around_failures(bool faults, std::size_t nodes, std::size_t live_nod
 // failures cut get new routes.
 bool search_every_pair_affordable(const WorkBudget* budget, std::size_t nodes);
 
-// What the table around failures holds besides the program when the search
-// over every pair does not run: the closed form and the result (N^2 routes
-// each), and the checked-turn stage on the detours (whole 8x8x8x8 with one
-// failed router: 213 MB of growth for 16.8 million pairs; 16x8x8x8 with
-// two: 804 MB for 67 million, 12 bytes a pair; the verifier's pass comes
-// on top).
-constexpr double kAroundFailuresBytesPerPair = 24;
+// What the table around failures holds besides the program and the route
+// table when the search over every pair does not run: the cut pairs, their
+// candidates and the checked-turn stage on the detours (the closed form is
+// kept by displacement class, not as a table).  Whole 8x8x8x8 with one
+// failed router: 75 MB of growth for 16.8 million pairs; 16x8x8x8 with
+// two: 289 MB for 67 million, 4.3 bytes a pair with the route table's 4;
+// the verifier's pass comes on top.
+constexpr double kAroundFailuresBytesPerPair = 4;
 
 // A whole torus with failures: `table` (from start_route_table) holds every
 // live node of a machine whose fault-free table has the uniform closed form

@@ -122,45 +122,51 @@ bool sub_torus_choice(const Network& network, const CandidateSet& set, std::vect
   return true;
 }
 
-bool sub_torus_table(const Network& network, RouteTable& table) {
+namespace {
+
+// The construction of sub_torus_table() over `nodes`, by displacement class
+// (mixed radix of the spanned dimensions, X fastest); nothing when `nodes`
+// is not a whole fault-free sub-torus or the construction's loads are not
+// uniform.
+std::optional<Construction> construction_of(const Network& network, const std::vector<NodeId>& nodes) {
   const Torus& torus = network.torus();
-  const std::vector<NodeId>& nodes = table.nodes();
-  if (nodes.size() < 2) return false;
+  if (nodes.size() < 2) return std::nullopt;
+  Construction made;
   const Coord first = torus.coord(nodes.front());
-  std::array<bool, kMaxDims> spanned{};
-  std::array<std::size_t, kMaxDims> weight{};  // mixed radix of the sub-torus, X fastest
   std::size_t expected = 1;
   for (NodeId node : nodes) {
     const Coord c = torus.coord(node);
-    for (int dim = 0; dim < kMaxDims; ++dim) spanned[dim] = spanned[dim] || c[dim] != first[dim];
+    for (int dim = 0; dim < kMaxDims; ++dim) made.spanned[dim] = made.spanned[dim] || c[dim] != first[dim];
   }
   for (int dim = 0; dim < kMaxDims; ++dim) {
-    weight[dim] = expected;
-    if (spanned[dim]) expected *= static_cast<std::size_t>(torus.size(dim));
+    made.weight[dim] = expected;
+    if (made.spanned[dim]) expected *= static_cast<std::size_t>(torus.size(dim));
   }
-  if (expected != nodes.size()) return false;
+  if (expected != nodes.size()) return std::nullopt;
   for (NodeId node : nodes) {
     const Coord c = torus.coord(node);
     for (int dim = 0; dim < kMaxDims; ++dim)
-      if (!spanned[dim] && c[dim] != first[dim]) return false;
+      if (!made.spanned[dim] && c[dim] != first[dim]) return std::nullopt;
     for (int rank = 0; rank < kDirectionCount; ++rank) {
       const Direction d(rank);
-      if (spanned[d.dim()] && !network.channel_alive(node, d)) return false;
+      if (made.spanned[d.dim()] && !network.channel_alive(node, d)) return std::nullopt;
     }
   }
 
   // The route of every displacement class, as sub_torus_choice() picks it;
   // split_dim[class] >= 0 marks the class split by the source's parity.
   const std::size_t classes_total = nodes.size();
-  std::vector<PackedRoute> even_route(classes_total), odd_route(classes_total);
-  std::vector<int> split_dim(classes_total, -1);
+  made.even_route.resize(classes_total);
+  made.odd_route.resize(classes_total);
+  made.split_dim.assign(classes_total, -1);
   std::array<std::uint64_t, kDirectionCount> uniform{};  // load of every channel from the other classes
   std::array<std::vector<std::uint64_t>, kDirectionCount> split_load;  // by ring position
   std::vector<Direction> hops;
   for (std::size_t index = 0; index < classes_total; ++index) {
     std::array<int, kMaxDims> delta{};
     for (int dim = 0; dim < kMaxDims; ++dim)
-      if (spanned[dim]) delta[dim] = static_cast<int>(index / weight[dim] % static_cast<std::size_t>(torus.size(dim)));
+      if (made.spanned[dim])
+        delta[dim] = static_cast<int>(index / made.weight[dim] % static_cast<std::size_t>(torus.size(dim)));
     std::array<std::array<int, kDirectionCount>, 2> counts{};  // [odd source]
     for (int dim = 0; dim < kMaxDims; ++dim) {
       const int size = torus.size(dim);
@@ -169,12 +175,12 @@ bool sub_torus_table(const Network& network, RouteTable& table) {
       bool positive = forward < size - forward;
       bool split = false;
       if (forward == size - forward) {
-        const TiedSign tied = tied_sign(torus, spanned, delta, dim);
+        const TiedSign tied = tied_sign(torus, made.spanned, delta, dim);
         positive = tied.positive;
         split = tied.split;
       }
       if (split) {
-        split_dim[index] = dim;
+        made.split_dim[index] = dim;
         counts[0][Direction::make(dim, false).rank()] = forward;
         counts[1][Direction::make(dim, true).rank()] = forward;
       } else {
@@ -185,16 +191,16 @@ bool sub_torus_table(const Network& network, RouteTable& table) {
       hops.clear();
       for (int rank = 0; rank < kDirectionCount; ++rank) hops.insert(hops.end(), counts[odd][rank], Direction(rank));
       const std::optional<PackedRoute> packed = RouteTable::pack(Route{hops});
-      if (!packed) return false;
-      (odd ? odd_route : even_route)[index] = *packed;
+      if (!packed) return std::nullopt;
+      (odd ? made.odd_route : made.even_route)[index] = *packed;
     }
-    if (split_dim[index] < 0) {
+    if (made.split_dim[index] < 0) {
       for (int rank = 0; rank < kDirectionCount; ++rank) uniform[rank] += static_cast<std::uint64_t>(counts[0][rank]);
       continue;
     }
     // The split class: sources at even positions of the ring go +D, odd ones
     // -D, half the ring each; count the channels by ring position.
-    const int dim = split_dim[index], size = torus.size(dim), half = size / 2;
+    const int dim = made.split_dim[index], size = torus.size(dim), half = size / 2;
     for (int negative = 0; negative <= 1; ++negative) {
       std::vector<std::uint64_t>& load = split_load[Direction::make(dim, negative != 0).rank()];
       load.assign(static_cast<std::size_t>(size), 0);
@@ -204,7 +210,7 @@ bool sub_torus_table(const Network& network, RouteTable& table) {
   }
   // Uniform loads, +D equal to -D, in every spanned dimension?
   for (int dim = 0; dim < kMaxDims; ++dim) {
-    if (!spanned[dim]) continue;
+    if (!made.spanned[dim]) continue;
     std::array<std::uint64_t, 2> level{};
     for (int negative = 0; negative <= 1; ++negative) {
       const int rank = Direction::make(dim, negative != 0).rank();
@@ -212,17 +218,29 @@ bool sub_torus_table(const Network& network, RouteTable& table) {
       const std::vector<std::uint64_t>& load = split_load[rank];
       if (load.empty()) continue;
       for (std::uint64_t value : load)
-        if (value != load.front()) return false;
+        if (value != load.front()) return std::nullopt;
       level[negative] += load.front();
     }
-    if (level[0] != level[1]) return false;
+    if (level[0] != level[1]) return std::nullopt;
   }
+  return made;
+}
+
+}  // namespace
+
+bool sub_torus_table(const Network& network, RouteTable& table) {
+  const Torus& torus = network.torus();
+  const std::vector<NodeId>& nodes = table.nodes();
+  const std::optional<Construction> found = construction_of(network, nodes);
+  if (!found) return false;
+  const Construction& made = *found;
+  const std::array<std::size_t, kMaxDims>& weight = made.weight;
 
   // Rows: the class of (s, t) is the displacement t - s per spanned
   // dimension; allocation indices are the sub-torus's mixed radix too.
   std::vector<int> span_dims;
   for (int dim = 0; dim < kMaxDims; ++dim)
-    if (spanned[dim]) span_dims.push_back(dim);
+    if (made.spanned[dim]) span_dims.push_back(dim);
   run_parallel(nodes.size(), [&](std::size_t, std::size_t begin, std::size_t end) {
     std::array<std::vector<std::size_t>, kMaxDims> shift;  // per dimension: target coordinate -> class offset
     std::array<int, kMaxDims> sizes{};
@@ -245,21 +263,83 @@ bool sub_torus_table(const Network& network, RouteTable& table) {
             const std::size_t outer = shift[3][t3] + shift[2][t2] + shift[1][t1];
             for (int t0 = 0; t0 < sizes[0]; ++t0, ++t) {
               const std::size_t index = outer + shift[0][static_cast<std::size_t>(t0)];
-              table.set_route(s, t, even_route[index]);
+              table.set_route(s, t, made.even_route[index]);
             }
           }
       // The split classes: by the parity of the source's coordinate.
       for (std::size_t k = 0; k < span_dims.size(); ++k) {
         const int dim = span_dims[k];
         const std::size_t index = static_cast<std::size_t>(sizes[k] / 2) * weight[dim];
-        if (split_dim[index] != dim) continue;
+        if (made.split_dim[index] != dim) continue;
         const int to = (own[k] + sizes[k] / 2) % sizes[k];
         const std::size_t target = s + static_cast<std::size_t>(to - own[k]) * weight[dim];
-        table.set_route(s, target, own[k] % 2 == 0 ? even_route[index] : odd_route[index]);
+        table.set_route(s, target, own[k] % 2 == 0 ? made.even_route[index] : made.odd_route[index]);
       }
     }
   });
   return true;
+}
+
+std::optional<DisplacementRoutes> DisplacementRoutes::of_whole(const Torus& torus) {
+  const Network healthy(torus);
+  std::vector<NodeId> every(torus.node_count());
+  for (NodeId node = 0; node < torus.node_count(); ++node) every[node] = node;
+  std::optional<Construction> made = construction_of(healthy, every);
+  if (!made) return std::nullopt;
+  return DisplacementRoutes(torus, std::move(*made));
+}
+
+PackedRoute DisplacementRoutes::word(const Coord& from, const Coord& to) const {
+  std::size_t index = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (made_.spanned[dim]) {
+      const int size = torus_.size(dim);
+      index += static_cast<std::size_t>(((to[dim] - from[dim]) % size + size) % size) * made_.weight[dim];
+    }
+  const int split = made_.split_dim[index];
+  return split >= 0 && from[split] % 2 != 0 ? made_.odd_route[index] : made_.even_route[index];
+}
+
+void DisplacementRoutes::write(RouteTable& table) const {
+  const std::vector<NodeId>& nodes = table.nodes();
+  const std::size_t n = nodes.size();
+  // Per dimension, the class offset of each target coordinate is the
+  // source's row of a small table: index = the sum over dimensions.
+  std::array<std::vector<std::uint16_t>, kMaxDims> coord;
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    coord[dim].resize(n);
+    for (std::size_t k = 0; k < n; ++k) coord[dim][k] = static_cast<std::uint16_t>(torus_.coord(nodes[k])[dim]);
+  }
+  run_parallel(n, [&](std::size_t, std::size_t begin, std::size_t end) {
+    std::array<std::vector<std::uint32_t>, kMaxDims> offset;
+    for (std::size_t s = begin; s < end; ++s) {
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int size = torus_.size(dim), own = coord[dim][s];
+        offset[dim].assign(static_cast<std::size_t>(size), 0);
+        if (!made_.spanned[dim]) continue;
+        for (int t = 0; t < size; ++t)
+          offset[dim][static_cast<std::size_t>(t)] =
+              static_cast<std::uint32_t>(static_cast<std::size_t>((t - own + size) % size) * made_.weight[dim]);
+      }
+      const std::uint32_t *x = offset[0].data(), *y = offset[1].data(), *z = offset[2].data(), *w = offset[3].data();
+      const std::uint16_t *cx = coord[0].data(), *cy = coord[1].data(), *cz = coord[2].data(), *cw = coord[3].data();
+      for (std::size_t t = 0; t < n; ++t)
+        table.set_route(s, t, made_.even_route[x[cx[t]] + y[cy[t]] + z[cz[t]] + w[cw[t]]]);
+      // The split classes (pure displacements half a ring long): by the
+      // parity of the source's coordinate, where the target is allocated.
+      const Coord from = torus_.coord(nodes[s]);
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        if (!made_.spanned[dim] || from[dim] % 2 == 0) continue;
+        const int size = torus_.size(dim);
+        const std::size_t index = static_cast<std::size_t>(size / 2) * made_.weight[dim];
+        if (made_.split_dim[index] != dim) continue;
+        Coord to = from;
+        to[dim] = (from[dim] + size / 2) % size;
+        const std::size_t target = table.index_of(torus_.id(to));
+        if (target != RouteTable::npos) table.set_route(s, target, made_.odd_route[index]);
+      }
+    }
+  });
 }
 
 }  // namespace angara::balanced

@@ -5,8 +5,11 @@
 // search of stages 2, 3 and 5 stops.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "angara/network.hpp"
@@ -53,5 +56,43 @@ bool sub_torus_choice(const Network& network, const CandidateSet& set, std::vect
 // channels once or twice) takes the full path.  Returns false then, with
 // `table` (from start_route_table) untouched; true when it filled it.
 bool sub_torus_table(const Network& network, RouteTable& table);
+
+// sub_torus_table()'s routes by displacement class: the spanned dimensions,
+// their mixed radix (X fastest), and per class the route, and for the
+// classes split by the source's parity (split_dim >= 0) the odd sources'.
+struct Construction {
+  std::array<bool, kMaxDims> spanned{};
+  std::array<std::size_t, kMaxDims> weight{};
+  std::vector<PackedRoute> even_route, odd_route;
+  std::vector<int> split_dim;
+};
+
+// The construction of a whole fault-free torus without the table of every
+// pair: a machine with failures starts from it (around_failures.hpp), and
+// its table of n^2 words for n live routers is written from the classes
+// directly instead of copied from one of the whole machine's.
+class DisplacementRoutes {
+ public:
+  // Nothing where sub_torus_table() returns false for the whole machine.
+  static std::optional<DisplacementRoutes> of_whole(const Torus& torus);
+  PackedRoute word(const Coord& from, const Coord& to) const;
+  PackedRoute word(NodeId from, NodeId to) const { return word(torus_.coord(from), torus_.coord(to)); }
+  // Calls hop(router, direction) for every hop of the route from -> to.
+  template <typename Hop>
+  void walk(NodeId from, NodeId to, Hop&& hop) const {
+    NodeId at = from;
+    for (const Direction direction : RouteTable::unpack(word(from, to)).hops) {
+      hop(at, direction);
+      at = torus_.neighbor(at, direction);
+    }
+  }
+  // Every route of `table`, whose nodes are routers of the torus.
+  void write(RouteTable& table) const;
+
+ private:
+  DisplacementRoutes(const Torus& torus, Construction made) : torus_(torus), made_(std::move(made)) {}
+  const Torus& torus_;
+  Construction made_;
+};
 
 }  // namespace angara::balanced
