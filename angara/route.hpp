@@ -108,6 +108,12 @@ class RouteTable {
   // std::invalid_argument for a node this table does not hold.
   RouteTable restricted_to(std::vector<NodeId> nodes) const;
 
+  // The words of row `src` (destinations in allocation order), for a
+  // comparison of whole rows with a compact word each: a word equals a
+  // compact word w exactly when the pair's route is w's (an overflow word
+  // has X field 32, which no compact word has).
+  const std::uint32_t* row_words(std::size_t src) const { return codes_.data() + src * nodes_.size(); }
+
   std::size_t virtual_channels() const;  // 1 + highest layer used
   // Bytes held by the routes (words and overflow store), for the reports.
   std::size_t route_bytes() const;

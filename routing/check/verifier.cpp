@@ -694,7 +694,66 @@ class KeysFrom {
       }
     }
     class_ = box_.class_of(at);
+    source_line_ = source - static_cast<NodeId>(torus_.coord(source)[0]);
+    // The pieces of a line: the X coordinates whose key parts rise by one
+    // X step each (a ring's digits wrap once, an arc past the machine's
+    // end starts again).
+    pieces_.clear();
+    const std::vector<int>& xs = coords_[0];
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const std::size_t share = share_[0][static_cast<std::size_t>(xs[i])];
+      if (!pieces_.empty()) {
+        Piece& last = pieces_.back();
+        if (share == last.share + last.length * box_.key_stride(0)) {
+          ++last.length;
+          continue;
+        }
+      }
+      pieces_.push_back(Piece{i, 1, share});
+    }
   }
+  // A line's run of X coordinates: positions [first, first + length) of
+  // the box's X coordinates, the first's key part `share`.
+  struct Piece {
+    std::size_t first, length, share;
+  };
+  // Every allocated router of the box in allocation order, a line (the
+  // routers that differ in X alone) at a time: line(d, key) with the first
+  // router's allocation index and the key of the line's X coordinate 0
+  // (its pieces add their share), for a line whose every router is
+  // allocated (`holed`, by node id / X size: not so) and that does not hold
+  // the source; visit(d, key) for every router of the others (the source
+  // included), as each_destination().
+  template <class Line, class Visit>
+  void each_line(const std::vector<std::uint32_t>& index_of, const std::vector<unsigned char>& holed, Line line,
+                 Visit visit) const {
+    const NodeId size_x = static_cast<NodeId>(torus_.size(0));
+    const std::size_t width = coords_[0].size();
+    std::size_t d = 0;
+    for (const int w : coords_[3]) {
+      const std::size_t key_w = class_ + share_[3][static_cast<std::size_t>(w)];
+      const NodeId node_w = static_cast<NodeId>(w) * stride_[3];
+      for (const int z : coords_[2]) {
+        const std::size_t key_z = key_w + share_[2][static_cast<std::size_t>(z)];
+        const NodeId node_z = node_w + static_cast<NodeId>(z) * stride_[2];
+        for (const int y : coords_[1]) {
+          const std::size_t key_y = key_z + share_[1][static_cast<std::size_t>(y)];
+          const NodeId node_y = node_z + static_cast<NodeId>(y) * stride_[1];
+          if (node_y != source_line_ && !holed[node_y / size_x]) {
+            line(d, key_y);
+            d += width;
+            continue;
+          }
+          const std::size_t* const share_x = share_[0].data();
+          for (const int x : coords_[0]) {
+            if (index_of[node_y + static_cast<NodeId>(x)] == kNone) continue;
+            visit(d++, key_y + share_x[x]);
+          }
+        }
+      }
+    }
+  }
+  const std::vector<Piece>& pieces() const { return pieces_; }
   // Every allocated router of the box in allocation order (ascending node
   // id), with its key from the source of from(): visit(d, key) for d = 0,
   // 1, ... (the source included).  The key is built dimension by dimension
@@ -726,6 +785,8 @@ class KeysFrom {
   const Box& box_;
   const Torus& torus_;
   std::size_t class_ = 0;
+  NodeId source_line_ = 0;  // the node of the source's line at X coordinate 0
+  std::vector<Piece> pieces_;
   std::array<std::vector<std::size_t>, kMaxDims> share_;  // by destination coordinate: its part of the key
   std::array<std::vector<int>, kMaxDims> coords_;         // the box's coordinates, ascending
   std::array<NodeId, kMaxDims> stride_{};
@@ -1021,6 +1082,20 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   std::vector<Compared> compared(parallel_parts(n), Compared{{}, PairsToWalk(torus, parallel_parts(n))});
   std::vector<unsigned char> row_differs(n, 0);  // by source: some pair of its row differs
   const bool skip_unallocated = n != static_cast<std::size_t>(machine) && box.whole();
+  // A line of routers (the same but for X) is compared a piece at a time
+  // with the common words of its keys, which the X steps of a piece make
+  // consecutive by class: the words by class, then key / classes.  A table
+  // word equal to a common (compact) word is that route (an overflow
+  // word's X field equals no compact word's); a piece that differs
+  // anywhere is compared pair by pair.
+  const std::size_t classes = box.classes(), per_class = keys / classes;
+  std::vector<std::uint32_t> word_by_class(keys);
+  for (std::size_t key = 0; key < keys; ++key) word_by_class[key % classes * per_class + key / classes] = common.word[key];
+  const NodeId size_x = static_cast<NodeId>(torus.size(0));
+  std::vector<unsigned char> holed(machine / size_x, 0);  // by node id / X size: a router of the line is not allocated
+  if (skip_unallocated)
+    for (NodeId node = 0; node < machine; ++node)
+      if (index_of[node] == kNone) holed[node / size_x] = 1;
   run_parallel(n, [&](std::size_t p, std::size_t begin, std::size_t end) {
     Compared& mine = compared[p];
     mine.uses.assign(keys, 0);
@@ -1028,13 +1103,29 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
     for (std::size_t s = begin; s < end; ++s) {
       key_of.from(nodes[s]);
       const std::size_t before = mine.differ.count();
-      key_of.each_destination(index_of, skip_unallocated, [&](std::size_t d, std::size_t key) {
+      const auto pair = [&](std::size_t d, std::size_t key) {
         if (d == s) return;
         if (word_of(table, s, d) == common.word[key])
           ++mine.uses[key];
         else
           mine.differ.add(s, d);
-      });
+      };
+      const std::uint32_t* const row = table.row_words(s);
+      key_of.each_line(
+          index_of, holed,
+          [&](std::size_t first, std::size_t key_line) {
+            for (const KeysFrom::Piece& piece : key_of.pieces()) {
+              const std::size_t key = key_line + piece.share;
+              const std::uint32_t* const expected = word_by_class.data() + key % classes * per_class + key / classes;
+              const std::uint32_t* const actual = row + first + piece.first;
+              if (std::equal(actual, actual + piece.length, expected)) {
+                for (std::size_t k = 0; k < piece.length; ++k) ++mine.uses[key + k * classes];
+              } else {
+                for (std::size_t k = 0; k < piece.length; ++k) pair(first + piece.first + k, key + k * classes);
+              }
+            }
+          },
+          pair);
       row_differs[s] = mine.differ.count() != before ? 1 : 0;
     }
   });
@@ -1069,7 +1160,6 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
       }
     }
   // On a whole machine a key is a displacement t (a node's id) and a class.
-  const std::size_t classes = box.classes();
   std::vector<Pair> touched;
   const auto meets = [&](NodeId source, std::size_t key) {
     if (box.class_of(source) != box.class_of_key(key)) return;  // another class's route
