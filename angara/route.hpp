@@ -96,6 +96,11 @@ class RouteTable {
   // order, without allocating (adjacent runs may share a direction).
   template <class Run>
   void for_each_run(std::size_t src, std::size_t dst, Run run) const;
+  // The same for a compact word from pack().
+  template <class Run>
+  static void for_each_packed_run(PackedRoute packed, Run run) {
+    for_each_compact_run(packed.code, run);
+  }
   // Calls hop(NodeId at, Direction d) for every hop of the route in order,
   // `at` the router the hop leaves (its channel: Torus::channel(at, d)), and
   // returns the node the route ends at.

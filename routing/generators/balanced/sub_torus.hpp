@@ -81,10 +81,12 @@ class DisplacementRoutes {
   template <typename Hop>
   void walk(NodeId from, NodeId to, Hop&& hop) const {
     NodeId at = from;
-    for (const Direction direction : RouteTable::unpack(word(from, to)).hops) {
-      hop(at, direction);
-      at = torus_.neighbor(at, direction);
-    }
+    RouteTable::for_each_packed_run(word(from, to), [&](Direction direction, int count) {
+      for (int k = 0; k < count; ++k) {
+        hop(at, direction);
+        at = torus_.neighbor(at, direction);
+      }
+    });
   }
   // Every route of `table`, whose nodes are routers of the torus.
   void write(RouteTable& table) const;
