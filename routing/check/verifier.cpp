@@ -729,29 +729,19 @@ class KeysFrom {
                  Visit visit) const {
     const NodeId size_x = static_cast<NodeId>(torus_.size(0));
     const std::size_t width = coords_[0].size();
+    const std::size_t* const share_x = share_[0].data();
     std::size_t d = 0;
-    for (const int w : coords_[3]) {
-      const std::size_t key_w = class_ + share_[3][static_cast<std::size_t>(w)];
-      const NodeId node_w = static_cast<NodeId>(w) * stride_[3];
-      for (const int z : coords_[2]) {
-        const std::size_t key_z = key_w + share_[2][static_cast<std::size_t>(z)];
-        const NodeId node_z = node_w + static_cast<NodeId>(z) * stride_[2];
-        for (const int y : coords_[1]) {
-          const std::size_t key_y = key_z + share_[1][static_cast<std::size_t>(y)];
-          const NodeId node_y = node_z + static_cast<NodeId>(y) * stride_[1];
-          if (node_y != source_line_ && !holed[node_y / size_x]) {
-            line(d, key_y);
-            d += width;
-            continue;
-          }
-          const std::size_t* const share_x = share_[0].data();
-          for (const int x : coords_[0]) {
-            if (index_of[node_y + static_cast<NodeId>(x)] == kNone) continue;
-            visit(d++, key_y + share_x[x]);
-          }
-        }
+    each_line_start([&](std::size_t key_y, NodeId node_y) {
+      if (node_y != source_line_ && !holed[node_y / size_x]) {
+        line(d, key_y);
+        d += width;
+        return;
       }
-    }
+      for (const int x : coords_[0]) {
+        if (index_of[node_y + static_cast<NodeId>(x)] == kNone) continue;
+        visit(d++, key_y + share_x[x]);
+      }
+    });
   }
   const std::vector<Piece>& pieces() const { return pieces_; }
   // Every allocated router of the box in allocation order (ascending node
@@ -761,27 +751,34 @@ class KeysFrom {
   // with failed routers): the routers of the box that `index_of` lacks.
   template <class Visit>
   void each_destination(const std::vector<std::uint32_t>& index_of, bool skip, Visit visit) const {
+    const std::size_t* const share_x = share_[0].data();
     std::size_t d = 0;
+    each_line_start([&](std::size_t key_y, NodeId node_y) {
+      for (const int x : coords_[0]) {
+        if (skip && index_of[node_y + static_cast<NodeId>(x)] == kNone) continue;
+        visit(d++, key_y + share_x[x]);
+      }
+    });
+  }
+
+ private:
+  // at_line(key, node) for every line of the box (the routers that differ
+  // in X alone) in allocation order: the key and node id its X coordinate
+  // 0 would have.  The key is built dimension by dimension as the loops go.
+  template <class AtLine>
+  void each_line_start(AtLine at_line) const {
     for (const int w : coords_[3]) {
       const std::size_t key_w = class_ + share_[3][static_cast<std::size_t>(w)];
       const NodeId node_w = static_cast<NodeId>(w) * stride_[3];
       for (const int z : coords_[2]) {
         const std::size_t key_z = key_w + share_[2][static_cast<std::size_t>(z)];
         const NodeId node_z = node_w + static_cast<NodeId>(z) * stride_[2];
-        for (const int y : coords_[1]) {
-          const std::size_t key_y = key_z + share_[1][static_cast<std::size_t>(y)];
-          const NodeId node_y = node_z + static_cast<NodeId>(y) * stride_[1];
-          const std::size_t* const share_x = share_[0].data();
-          for (const int x : coords_[0]) {
-            if (skip && index_of[node_y + static_cast<NodeId>(x)] == kNone) continue;
-            visit(d++, key_y + share_x[x]);
-          }
-        }
+        for (const int y : coords_[1])
+          at_line(key_z + share_[1][static_cast<std::size_t>(y)], node_z + static_cast<NodeId>(y) * stride_[1]);
       }
     }
   }
 
- private:
   const Box& box_;
   const Torus& torus_;
   std::size_t class_ = 0;
