@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "routing/generators/balanced/around_failures.hpp"
 #include "routing/generators/balanced/anytime.hpp"
 #include "routing/generators/balanced/block.hpp"
+#include "routing/generators/balanced/ring_ways.hpp"
 #include "routing/generators/balanced/sub_torus.hpp"
 #include "routing/check/lp_bound.hpp"
 #include "routing/check/metrics.hpp"
@@ -494,28 +496,39 @@ START_TEST(test_work_budget_cuts_the_refinement) {
       const std::string ties = nothing[0];
       ck_assert_std_str_eq(ties, "choice of the ring ties");
     }
+    // With the budget for it, the pairs take other ways round their rings
+    // after the choice of the ties (balance_ring_ways).
     const std::string first = nothing[chose ? 0 : 1], second = nothing[chose ? 1 : 2];
-    ck_assert_std_str_eq(first, "load balancing");
+    ck_assert_std_str_eq(first, chose ? "load balancing (ring ways only)" : "load balancing");
     ck_assert_std_str_eq(second, "First/Last Step refinement");
-    const auto same_routes = [&](const RouteTable& dor) {
+    const auto same_routes = [&](const RouteTable& table, const RouteTable& dor) {
       for (std::size_t s = 0; s < nodes.size(); ++s)
         for (std::size_t d = 0; d < nodes.size(); ++d)
-          if (s != d && plain.route(s, d).hops != dor.route(s, d).hops) return false;
+          if (s != d && table.route(s, d).hops != dor.route(s, d).hops) return false;
       return true;
     };
     if (!chose) {
-      ck_assert(same_routes(positive));
+      ck_assert(same_routes(plain, positive));
       continue;
     }
+    ck_assert_uint_lt(verified(net, plain).metrics.max_gamma, std::min(positive_gamma, split_gamma));
+    // The start alone, on a budget for the first two tables' counts and no
+    // more: the ring ways do not run, and the table is the direction-order
+    // table of some ring ties.
+    RouteTable tied = start_route_table("balanced", net, nodes);
+    WorkBudget ties_only(nodes.size() * nodes.size() / 8 + balanced::tie_choice_work(t) + 1);
+    balanced::RingWaysOutcome outcome = balanced::RingWaysOutcome::converged;
+    ck_assert(balanced::direction_order_start(net, tied, FlowControl::bubble, &ties_only, 2, &outcome));
+    ck_assert(outcome == balanced::RingWaysOutcome::not_run);
     bool found = false;  // the ties of X and Y: each way per source parity
     for (unsigned ways = 0; ways < 16 && !found; ++ways) {
       RingTies ties;
       for (int dim = 0; dim < 2; ++dim)
         ties.negative[static_cast<std::size_t>(dim)] = {((ways >> (2 * dim)) & 1u) != 0, ((ways >> (2 * dim + 1)) & 1u) != 0};
-      found = same_routes(dimension_order_table(t, nodes, ties));
+      found = same_routes(tied, dimension_order_table(t, nodes, ties));
     }
     ck_assert_msg(found, "the table is no direction-order table");
-    ck_assert_uint_le(verified(net, plain).metrics.max_gamma, std::min(positive_gamma, split_gamma));
+    ck_assert_uint_le(verified(net, tied).metrics.max_gamma, std::min(positive_gamma, split_gamma));
   }
   // Just enough for them: the budget cannot pay for the refinement, so the
   // job goes the short way (refine_scattered_intact): the greedy start over
@@ -1068,6 +1081,55 @@ START_TEST(test_cut_pairs_start_counts_like_a_walk) {
 }
 END_TEST
 
+
+// The ring-way search on a scattered half of 8x8x4 (seeded): from the
+// direction-order table it lowers the max load, every route stays in
+// direction order (positive runs in dimension order, then negative ones)
+// and at most long_way hops longer than minimal, and the verifier finds
+// the table complete and deadlock-free.  With long_way 0 only ring ties
+// change sides, every route minimal.  A budget that ends stops it.
+START_TEST(test_ring_ways_lower_direction_order_loads) {
+  const Network net(Torus::parse("8x8x4"));
+  const Torus& torus = net.torus();
+  std::vector<NodeId> nodes;
+  std::mt19937 random(7);
+  for (NodeId node = 0; node < torus.node_count(); ++node)
+    if (random() % 2 == 0) nodes.push_back(node);
+  const DirectionOrderWays ways = dimension_order_ways(torus, RingTies::split());
+  const RouteTable start = dimension_order_table(torus, nodes, RingTies::split());
+  const std::uint64_t before = verified(net, start).metrics.max_gamma;
+  for (const int long_way : {2, 0}) {
+    RouteTable table = start;
+    ck_assert(balanced::balance_ring_ways(torus, ways, long_way, table, nullptr) ==
+              balanced::RingWaysOutcome::converged);
+    const VerifyReport report = verified(net, table);
+    ck_assert_msg(report.metrics.max_gamma < before, "long_way %d: max load %llu, direction order %llu", long_way,
+                  static_cast<unsigned long long>(report.metrics.max_gamma), static_cast<unsigned long long>(before));
+    std::size_t longer = 0;
+    for (std::size_t s = 0; s < nodes.size(); ++s)
+      for (std::size_t d = 0; d < nodes.size(); ++d) {
+        if (s == d) continue;
+        int previous = -1;
+        table.for_each_run(s, d, [&](Direction direction, int) {
+          ck_assert_int_gt(direction.rank(), previous);
+          previous = direction.rank();
+        });
+        const std::size_t hops = table.hop_count(s, d), minimal = torus.distance(nodes[s], nodes[d]);
+        ck_assert_uint_le(hops, minimal + static_cast<std::size_t>(long_way));
+        longer += hops > minimal ? 1 : 0;
+      }
+    ck_assert_uint_eq(report.non_minimal, longer);
+    if (long_way == 0) ck_assert_uint_eq(longer, 0);
+  }
+  RouteTable table = start;
+  WorkBudget budget(2 * balanced::ring_ways_start_work(torus, nodes.size()) + 10);
+  ck_assert(balanced::balance_ring_ways(torus, ways, 2, table, &budget) == balanced::RingWaysOutcome::stopped);
+  verified(net, table);
+  WorkBudget none(1);
+  ck_assert(balanced::balance_ring_ways(torus, ways, 2, table, &none) == balanced::RingWaysOutcome::not_run);
+}
+END_TEST
+
 int main() {
   Suite* s = suite_create("balanced");
   TCase* candidates_case = tcase_create("candidates");
@@ -1098,6 +1160,7 @@ int main() {
   tcase_add_test(generator_case, test_around_failures_small_budget);
   tcase_add_test(generator_case, test_around_failures_memory_follows_the_budget);
   tcase_add_test(generator_case, test_cut_pairs_start_counts_like_a_walk);
+  tcase_add_test(generator_case, test_ring_ways_lower_direction_order_loads);
   tcase_add_test(generator_case, test_counts_around_cut_like_a_walk);
   tcase_add_test(generator_case, test_short_budget_routes_direction_order_around_failures);
   tcase_add_test(generator_case, test_around_failures_declines);

@@ -15,7 +15,9 @@
 //     (around_failures_table); under a time budget too short for the
 //     stages below that every searched table needs (candidate sets, greedy
 //     start, deadlock guard), a block or any job of a healthy machine keeps
-//     its direction-order table, verified by construction (anytime.hpp);
+//     its direction-order table, verified by construction (anytime.hpp),
+//     whose pairs on a healthy machine then go the other way round rings
+//     off the busiest channels while the budget lasts (ring_ways.hpp);
 //  1. otherwise greedy: pairs in a fixed order, most constrained first, each
 //     taking the candidate that least raises the loads it crosses;
 //  2. local search: a route crossing a channel at the max load moves to
@@ -41,7 +43,8 @@
 // This file holds the generator, its options and the order of the stages;
 // the stages themselves are in routing/generators/balanced/: stage 0 in
 // sub_torus.hpp, block.hpp, around_failures.hpp and anytime.hpp, stages 1-3 in
-// balancer.hpp, stage 5 in refinement.hpp
+// balancer.hpp (over the direction-order routes alone: ring_ways.hpp),
+// stage 5 in refinement.hpp
 // (stage 4 is routing/common/checked_turns.hpp).
 #include <cstddef>
 #include <cstdint>
@@ -152,7 +155,7 @@ class BalancedGenerator : public Generator {
     if (!context.whole_intact_torus && context.every_port_live && options.flow_control == FlowControl::bubble &&
         read_construction(options) &&
         balanced::budget_below_fixed_stages(options.budget.get(), context.allocation_size))
-      return context.pairs * 8 + context.channel_slots * context.layers * 16;
+      return context.pairs * 9 + context.channel_slots * context.layers * 16;  // the ring ways' byte a pair
     // A whole machine with failures whose budget leaves out the search over
     // every pair: the closed form, the result and the detours' checked-turn
     // stage (around_failures.hpp).
@@ -211,10 +214,15 @@ class BalancedGenerator : public Generator {
       return direct;
     // A budget too short for the stages every searched table needs gets the
     // direction-order table, verified by construction (anytime.hpp).
+    balanced::RingWaysOutcome ring_ways = balanced::RingWaysOutcome::not_run;
     if (read_construction(options) && balanced::budget_below_fixed_stages(options.budget.get(), direct.size()) &&
-        (balanced::direction_order_start(network, direct, options.flow_control, options.budget.get()) ||
+        (balanced::direction_order_start(network, direct, options.flow_control, options.budget.get(), long_way,
+                                         &ring_ways) ||
          balanced::direction_order_around_failures(network, direct, options))) {
-      options.budget->note_cut("load balancing");
+      options.budget->note_cut(ring_ways == balanced::RingWaysOutcome::not_run ? "load balancing"
+                               : ring_ways == balanced::RingWaysOutcome::stopped
+                                   ? "load balancing (ring ways only, stopped early)"
+                                   : "load balancing (ring ways only)");
       if (read_turns(options)) options.budget->note_cut("First/Last Step refinement");
       return direct;
     }

@@ -12,6 +12,7 @@
 #include "routing/common/checked_turns.hpp"
 #include "routing/generators/balanced/around_failures.hpp"
 #include "routing/generators/balanced/block.hpp"
+#include "routing/generators/balanced/ring_ways.hpp"
 
 namespace angara::balanced {
 
@@ -233,14 +234,19 @@ RouteDependencies count_around_cut(const Torus& torus, const RouteTable& table, 
   return counted;
 }
 
-bool direction_order_start(const Network& network, RouteTable& table, FlowControl rule, WorkBudget* budget) {
+bool direction_order_start(const Network& network, RouteTable& table, FlowControl rule, WorkBudget* budget,
+                           int long_way, RingWaysOutcome* balanced) {
+  if (balanced) *balanced = RingWaysOutcome::not_run;
   if (block_table(network, table, rule)) return true;
   const Torus& torus = network.torus();
   if (rule != FlowControl::bubble || !network.every_port_live()) return false;
   give_back_check_work(torus, table.size(), budget);
   std::string algorithm = table.algorithm;
-  table = tie_chosen_direction_order(torus, table.nodes(), budget);
+  RingTies ties;
+  table = tie_chosen_direction_order(torus, table.nodes(), budget, &ties);
   table.algorithm = std::move(algorithm);
+  const RingWaysOutcome outcome = balance_ring_ways(torus, dimension_order_ways(torus, ties), long_way, table, budget);
+  if (balanced) *balanced = outcome;
   return true;
 }
 

@@ -15,6 +15,7 @@
 #include "routing/common/checked_turns.hpp"
 #include "routing/common/generator_support.hpp"
 #include "routing/common/work_budget.hpp"
+#include "routing/generators/balanced/ring_ways.hpp"
 
 namespace angara::balanced {
 
@@ -83,8 +84,12 @@ std::uint64_t tie_choice_work(const Torus& torus);
 // On such a machine, when the budget pays for counting both, the ring ties
 // go the positive way or split by the source's parity, whichever table has
 // the lower max load (dimension_order_table); otherwise the positive way
-// (said as "choice of the ring ties" cut).
-bool direction_order_start(const Network& network, RouteTable& table, FlowControl rule, WorkBudget* budget);
+// (said as "choice of the ring ties" cut).  Then, on such a machine, the
+// pairs take other ways round their rings (at most `long_way` hops longer)
+// while the budget lasts (balance_ring_ways, ring_ways.hpp), which says
+// in `balanced` how far it went.
+bool direction_order_start(const Network& network, RouteTable& table, FlowControl rule, WorkBudget* budget,
+                           int long_way = 0, RingWaysOutcome* balanced = nullptr);
 
 // The same start on a machine with failed routers or cables, under bubble
 // flow control (else false, the table untouched): the direction-order

@@ -1,0 +1,276 @@
+// Stage 2 over the direction-order routes alone (ring_ways.hpp).
+#include "routing/generators/balanced/ring_ways.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace angara::balanced {
+
+namespace {
+
+constexpr std::uint32_t kAbsent = 0xFFFFFFFFu;
+// Pairs are indexed s * n + d in 32 bits, a byte each.
+constexpr std::size_t kMaxNodes = 16384;
+// The longest route: every dimension's run at most the ring's size.
+constexpr std::size_t kMaxRouteHops = kMaxDims * 64;
+
+// Work in steps (work_budget.hpp, about 33 ns): a unit is a coordinate
+// combination tried while enumerating a channel's pairs or a hop of a way
+// evaluated (its channel's load read), about 16 ns on a random half of
+// 8x8x8x8.
+constexpr std::uint64_t kUnitsPerStep = 2;
+
+class RingWaysSearch {
+ public:
+  RingWaysSearch(const Torus& torus, const DirectionOrderWays& ways, int long_way, const std::vector<NodeId>& nodes)
+      : torus_(torus), ways_(ways), long_way_(long_way), nodes_(nodes), n_(nodes.size()),
+        index_of_(torus.node_count(), kAbsent), flips_(n_ * n_, 0), moved_onto_(torus.channel_slots()) {
+    for (std::size_t k = 0; k < n_; ++k) index_of_[nodes[k]] = static_cast<std::uint32_t>(k);
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      Coord unit{};
+      if (torus.size(dim) > 1) unit[dim] = 1;
+      stride_[dim] = torus.size(dim) > 1 ? torus.id(unit) : 0;
+      coord_[dim].resize(n_);
+      for (std::size_t k = 0; k < n_; ++k) coord_[dim][k] = static_cast<std::uint8_t>(torus.coord(nodes[k])[dim]);
+    }
+    const std::vector<std::int64_t> counted = direction_order_loads(torus, ways, nodes);
+    load_.assign(counted.begin(), counted.end());
+  }
+
+  RingWaysOutcome run(WorkBudget* budget) {
+    std::vector<ChannelId> at_max;
+    while (true) {
+      const std::int64_t top = *std::max_element(load_.begin(), load_.end());
+      if (top <= 0) return RingWaysOutcome::converged;
+      at_max.clear();
+      for (ChannelId c = 0; c < load_.size(); ++c)
+        if (load_[c] == top) at_max.push_back(c);
+      for (const ChannelId c : at_max) {
+        if (load_[c] < top) continue;  // a pair moved off it for another channel
+        if (budget && budget->exhausted()) return RingWaysOutcome::stopped;
+        const std::uint64_t before = work_;
+        const bool moved = move_one_off(c, top);
+        if (budget) budget->spend((work_ - before) / kUnitsPerStep + 1);
+        if (!moved) return RingWaysOutcome::converged;  // c stays at the max
+      }
+    }
+  }
+
+  // The moved pairs' routes into `table` (the others keep theirs).
+  void write(RouteTable& table) const {
+    for (std::size_t s = 0; s < n_; ++s)
+      for (std::size_t d = 0; d < n_; ++d) {
+        const std::uint8_t flips = flips_[s * n_ + d];
+        if (flips == 0) continue;
+        Route route;
+        each_run(s, d, flips, [&](Direction direction, int count) {
+          route.hops.insert(route.hops.end(), static_cast<std::size_t>(count), direction);
+        });
+        table.set_route(s, d, route);
+      }
+  }
+
+ private:
+  // The run of dimension `dim` from coordinate a to b under `flipped`: sign
+  // (+1, -1, 0) and hops.
+  std::pair<int, int> run_of(int dim, int a, int b, bool flipped) const {
+    const std::size_t at = ways_.at(dim, a, b);
+    const int sign = ways_.sign[dim][at], hops = ways_.hops[dim][at];
+    if (!flipped || sign == 0) return {sign, hops};
+    return {-sign, torus_.size(dim) - hops};
+  }
+  template <class Run>
+  void each_run(std::size_t s, std::size_t d, std::uint8_t flips, Run run) const {
+    for (int negative = 0; negative <= 1; ++negative)
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const auto [sign, hops] = run_of(dim, coord_[dim][s], coord_[dim][d], ((flips >> dim) & 1u) != 0);
+        if (sign == 0 || (sign < 0) != (negative != 0)) continue;
+        run(Direction::make(dim, negative != 0), hops);
+      }
+  }
+  // The channels of the route of (s, d) under `flips`, into `out`; their count.
+  // A dimension's one run starts at the source's coordinate there: the
+  // steps are counted along the ring, not decoded from node ids.
+  std::size_t channels(std::size_t s, std::size_t d, std::uint8_t flips, ChannelId* out) const {
+    std::int64_t at = nodes_[s];
+    std::size_t count = 0;
+    each_run(s, d, flips, [&](Direction direction, int hops) {
+      const int dim = direction.dim(), size = torus_.size(dim), step = direction.step();
+      const std::int64_t stride = stride_[dim], wrap = static_cast<std::int64_t>(size - 1) * stride;
+      int x = coord_[dim][s];
+      for (int h = 0; h < hops; ++h) {
+        out[count++] = Torus::channel(static_cast<NodeId>(at), direction);
+        x += step;
+        if (x == size) {
+          x = 0;
+          at -= wrap;
+        } else if (x < 0) {
+          x = size - 1;
+          at += wrap;
+        } else {
+          at += step * stride;
+        }
+      }
+    });
+    work_ += count + 4;
+    return count;
+  }
+  // Whether pair (s, d) may take `flips`: its dimensions with a run, each
+  // flipped one's other direction cabled, at most long_way_ hops more.
+  bool allowed(std::size_t s, std::size_t d, std::uint8_t flips) const {
+    int longer = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      if (((flips >> dim) & 1u) == 0) continue;
+      const auto [sign, hops] = run_of(dim, coord_[dim][s], coord_[dim][d], false);
+      if (sign == 0 || !torus_.direction_present(Direction::make(dim, sign > 0))) return false;
+      longer += torus_.size(dim) - 2 * hops;
+    }
+    return longer <= long_way_;
+  }
+
+  // Moves one pair off channel c (at load `top`) to another way that
+  // raises no channel to `top`; false when none can.
+  bool move_one_off(ChannelId c, std::int64_t top) {
+    bool moved = false;
+    const auto consider = [&](std::size_t s, std::size_t d) {
+      if (!moved) moved = try_move(s, d, c, top);
+      return moved;
+    };
+    // The pairs that moved onto c, then those whose direction-order route
+    // crosses it.
+    for (std::size_t i = 0; i < moved_onto_[c].size() && !moved; ++i) {
+      const std::uint32_t p = moved_onto_[c][i];
+      consider(p / n_, p % n_);
+    }
+    if (!moved) each_default_pair_on(c, consider);
+    return moved;
+  }
+
+  bool try_move(std::size_t s, std::size_t d, ChannelId c, std::int64_t top) {
+    const std::uint8_t current = flips_[s * n_ + d];
+    bool other_way = false;
+    for (std::uint8_t flips = 0; flips < (1u << kMaxDims) && !other_way; ++flips)
+      other_way = flips != current && allowed(s, d, flips);
+    if (!other_way) return false;
+    std::array<ChannelId, kMaxRouteHops> old_route, new_route;
+    const std::size_t old_count = channels(s, d, current, old_route.data());
+    if (std::find(old_route.begin(), old_route.begin() + old_count, c) == old_route.begin() + old_count) return false;
+    std::uint8_t best = current;
+    std::int64_t best_peak = top - 1;  // a new channel must stay below the max
+    std::size_t best_hops = 0;
+    for (std::uint8_t flips = 0; flips < (1u << kMaxDims); ++flips) {
+      if (flips == current || !allowed(s, d, flips)) continue;
+      const std::size_t count = channels(s, d, flips, new_route.data());
+      std::int64_t peak = 0;
+      bool keeps_c = false;
+      for (std::size_t h = 0; h < count; ++h) {
+        const ChannelId e = new_route[h];
+        keeps_c = keeps_c || e == c;
+        const bool shared = std::find(old_route.begin(), old_route.begin() + old_count, e) != old_route.begin() + old_count;
+        peak = std::max(peak, load_[e] + (shared ? 0 : 1));
+      }
+      if (keeps_c || peak >= top) continue;
+      if (best == current || peak < best_peak || (peak == best_peak && count < best_hops)) {
+        best = flips;
+        best_peak = peak;
+        best_hops = count;
+      }
+    }
+    if (best == current) return false;
+    const std::size_t count = channels(s, d, best, new_route.data());
+    for (std::size_t h = 0; h < old_count; ++h) --load_[old_route[h]];
+    const std::uint32_t pair = static_cast<std::uint32_t>(s * n_ + d);
+    for (std::size_t h = 0; h < count; ++h) {
+      ++load_[new_route[h]];
+      moved_onto_[new_route[h]].push_back(pair);
+    }
+    flips_[pair] = best;
+    return true;
+  }
+
+  // visit(s, d) for every pair still on its direction-order route (no
+  // flips) that crosses channel c, until visit returns true.  Dimension by
+  // dimension the (source, destination) coordinates such a pair may have:
+  // in c's dimension a run of c's direction over c's router, in a
+  // dimension whose run comes before c's the router's coordinate at the
+  // destination, in the others (and without a run) at the source.
+  template <class Visit>
+  void each_default_pair_on(ChannelId c, Visit visit) {
+    const NodeId router = Torus::channel_node(c);
+    const Direction direction = Torus::channel_direction(c);
+    const Coord r = torus_.coord(router);
+    const int k = direction.dim();
+    std::array<std::vector<std::pair<std::uint8_t, std::uint8_t>>, kMaxDims> options;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const int size = torus_.size(dim);
+      for (int a = 0; a < size; ++a)
+        for (int b = 0; b < size; ++b) {
+          const auto [sign, hops] = run_of(dim, a, b, false);
+          bool fits;
+          if (dim == k) {
+            const int ahead = ((direction.positive() ? r[dim] - a : a - r[dim]) % size + size) % size;
+            fits = sign == (direction.positive() ? 1 : -1) && ahead < hops;
+          } else if (sign == 0) {
+            fits = a == r[dim];
+          } else {
+            const bool before = Direction::make(dim, sign < 0) < direction;  // ranks are the direction order
+            fits = before ? b == r[dim] : a == r[dim];
+          }
+          if (fits) options[dim].emplace_back(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b));
+        }
+    }
+    for (const auto& [a3, b3] : options[3])
+      for (const auto& [a2, b2] : options[2])
+        for (const auto& [a1, b1] : options[1]) {
+          const NodeId from = a3 * stride_[3] + a2 * stride_[2] + a1 * stride_[1];
+          const NodeId to = b3 * stride_[3] + b2 * stride_[2] + b1 * stride_[1];
+          work_ += options[0].size();
+          for (const auto& [a0, b0] : options[0]) {
+            const std::uint32_t s = index_of_[from + a0 * stride_[0]];
+            const std::uint32_t d = index_of_[to + b0 * stride_[0]];
+            if (s == kAbsent || d == kAbsent || flips_[std::size_t(s) * n_ + d] != 0) continue;
+            if (visit(s, d)) return;
+          }
+        }
+  }
+
+  const Torus& torus_;
+  const DirectionOrderWays& ways_;
+  const int long_way_;
+  const std::vector<NodeId>& nodes_;
+  const std::size_t n_;
+  std::vector<std::uint32_t> index_of_;                        // by node id
+  std::array<NodeId, kMaxDims> stride_{};                      // node id per coordinate step
+  std::array<std::vector<std::uint8_t>, kMaxDims> coord_;      // by allocation index
+  std::vector<std::uint8_t> flips_;                            // by s * n + d: dimensions the other way
+  std::vector<std::int64_t> load_;                             // by channel slot
+  std::vector<std::vector<std::uint32_t>> moved_onto_;         // by channel slot: pairs moved onto it
+  mutable std::uint64_t work_ = 0;                             // combinations and hops, for the budget
+};
+
+}  // namespace
+
+std::uint64_t ring_ways_start_work(const Torus& torus, std::size_t nodes) {
+  return direction_order_loads_work(torus) / 40 + static_cast<std::uint64_t>(nodes) * nodes / 64;
+}
+
+RingWaysOutcome balance_ring_ways(const Torus& torus, const DirectionOrderWays& ways, int long_way, RouteTable& table,
+                                  WorkBudget* budget) {
+  const std::vector<NodeId>& nodes = table.nodes();
+  if (nodes.size() < 2 || nodes.size() > kMaxNodes) return RingWaysOutcome::not_run;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (torus.size(dim) > 255) return RingWaysOutcome::not_run;
+  const std::uint64_t start = ring_ways_start_work(torus, nodes.size());
+  if (budget && !budget->affords(2 * start)) return RingWaysOutcome::not_run;
+  if (budget) budget->spend(start);
+  RingWaysSearch search(torus, ways, long_way, nodes);
+  const RingWaysOutcome outcome = search.run(budget);
+  search.write(table);
+  return outcome;
+}
+
+}  // namespace angara::balanced

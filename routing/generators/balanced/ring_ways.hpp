@@ -1,0 +1,51 @@
+// Stage 2 of the balanced generator for a table that stays direction-order
+// (a budget below the fixed stages of the candidate search, anytime.hpp):
+// each pair may take its run in a dimension the other way round the ring.
+#pragma once
+
+#include <cstdint>
+
+#include "angara/direction_order_loads.hpp"
+#include "angara/route.hpp"
+#include "angara/torus.hpp"
+#include "routing/common/work_budget.hpp"
+
+namespace angara::balanced {
+
+// What balance_ring_ways() did, for the report.
+enum class RingWaysOutcome {
+  not_run,    // the budget could not pay for its start
+  converged,  // a channel at the max load kept every pair it carries
+  stopped,    // the budget ended first
+};
+
+// Local search (stage 2, balancer.hpp) over the direction-order routes
+// alone.  `table` holds the direction-order routes of `ways` (its ring ties
+// included) for every pair; a pair may instead go the other way round the
+// ring in any of its dimensions: a tie's other half at no cost, otherwise
+// at most `long_way` hops longer in all.  Every such route keeps the
+// direction order (positive runs in dimension order, then negative ones),
+// so under bubble flow control the table stays deadlock-free
+// (doc/model.md, "Deadlock rule"), and its words stay compact.
+//
+// While the budget lasts, every channel at the max load gives up one pair
+// to another of its ways that raises no channel to the max (of those, the
+// way whose busiest new channel is least loaded, then the fewest hops).
+// The pairs on a channel are enumerated from coordinates
+// (a pair crosses router r in direction D when, dimension by dimension, it
+// has r's coordinate where its run comes after D's, the destination's
+// where it comes before, and r on D's run), not from lists of every route,
+// so memory stays at a byte a pair.  It stops when a channel at the max
+// keeps every pair (the max cannot drop), or the budget ends.
+//
+// On a random half of 8x8x8x8 (seed 1 of bench/angara-scale) the
+// direction-order table's max load of 2080 drops to 1864 in 1.5 s of CPU
+// and to 1700 in 5 s.
+RingWaysOutcome balance_ring_ways(const Torus& torus, const DirectionOrderWays& ways, int long_way, RouteTable& table,
+                                  WorkBudget* budget);
+
+// The steps balance_ring_ways() needs before its first move (the loads by
+// counts and a byte a pair): it does not start below them.
+std::uint64_t ring_ways_start_work(const Torus& torus, std::size_t nodes);
+
+}  // namespace angara::balanced
