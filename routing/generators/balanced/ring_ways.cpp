@@ -16,19 +16,20 @@ constexpr std::uint32_t kAbsent = 0xFFFFFFFFu;
 // Pairs are indexed s * n + d in 32 bits, a byte each.
 constexpr std::size_t kMaxNodes = 16384;
 // The longest route: every dimension's run at most the ring's size.
-constexpr std::size_t kMaxRouteHops = kMaxDims * 64;
+constexpr std::size_t kMaxRouteHops = kMaxDims * 256;
 
 // Work in steps (work_budget.hpp, about 33 ns): a unit is a coordinate
 // combination tried while enumerating a channel's pairs or a hop of a way
-// evaluated (its channel's load read), about 16 ns on a random half of
-// 8x8x8x8.
+// evaluated (its channel's load read), 10-16 ns on a random half of
+// 8x8x8x8 and a random quarter of 16x16x8x8 (the slower figure counted).
 constexpr std::uint64_t kUnitsPerStep = 2;
 
 class RingWaysSearch {
  public:
   RingWaysSearch(const Torus& torus, const DirectionOrderWays& ways, int long_way, const std::vector<NodeId>& nodes)
       : torus_(torus), ways_(ways), long_way_(long_way), nodes_(nodes), n_(nodes.size()),
-        index_of_(torus.node_count(), kAbsent), flips_(n_ * n_, 0), moved_onto_(torus.channel_slots()) {
+        index_of_(torus.node_count(), kAbsent), flips_(n_ * n_, 0), moved_onto_(torus.channel_slots()),
+        mark_(torus.channel_slots(), 0) {
     for (std::size_t k = 0; k < n_; ++k) index_of_[nodes[k]] = static_cast<std::uint32_t>(k);
     for (int dim = 0; dim < kMaxDims; ++dim) {
       Coord unit{};
@@ -93,29 +94,38 @@ class RingWaysSearch {
       }
   }
   // The channels of the route of (s, d) under `flips`, into `out`; their count.
-  // A dimension's one run starts at the source's coordinate there: the
-  // steps are counted along the ring, not decoded from node ids.
-  std::size_t channels(std::size_t s, std::size_t d, std::uint8_t flips, ChannelId* out) const {
+  // visit(channel) for the channels of the route of (s, d) under `flips`
+  // in order, while it returns true; the number visited.  A dimension's
+  // one run starts at the source's coordinate there: the steps are counted
+  // along the ring, not decoded from node ids.
+  template <class Visit>
+  std::size_t each_channel(std::size_t s, std::size_t d, std::uint8_t flips, Visit visit) const {
     std::int64_t at = nodes_[s];
     std::size_t count = 0;
-    each_run(s, d, flips, [&](Direction direction, int hops) {
-      const int dim = direction.dim(), size = torus_.size(dim), step = direction.step();
-      const std::int64_t stride = stride_[dim], wrap = static_cast<std::int64_t>(size - 1) * stride;
-      int x = coord_[dim][s];
-      for (int h = 0; h < hops; ++h) {
-        out[count++] = Torus::channel(static_cast<NodeId>(at), direction);
-        x += step;
-        if (x == size) {
-          x = 0;
-          at -= wrap;
-        } else if (x < 0) {
-          x = size - 1;
-          at += wrap;
-        } else {
-          at += step * stride;
+    bool going = true;
+    for (int negative = 0; negative <= 1 && going; ++negative)
+      for (int dim = 0; dim < kMaxDims && going; ++dim) {
+        const auto [sign, hops] = run_of(dim, coord_[dim][s], coord_[dim][d], ((flips >> dim) & 1u) != 0);
+        if (sign == 0 || (sign < 0) != (negative != 0)) continue;
+        const Direction direction = Direction::make(dim, negative != 0);
+        const int size = torus_.size(dim), step = direction.step();
+        const std::int64_t stride = stride_[dim], wrap = static_cast<std::int64_t>(size - 1) * stride;
+        int x = coord_[dim][s];
+        for (int h = 0; h < hops && going; ++h) {
+          ++count;
+          going = visit(Torus::channel(static_cast<NodeId>(at), direction));
+          x += step;
+          if (x == size) {
+            x = 0;
+            at -= wrap;
+          } else if (x < 0) {
+            x = size - 1;
+            at += wrap;
+          } else {
+            at += step * stride;
+          }
         }
       }
-    });
     work_ += count + 4;
     return count;
   }
@@ -136,58 +146,64 @@ class RingWaysSearch {
   // raises no channel to `top`; false when none can.
   bool move_one_off(ChannelId c, std::int64_t top) {
     bool moved = false;
-    const auto consider = [&](std::size_t s, std::size_t d) {
-      if (!moved) moved = try_move(s, d, c, top);
-      return moved;
-    };
     // The pairs that moved onto c, then those whose direction-order route
     // crosses it.
     for (std::size_t i = 0; i < moved_onto_[c].size() && !moved; ++i) {
       const std::uint32_t p = moved_onto_[c][i];
-      consider(p / n_, p % n_);
+      moved = try_move(p / n_, p % n_, c, top, /*listed=*/true);
     }
-    if (!moved) each_default_pair_on(c, consider);
+    if (!moved)
+      each_default_pair_on(c, [&](std::size_t s, std::size_t d) { return moved = try_move(s, d, c, top, false); });
     return moved;
   }
 
-  bool try_move(std::size_t s, std::size_t d, ChannelId c, std::int64_t top) {
+  // `listed`: the pair came from moved_onto_[c] and may have left c.
+  bool try_move(std::size_t s, std::size_t d, ChannelId c, std::int64_t top, bool listed) {
     const std::uint8_t current = flips_[s * n_ + d];
-    bool other_way = false;
-    for (std::uint8_t flips = 0; flips < (1u << kMaxDims) && !other_way; ++flips)
-      other_way = flips != current && allowed(s, d, flips);
-    if (!other_way) return false;
-    std::array<ChannelId, kMaxRouteHops> old_route, new_route;
-    const std::size_t old_count = channels(s, d, current, old_route.data());
-    if (std::find(old_route.begin(), old_route.begin() + old_count, c) == old_route.begin() + old_count) return false;
+    std::array<std::uint8_t, 1u << kMaxDims> ways;
+    std::size_t count = 0;
+    for (std::uint8_t flips = 0; flips < (1u << kMaxDims); ++flips)
+      if (flips != current && allowed(s, d, flips)) ways[count++] = flips;
+    if (count == 0) return false;
+    // The current route's channels, marked.
+    if (++stamp_ == 0) {
+      std::fill(mark_.begin(), mark_.end(), 0);
+      stamp_ = 1;
+    }
+    std::array<ChannelId, kMaxRouteHops> old_route;
+    std::size_t old_count = 0;
+    each_channel(s, d, current, [&](ChannelId e) {
+      old_route[old_count++] = e;
+      mark_[e] = stamp_;
+      return true;
+    });
+    if (listed && mark_[c] != stamp_) return false;
+    // Each other way with its busiest channel after the move, given up as
+    // soon as it cannot be the best: one that keeps c or reaches the max.
     std::uint8_t best = current;
-    std::int64_t best_peak = top - 1;  // a new channel must stay below the max
+    std::int64_t best_peak = top - 1;
     std::size_t best_hops = 0;
-    for (std::uint8_t flips = 0; flips < (1u << kMaxDims); ++flips) {
-      if (flips == current || !allowed(s, d, flips)) continue;
-      const std::size_t count = channels(s, d, flips, new_route.data());
+    for (std::size_t w = 0; w < count; ++w) {
       std::int64_t peak = 0;
-      bool keeps_c = false;
-      for (std::size_t h = 0; h < count; ++h) {
-        const ChannelId e = new_route[h];
-        keeps_c = keeps_c || e == c;
-        const bool shared = std::find(old_route.begin(), old_route.begin() + old_count, e) != old_route.begin() + old_count;
-        peak = std::max(peak, load_[e] + (shared ? 0 : 1));
-      }
-      if (keeps_c || peak >= top) continue;
-      if (best == current || peak < best_peak || (peak == best_peak && count < best_hops)) {
-        best = flips;
-        best_peak = peak;
-        best_hops = count;
-      }
+      bool fits = true;
+      const std::size_t hops = each_channel(s, d, ways[w], [&](ChannelId e) {
+        peak = std::max(peak, load_[e] + (mark_[e] == stamp_ ? 0 : 1));
+        fits = e != c && peak <= best_peak;
+        return fits;
+      });
+      if (!fits || (best != current && peak == best_peak && hops >= best_hops)) continue;
+      best = ways[w];
+      best_peak = peak;
+      best_hops = hops;
     }
     if (best == current) return false;
-    const std::size_t count = channels(s, d, best, new_route.data());
     for (std::size_t h = 0; h < old_count; ++h) --load_[old_route[h]];
     const std::uint32_t pair = static_cast<std::uint32_t>(s * n_ + d);
-    for (std::size_t h = 0; h < count; ++h) {
-      ++load_[new_route[h]];
-      moved_onto_[new_route[h]].push_back(pair);
-    }
+    each_channel(s, d, best, [&](ChannelId e) {
+      ++load_[e];
+      moved_onto_[e].push_back(pair);
+      return true;
+    });
     flips_[pair] = best;
     return true;
   }
@@ -249,6 +265,8 @@ class RingWaysSearch {
   std::vector<std::uint8_t> flips_;                            // by s * n + d: dimensions the other way
   std::vector<std::int64_t> load_;                             // by channel slot
   std::vector<std::vector<std::uint32_t>> moved_onto_;         // by channel slot: pairs moved onto it
+  std::vector<std::uint32_t> mark_;                            // by channel slot: stamp_ on the current route
+  std::uint32_t stamp_ = 0;
   mutable std::uint64_t work_ = 0;                             // combinations and hops, for the budget
 };
 
