@@ -218,7 +218,7 @@ class BalancedGenerator : public Generator {
     if (read_construction(options) && balanced::budget_below_fixed_stages(options.budget.get(), direct.size()) &&
         (balanced::direction_order_start(network, direct, options.flow_control, options.budget.get(), long_way,
                                          &ring_ways) ||
-         balanced::direction_order_around_failures(network, direct, options))) {
+         balanced::direction_order_around_failures(network, direct, options, long_way, &ring_ways))) {
       options.budget->note_cut(ring_ways == balanced::RingWaysOutcome::not_run ? "load balancing"
                                : ring_ways == balanced::RingWaysOutcome::stopped
                                    ? "load balancing (ring ways only, stopped early)"

@@ -250,7 +250,9 @@ bool direction_order_start(const Network& network, RouteTable& table, FlowContro
   return true;
 }
 
-bool direction_order_around_failures(const Network& network, RouteTable& table, const GeneratorOptions& options) {
+bool direction_order_around_failures(const Network& network, RouteTable& table, const GeneratorOptions& options,
+                                     int long_way, RingWaysOutcome* balanced) {
+  if (balanced) *balanced = RingWaysOutcome::not_run;
   const Torus& torus = network.torus();
   if (options.flow_control != FlowControl::bubble || table.size() < 2) return false;
   std::vector<NodeId> points = network.failed_nodes();  // a route meeting a failure passes one of them
@@ -302,12 +304,35 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
   // searched stages this budget cannot pay for are not tried instead.
   WorkBudget* budget = options.budget.get();
   RouteDependencies counted;
-  const std::uint64_t count_work = count_around_cut_work(torus, cut.size());
+  std::uint64_t count_work = count_around_cut_work(torus, cut.size());
+  // The pairs whose route differs from the direction-order one by the end:
+  // the cut ones, and those the ring ways move, with that route.
+  std::vector<std::pair<std::size_t, std::size_t>> changed = cut;
+  std::vector<Route> changed_routes = cut_routes;
   if (budget && !budget->affords(count_work)) {
     counted.loads.assign(torus.channel_slots(), 0);
   } else {
     if (budget) budget->spend(count_work);
     counted = count_around_cut(torus, result, ties, cut, cut_routes, /*with_dependencies=*/false);
+    // The other pairs go other ways round their rings off the busiest
+    // channels (ring_ways.hpp), on half of what is left once the counts
+    // the checked-turn stage needs are paid for.
+    if (!budget || budget->affords(2 * count_work)) {
+      WorkBudget share(budget ? (budget->left() - count_work) * 7 / 8 + 1 : 0);
+      std::vector<std::int64_t> loads(counted.loads.begin(), counted.loads.end());
+      std::vector<MovedPair> moved;
+      const RingWaysOutcome outcome = balance_ring_ways_around(network, dimension_order_ways(torus, ties),
+                                                               long_way, cut, loads, result,
+                                                               budget ? &share : nullptr, moved);
+      if (budget) budget->spend(share.used());
+      if (balanced) *balanced = outcome;
+      for (std::size_t c = 0; c < loads.size(); ++c) counted.loads[c] = static_cast<std::uint32_t>(loads[c]);
+      for (MovedPair& pair : moved) {
+        changed.emplace_back(pair.source, pair.target);
+        changed_routes.push_back(std::move(pair.direction_order));
+      }
+      count_work = count_around_cut_work(torus, changed.size());
+    }
   }
   assign_cut_pairs(network, cut, result, counted);
   const bool shorten = !budget || budget->affords(count_work + kShorteningWorkPerPair * n * n);
@@ -326,7 +351,7 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
     budget->note_cut(detours_left_cut(detours, detours));
   }
   if (!listed.empty()) {
-    counted = count_around_cut(torus, result, ties, cut, cut_routes, /*with_dependencies=*/true);
+    counted = count_around_cut(torus, result, ties, changed, changed_routes, /*with_dependencies=*/true);
     complete_listed_pairs_with_checked_turns(result.algorithm, network, result, listed, options, &counted);
   }
   table = std::move(result);

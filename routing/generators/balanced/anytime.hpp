@@ -117,6 +117,10 @@ RouteDependencies count_around_cut(const Torus& torus, const RouteTable& table, 
                                    const std::vector<std::pair<std::size_t, std::size_t>>& cut,
                                    const std::vector<Route>& cut_routes, bool with_dependencies);
 constexpr std::size_t kFilteredFailures = 64;  // failure points the pair filter tests; above, every route is walked
-bool direction_order_around_failures(const Network& network, RouteTable& table, const GeneratorOptions& options);
+// Before the cut pairs are routed, the others go other ways round their
+// rings as in direction_order_start() (balance_ring_ways_around), on half
+// of the budget left, keeping to live channels.
+bool direction_order_around_failures(const Network& network, RouteTable& table, const GeneratorOptions& options,
+                                     int long_way = 0, RingWaysOutcome* balanced = nullptr);
 
 }  // namespace angara::balanced

@@ -20,16 +20,23 @@ constexpr std::size_t kMaxRouteHops = kMaxDims * 256;
 
 // Work in steps (work_budget.hpp, about 33 ns): a unit is a coordinate
 // combination tried while enumerating a channel's pairs or a hop of a way
-// evaluated (its channel's load read), 10-16 ns on a random half of
-// 8x8x8x8 and a random quarter of 16x16x8x8 (the slower figure counted).
-constexpr std::uint64_t kUnitsPerStep = 2;
+// evaluated (its channel's load read), 8-12 ns on a random half of
+// 8x8x8x8 (with a failed router or not) and a random quarter of
+// 16x16x8x8.
+constexpr std::uint64_t kUnitsPerStep = 3;
+
+// flips_ of a pair that keeps its route (cut by a failure: not a
+// direction-order route of `ways`): never enumerated, never moved.
+constexpr std::uint8_t kKept = 0x80;
 
 class RingWaysSearch {
  public:
-  RingWaysSearch(const Torus& torus, const DirectionOrderWays& ways, int long_way, const std::vector<NodeId>& nodes)
+  // `dead`: by channel slot, the channels no way may take (empty: none).
+  RingWaysSearch(const Torus& torus, const DirectionOrderWays& ways, int long_way, const std::vector<NodeId>& nodes,
+                 std::vector<unsigned char> dead = {})
       : torus_(torus), ways_(ways), long_way_(long_way), nodes_(nodes), n_(nodes.size()),
         index_of_(torus.node_count(), kAbsent), flips_(n_ * n_, 0), moved_onto_(torus.channel_slots()),
-        mark_(torus.channel_slots(), 0) {
+        mark_(torus.channel_slots(), 0), dead_(std::move(dead)) {
     for (std::size_t k = 0; k < n_; ++k) index_of_[nodes[k]] = static_cast<std::uint32_t>(k);
     for (int dim = 0; dim < kMaxDims; ++dim) {
       Coord unit{};
@@ -38,9 +45,12 @@ class RingWaysSearch {
       coord_[dim].resize(n_);
       for (std::size_t k = 0; k < n_; ++k) coord_[dim][k] = static_cast<std::uint8_t>(torus.coord(nodes[k])[dim]);
     }
-    const std::vector<std::int64_t> counted = direction_order_loads(torus, ways, nodes);
-    load_.assign(counted.begin(), counted.end());
+    load_ = direction_order_loads(torus, ways, nodes);
   }
+  // Pair (s, d) keeps its route; `loads` replace the direction-order loads.
+  void keep(std::size_t s, std::size_t d) { flips_[s * n_ + d] = kKept; }
+  void set_loads(std::vector<std::int64_t> loads) { load_ = std::move(loads); }
+  const std::vector<std::int64_t>& loads() const { return load_; }
 
   RingWaysOutcome run(WorkBudget* budget) {
     std::vector<ChannelId> at_max;
@@ -61,17 +71,22 @@ class RingWaysSearch {
     }
   }
 
-  // The moved pairs' routes into `table` (the others keep theirs).
-  void write(RouteTable& table) const {
+  // The moved pairs' routes into `table` (the others keep theirs), and
+  // with `moved` the pairs with their direction-order routes.
+  void write(RouteTable& table, std::vector<MovedPair>* moved = nullptr) const {
+    const auto route_of = [&](std::size_t s, std::size_t d, std::uint8_t flips) {
+      Route route;
+      each_run(s, d, flips, [&](Direction direction, int count) {
+        route.hops.insert(route.hops.end(), static_cast<std::size_t>(count), direction);
+      });
+      return route;
+    };
     for (std::size_t s = 0; s < n_; ++s)
       for (std::size_t d = 0; d < n_; ++d) {
         const std::uint8_t flips = flips_[s * n_ + d];
-        if (flips == 0) continue;
-        Route route;
-        each_run(s, d, flips, [&](Direction direction, int count) {
-          route.hops.insert(route.hops.end(), static_cast<std::size_t>(count), direction);
-        });
-        table.set_route(s, d, route);
+        if (flips == 0 || flips == kKept) continue;
+        table.set_route(s, d, route_of(s, d, flips));
+        if (moved) moved->push_back(MovedPair{s, d, route_of(s, d, 0)});
       }
   }
 
@@ -129,19 +144,6 @@ class RingWaysSearch {
     work_ += count + 4;
     return count;
   }
-  // Whether pair (s, d) may take `flips`: its dimensions with a run, each
-  // flipped one's other direction cabled, at most long_way_ hops more.
-  bool allowed(std::size_t s, std::size_t d, std::uint8_t flips) const {
-    int longer = 0;
-    for (int dim = 0; dim < kMaxDims; ++dim) {
-      if (((flips >> dim) & 1u) == 0) continue;
-      const auto [sign, hops] = run_of(dim, coord_[dim][s], coord_[dim][d], false);
-      if (sign == 0 || !torus_.direction_present(Direction::make(dim, sign > 0))) return false;
-      longer += torus_.size(dim) - 2 * hops;
-    }
-    return longer <= long_way_;
-  }
-
   // Moves one pair off channel c (at load `top`) to another way that
   // raises no channel to `top`; false when none can.
   bool move_one_off(ChannelId c, std::int64_t top) {
@@ -160,10 +162,25 @@ class RingWaysSearch {
   // `listed`: the pair came from moved_onto_[c] and may have left c.
   bool try_move(std::size_t s, std::size_t d, ChannelId c, std::int64_t top, bool listed) {
     const std::uint8_t current = flips_[s * n_ + d];
+    // The dimensions that may go the other way and what each costs, then
+    // every set of them within long_way_ hops.
+    std::array<int, kMaxDims> longer{};
+    unsigned flippable = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const auto [sign, hops] = run_of(dim, coord_[dim][s], coord_[dim][d], false);
+      longer[dim] = torus_.size(dim) - 2 * hops;
+      if (sign != 0 && longer[dim] <= long_way_ && torus_.direction_present(Direction::make(dim, sign > 0)))
+        flippable |= 1u << dim;
+    }
+    if (flippable == 0) return false;
     std::array<std::uint8_t, 1u << kMaxDims> ways;
     std::size_t count = 0;
-    for (std::uint8_t flips = 0; flips < (1u << kMaxDims); ++flips)
-      if (flips != current && allowed(s, d, flips)) ways[count++] = flips;
+    for (unsigned flips = flippable;; flips = (flips - 1) & flippable) {  // the subsets of flippable
+      int extra = 0;
+      for (int dim = 0; dim < kMaxDims; ++dim) extra += ((flips >> dim) & 1u) ? longer[dim] : 0;
+      if (flips != current && extra <= long_way_) ways[count++] = static_cast<std::uint8_t>(flips);
+      if (flips == 0) break;
+    }
     if (count == 0) return false;
     // The current route's channels, marked.
     if (++stamp_ == 0) {
@@ -188,7 +205,7 @@ class RingWaysSearch {
       bool fits = true;
       const std::size_t hops = each_channel(s, d, ways[w], [&](ChannelId e) {
         peak = std::max(peak, load_[e] + (mark_[e] == stamp_ ? 0 : 1));
-        fits = e != c && peak <= best_peak;
+        fits = e != c && peak <= best_peak && (dead_.empty() || !dead_[e]);
         return fits;
       });
       if (!fits || (best != current && peak == best_peak && hops >= best_hops)) continue;
@@ -267,6 +284,7 @@ class RingWaysSearch {
   std::vector<std::vector<std::uint32_t>> moved_onto_;         // by channel slot: pairs moved onto it
   std::vector<std::uint32_t> mark_;                            // by channel slot: stamp_ on the current route
   std::uint32_t stamp_ = 0;
+  const std::vector<unsigned char> dead_;                      // by channel slot (empty: none)
   mutable std::uint64_t work_ = 0;                             // combinations and hops, for the budget
 };
 
@@ -276,18 +294,46 @@ std::uint64_t ring_ways_start_work(const Torus& torus, std::size_t nodes) {
   return direction_order_loads_work(torus) / 40 + static_cast<std::uint64_t>(nodes) * nodes / 64;
 }
 
+namespace {
+
+// Whether the search can index `nodes` on `torus`, and the budget pays for
+// its start (then spent).
+bool ring_ways_start(const Torus& torus, std::size_t nodes, WorkBudget* budget) {
+  if (nodes < 2 || nodes > kMaxNodes) return false;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (torus.size(dim) > 255) return false;
+  const std::uint64_t start = ring_ways_start_work(torus, nodes);
+  if (budget && !budget->affords(2 * start)) return false;
+  if (budget) budget->spend(start);
+  return true;
+}
+
+}  // namespace
+
 RingWaysOutcome balance_ring_ways(const Torus& torus, const DirectionOrderWays& ways, int long_way, RouteTable& table,
                                   WorkBudget* budget) {
-  const std::vector<NodeId>& nodes = table.nodes();
-  if (nodes.size() < 2 || nodes.size() > kMaxNodes) return RingWaysOutcome::not_run;
-  for (int dim = 0; dim < kMaxDims; ++dim)
-    if (torus.size(dim) > 255) return RingWaysOutcome::not_run;
-  const std::uint64_t start = ring_ways_start_work(torus, nodes.size());
-  if (budget && !budget->affords(2 * start)) return RingWaysOutcome::not_run;
-  if (budget) budget->spend(start);
-  RingWaysSearch search(torus, ways, long_way, nodes);
+  if (!ring_ways_start(torus, table.size(), budget)) return RingWaysOutcome::not_run;
+  RingWaysSearch search(torus, ways, long_way, table.nodes());
   const RingWaysOutcome outcome = search.run(budget);
   search.write(table);
+  return outcome;
+}
+
+RingWaysOutcome balance_ring_ways_around(const Network& network, const DirectionOrderWays& ways, int long_way,
+                                         const std::vector<std::pair<std::size_t, std::size_t>>& kept,
+                                         std::vector<std::int64_t>& loads, RouteTable& table, WorkBudget* budget,
+                                         std::vector<MovedPair>& moved) {
+  const Torus& torus = network.torus();
+  if (!ring_ways_start(torus, table.size(), budget)) return RingWaysOutcome::not_run;
+  std::vector<unsigned char> dead(torus.channel_slots(), 0);
+  for (ChannelId c = 0; c < dead.size(); ++c)
+    dead[c] = torus.direction_present(Torus::channel_direction(c)) && !network.channel_alive(c) ? 1 : 0;
+  RingWaysSearch search(torus, ways, long_way, table.nodes(), std::move(dead));
+  for (const auto& [s, d] : kept) search.keep(s, d);
+  search.set_loads(std::move(loads));
+  const RingWaysOutcome outcome = search.run(budget);
+  search.write(table, &moved);
+  loads = search.loads();
   return outcome;
 }
 

@@ -3,9 +3,13 @@
 // each pair may take its run in a dimension the other way round the ring.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "angara/direction_order_loads.hpp"
+#include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "angara/torus.hpp"
 #include "routing/common/work_budget.hpp"
@@ -43,6 +47,22 @@ enum class RingWaysOutcome {
 // and to 1700 in 5 s.
 RingWaysOutcome balance_ring_ways(const Torus& torus, const DirectionOrderWays& ways, int long_way, RouteTable& table,
                                   WorkBudget* budget);
+
+// A pair balance_ring_ways_around() moved, with its direction-order route.
+struct MovedPair {
+  std::size_t source, target;  // allocation indices
+  Route direction_order;
+};
+
+// The same beside failures: the pairs in `kept` (their direction-order
+// route cut) keep whatever `table` has for them and are never moved; no
+// way takes a dead channel; the search starts from `loads` (by channel
+// slot: the routes of `table` it counts) and leaves them as it ends.  The
+// pairs it moved, in (source, target) order, go to `moved`.
+RingWaysOutcome balance_ring_ways_around(const Network& network, const DirectionOrderWays& ways, int long_way,
+                                         const std::vector<std::pair<std::size_t, std::size_t>>& kept,
+                                         std::vector<std::int64_t>& loads, RouteTable& table, WorkBudget* budget,
+                                         std::vector<MovedPair>& moved);
 
 // The steps balance_ring_ways() needs before its first move (the loads by
 // counts and a byte a pair): it does not start below them.
