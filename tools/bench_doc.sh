@@ -375,7 +375,12 @@ section_time_budget() {
        '  ties go the way of the lower max load when the budget pays for counting both' \
        '  tables from the allocation'"'"'s counts ("Latency of a job'"'"'s tables"), else the' \
        '  positive way, and the report' \
-       '  names `choice of the ring ties` too;' \
+       '  names `choice of the ring ties` too; then, while the budget lasts, a pair on a' \
+       '  channel at the max load goes the other way round one or more of its rings (a' \
+       '  tie'"'"'s other half, or at most `long_way` hops longer), still in direction order' \
+       '  (`routing/generators/balanced/ring_ways.hpp`; the report names' \
+       '  `load balancing (ring ways only)`, with `stopped early` when the budget ends); on a' \
+       '  machine with failures the same, on live channels, before the cut pairs are routed;' \
        '- below 4 x 40 a block'"'"'s budget goes to the First/Last Step refinement alone, from its' \
        '  closed form (above 564 and 282 nodes);' \
        '- below 30 000 (what the whole refinement costs a scattered job: 29 000 a pair on a' \
@@ -457,8 +462,10 @@ section_latency() {
        'thresholds ("Time budget"): the scattered and linear sets go the short way, from the' \
        'greedy start over their direction-order and long-way DOR routes (non-minimal routes in' \
        'the table: the report'"'"'s `non_minimal`); the 1024-node block goes to the First/Last' \
-       'Step refinement alone under 2 s; the 2048 random nodes, the 4096-node block, and under' \
-       '0.5 s the 1024-node cases, keep their direction-order table, verified by construction.' \
+       'Step refinement alone under 2 s; the 4096-node block, and under 0.5 s the 1024-node' \
+       'block, keep their direction-order table, verified by construction, and the scattered' \
+       'sets too big for the searched stages (the 2048 random nodes, the random quarter of' \
+       '16x16x8x8, under 0.5 s the 1024 linear ones) start from theirs.' \
        'Where the budget pays for counting both tables'"'"' loads (twice about 0.04 s on 16x16x8x8,' \
        'from the allocation'"'"'s counts, `angara/direction_order_loads.hpp`, whatever the number' \
        'of pairs), a direction-order table'"'"'s ring ties go the positive way or, from an odd' \
@@ -470,10 +477,23 @@ section_latency() {
        'from an even coordinate): the random quarter of 16x16x8x8 7062 with the ties of X the' \
        'negative way.  The max sits on channels next to a few sources (a source sends about' \
        'half its routes out on +X), which is why a sample of the sources does not decide it.' \
+       'Then, for the rest of the budget, the pairs on the channels at the max load go the' \
+       'other way round one or more of their rings, a tie'"'"'s other half or at most `long_way`' \
+       '(2) hops longer, while that raises no channel to the max' \
+       '(`routing/generators/balanced/ring_ways.hpp`): every route stays in direction order, so' \
+       'the table needs no cycle check, and the pairs on a channel are enumerated from' \
+       'coordinates (dimension by dimension the router'"'"'s coordinate at the source or the' \
+       'destination, by the order of the runs), not listed route by route, so it costs a byte' \
+       'a pair.  The 2048 random nodes go from 2080 to about 1800 under 2 s and 2000 under' \
+       '0.5 s, the random quarter of 16x16x8x8 from 7062 to about 6300, the 1024 linear nodes' \
+       'under 0.5 s from 1330 to about 1050; unbudgeted it goes on to about 1530 on the 2048' \
+       'random nodes.' \
        'A scattered job beside failed routers it does not hold, under a budget below those 40' \
        'steps a pair (the random half of 8x8x8x8 with one, the random quarter of 16x16x8x8 with' \
-       'two), keeps its direction-order table wherever the failures leave a route alive (a' \
-       'failure mask per dimension picks the pairs to walk); the pairs they cut take their' \
+       'two), keeps its direction-order table wherever the failures leave a route alive (the' \
+       'pairs to walk are those whose route'"'"'s runs pass a failure, found from a mask per' \
+       'dimension and run); those pairs go other ways round their rings as above, on live' \
+       'channels, on seven eighths of the budget left; the pairs the failures cut take their' \
        'least loaded candidates, against the other routes'"'"' loads when the budget pays for' \
        'counting them (the allocation'"'"'s counts less the cut pairs'"'"' direction-order routes), and' \
        'the checked-turn stage takes its dependency counts the same way, routes a pair left' \
@@ -484,7 +504,7 @@ section_latency() {
        '16.8 million pairs of the 4096-node block'"'"'s direction-order table).  A scattered or' \
        'linear set'"'"'s table it checks by counts: each pair'"'"'s word against the direction-order' \
        'word (a look-up per dimension), the direction-order routes'"'"' loads, run ends and turns' \
-       'from the allocation'"'"'s counts, and only the pairs that differ or may meet a failure' \
+       'from the allocation'"'"'s counts, and only the pairs that differ or whose runs meet a failure' \
        'walked (the random quarter of 16x16x8x8 in 0.26 s instead of 2.0 s).  The' \
        'per-dimension bound decides a block'"'"'s channels dimension by dimension (every' \
        'combination of its coordinates occurs), and a scattered set'"'"'s by a pair with one end on' \
@@ -499,9 +519,14 @@ section_latency() {
        'source'"'"'s parity for a class split by source), so the pairs the failures cut, the' \
        'channel loads and the dependency counts the checked-turn stage starts from come from' \
        'the rows of one source per parity class of the even-sized coordinates (16 on 8x8x8x8)' \
-       'instead of a walk over every pair'"'"'s route.  The verifier checks a whole machine by key' \
-       'too: it walks only the pairs whose route is not their key'"'"'s common one or meets a' \
-       'failure, 0.2% of them on these two machines.' \
+       'instead of a walk over every pair'"'"'s route; the closed form is kept by displacement' \
+       'class (`DisplacementRoutes`, `routing/generators/balanced/sub_torus.hpp`) and written' \
+       'straight into the job'"'"'s table, so the 8192-node machine holds one table of 256 MiB,' \
+       'not the whole machine'"'"'s as well.  The verifier checks a whole machine by key' \
+       'too: it compares a line of routers (the same but for X) with the common routes a piece' \
+       'at a time (the common words laid out by class, consecutive along X) and walks only the' \
+       'pairs whose route is not their key'"'"'s common one or meets a failure, 0.2% of them on' \
+       'these two machines.' \
        'What is left is the detours'"'"' shortening, an A* search over (router, encoding stage)' \
        'that asks the cycle test only about dependencies that can lie on a shortest route,' \
        'charged what its searches expand.' '' \
@@ -518,9 +543,10 @@ section_latency() {
        'no cycle test, reaches 324 from the same start in 0.9 s and 321 at best; with half the' \
        'budget given to it before the guarded search, the random half ends at 334 and the' \
        'random quarter at 106 instead of 104, so it is not used.  The random half of 8x8x8x8' \
-       'beside a failed router reaches 2143 against 1796: its budget keeps the direction-order' \
-       'table, as it does for the intact machine'"'"'s random half (2080), where the searched' \
-       'stages around the failure take about 14 s of CPU (`--time-budget 15`: 1797 in 14.3 s).'
+       'beside a failed router reaches about 1930 against 1796: its budget keeps the' \
+       'direction-order table and balances its ring ways, as it does for the intact' \
+       'machine'"'"'s random half (about 1800), where the searched stages around the failure take' \
+       'about 14 s of CPU (`--time-budget 15`: 1797 in 14.3 s).'
   local cases=block-8x8x4x4-in-8x8x8x8,block-8x8x8-in-16x16x8,block-8x8x8-in-16x16x16,random25-8x8x4x4,random50-8x8x4x4,random50-8x8x8x8,linear256-8x8x8x8,linear1024-8x8x8x8,fail1-8x8x4x4,fail3-8x8x4x4,block-8x8x8x8-in-16x16x8x8,fail1-8x8x8x8,fail2-16x8x8x8,random25-16x16x8x8,random50-fail1-8x8x8x8,random25-fail2-16x16x8x8
   [ "$quick" = 1 ] && cases=block-8x8x8-in-16x16x8,random25-8x8x4x4,linear256-8x8x8x8,fail1-8x8x4x4
   local status=0 half=0 whole=0
