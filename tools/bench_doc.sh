@@ -440,7 +440,10 @@ section_latency() {
        'chain, verifier included, one core, each in a child of its own (`--list` prints the' \
        'allocations).  CPU s is the computation'"'"'s, the least of 3 runs (`--repeat 3`): the budget' \
        'counts steps, so every run makes the same table, and on a shared machine the least is' \
-       'its cost (single runs of an unchanged case here move by up to half).  The outcome names' \
+       'its cost (single runs of an unchanged case here move by up to half, and the machine'"'"'s' \
+       'speed drifts over hours: the least of 3 runs of the random quarter of 16x16x8x8 under' \
+       '0.5 s, the same table each time, is 0.40 s in some hours and 0.70 s in others).  The' \
+       'outcome names' \
        'the stages the time budget cut; the estimate is the memory estimate of the member that' \
        'won, checked against the growth.' '' \
        'A block (per dimension a whole ring or an arc with 2(e-1) < ring size) starts from its' \
@@ -486,8 +489,8 @@ section_latency() {
        'destination, by the order of the runs), not listed route by route, so it costs a byte' \
        'a pair.  The 2048 random nodes go from 2080 to about 1800 under 2 s and 2000 under' \
        '0.5 s, the random quarter of 16x16x8x8 from 7062 to about 6300, the 1024 linear nodes' \
-       'under 0.5 s from 1330 to about 1050; unbudgeted it goes on to about 1530 on the 2048' \
-       'random nodes.' \
+       'under 0.5 s from 1330 to about 1050; with `--time-budget 5` the 2048 random nodes reach' \
+       '1687.' \
        'A scattered job beside failed routers it does not hold, under a budget below those 40' \
        'steps a pair (the random half of 8x8x8x8 with one, the random quarter of 16x16x8x8 with' \
        'two), keeps its direction-order table wherever the failures leave a route alive (the' \

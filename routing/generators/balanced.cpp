@@ -166,9 +166,10 @@ class BalancedGenerator : public Generator {
       return context.pairs * balanced::kAroundFailuresBytesPerPair + context.channel_slots * context.layers * 16;
     // Any other job of a machine with failures whose budget is below the
     // fixed stages' work: the direction-order table around them
-    // (anytime.hpp), and where the checked-turn stage runs its dependency
-    // counts, graph and per-router search state (a scattered 4096 nodes of
-    // 16x16x8x8 with two failed routers: 136 MB of growth).
+    // (anytime.hpp) with its ring ways' byte a pair and moved pairs, and
+    // where the checked-turn stage runs its dependency counts, graph and
+    // per-router search state (a scattered 4096 nodes of 16x16x8x8 with
+    // two failed routers: 160 MB of growth).
     const bool whole_around_failures =
         context.allocation_size >= balanced::kAroundFailuresMinNodes &&
         balanced::routes_around_failures(context.faults, context.allocation_size, context.live_nodes,
@@ -176,7 +177,7 @@ class BalancedGenerator : public Generator {
     if (!whole_around_failures && context.faults && options.flow_control == FlowControl::bubble &&
         read_construction(options) &&
         balanced::budget_below_fixed_stages(options.budget.get(), context.allocation_size))
-      return context.pairs * 8 + context.channel_slots * (context.layers * 16 + 160) +
+      return context.pairs * 9 + context.channel_slots * (context.layers * 16 + 160) +
              static_cast<double>(context.live_nodes) * 1024;
     const auto turns = options.extra.find(std::string(kTurnsOption.key));
     const bool refined = !context.whole_intact_torus && (turns == options.extra.end() || turns->second != "off") &&
