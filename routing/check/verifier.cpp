@@ -1412,8 +1412,6 @@ std::optional<TranslateCounts> walk_scattered_dor(const Network& network, const 
   };
   std::vector<Compared> compared(parallel_parts(n), Compared{PairsToWalk(torus, parallel_parts(n))});
   std::vector<unsigned char> row_walked(n, 0);
-  // One row: visit(d, whether the pair is walked, the direction-order
-  // route's hops) for every d != s.
   // Whether the direction-order route s -> d meets one of the points in
   // `boxed` (those on its arc in every dimension).  The route passes a
   // point on the run of some dimension k when every dimension whose run
@@ -1437,6 +1435,8 @@ std::optional<TranslateCounts> walk_scattered_dor(const Network& network, const 
     }
     return met != 0;
   };
+  // One row: visit(d, whether the pair is walked, the direction-order
+  // route's hops) for every d != s.
   const auto each_in_row = [&](std::size_t s, auto visit) {
     std::array<const std::uint32_t*, kMaxDims> field, meet;
     std::array<const std::uint8_t*, kMaxDims> hops;

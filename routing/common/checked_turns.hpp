@@ -80,19 +80,26 @@ struct RouteDependencies {
 // The dependencies of every route of `table`, by walking them hop by hop.
 RouteDependencies walk_route_dependencies(const Torus& torus, const RouteTable& table);
 
+// The same for any route: walk(hop) calls hop(at, direction) for each of
+// its hops in order.
+template <typename Walk, typename OnChannel, typename OnDependency>
+void hop_dependencies(Walk&& walk, OnChannel&& on_channel, OnDependency&& on_dependency) {
+  std::optional<ChannelId> previous;
+  walk([&](NodeId at, Direction hop) {
+    const ChannelId c = Torus::channel(at, hop);
+    on_channel(c);
+    if (previous) on_dependency(*previous, hop);
+    previous = c;
+  });
+}
+
 // Calls on_channel(c) for every channel the route of (s, d) (allocation
 // indices) crosses, and on_dependency(c, hop) for every dependency on it:
 // the channel c and the direction the route takes after it.
 template <typename OnChannel, typename OnDependency>
 void walk_dependencies(const Torus& torus, const RouteTable& table, std::size_t s, std::size_t d,
                        OnChannel&& on_channel, OnDependency&& on_dependency) {
-  std::optional<ChannelId> previous;
-  table.walk(s, d, torus, [&](NodeId at, Direction hop) {
-    const ChannelId c = Torus::channel(at, hop);
-    on_channel(c);
-    if (previous) on_dependency(*previous, hop);
-    previous = c;
-  });
+  hop_dependencies([&](auto&& hop) { table.walk(s, d, torus, hop); }, on_channel, on_dependency);
 }
 
 // The stage on the listed pairs of `table` only (allocation indices; the

@@ -315,15 +315,14 @@ bool direction_order_around_failures(const Network& network, RouteTable& table, 
     if (budget) budget->spend(count_work);
     counted = count_around_cut(torus, result, ties, cut, cut_routes, /*with_dependencies=*/false);
     // The other pairs go other ways round their rings off the busiest
-    // channels (ring_ways.hpp), on half of what is left once the counts
-    // the checked-turn stage needs are paid for.
+    // channels (ring_ways.hpp), on seven eighths of what is left once the
+    // counts the checked-turn stage needs are paid for.
     if (!budget || budget->affords(2 * count_work)) {
       WorkBudget share(budget ? (budget->left() - count_work) * 7 / 8 + 1 : 0);
       std::vector<std::int64_t> loads(counted.loads.begin(), counted.loads.end());
       std::vector<MovedPair> moved;
-      const RingWaysOutcome outcome = balance_ring_ways_around(network, dimension_order_ways(torus, ties),
-                                                               long_way, cut, loads, result,
-                                                               budget ? &share : nullptr, moved);
+      const RingWaysOutcome outcome =
+          balance_ring_ways_around(network, ways, long_way, cut, loads, result, budget ? &share : nullptr, moved);
       if (budget) budget->spend(share.used());
       if (balanced) *balanced = outcome;
       for (std::size_t c = 0; c < loads.size(); ++c) counted.loads[c] = static_cast<std::uint32_t>(loads[c]);

@@ -298,13 +298,7 @@ class ParityClasses {
 template <typename OnChannel, typename OnDependency>
 void walk_closed_dependencies(const DisplacementRoutes& closed, NodeId from, NodeId to, OnChannel&& on_channel,
                               OnDependency&& on_dependency) {
-  std::optional<ChannelId> previous;
-  closed.walk(from, to, [&](NodeId at, Direction hop) {
-    const ChannelId c = Torus::channel(at, hop);
-    on_channel(c);
-    if (previous) on_dependency(*previous, hop);
-    previous = c;
-  });
+  hop_dependencies([&](auto&& hop) { closed.walk(from, to, hop); }, on_channel, on_dependency);
 }
 
 // The closed form's routes of every pair of the allocation (every live

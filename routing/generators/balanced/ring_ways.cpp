@@ -108,7 +108,6 @@ class RingWaysSearch {
         run(Direction::make(dim, negative != 0), hops);
       }
   }
-  // The channels of the route of (s, d) under `flips`, into `out`; their count.
   // visit(channel) for the channels of the route of (s, d) under `flips`
   // in order, while it returns true; the number visited.  A dimension's
   // one run starts at the source's coordinate there: the steps are counted
@@ -118,29 +117,25 @@ class RingWaysSearch {
     std::int64_t at = nodes_[s];
     std::size_t count = 0;
     bool going = true;
-    for (int negative = 0; negative <= 1 && going; ++negative)
-      for (int dim = 0; dim < kMaxDims && going; ++dim) {
-        const auto [sign, hops] = run_of(dim, coord_[dim][s], coord_[dim][d], ((flips >> dim) & 1u) != 0);
-        if (sign == 0 || (sign < 0) != (negative != 0)) continue;
-        const Direction direction = Direction::make(dim, negative != 0);
-        const int size = torus_.size(dim), step = direction.step();
-        const std::int64_t stride = stride_[dim], wrap = static_cast<std::int64_t>(size - 1) * stride;
-        int x = coord_[dim][s];
-        for (int h = 0; h < hops && going; ++h) {
-          ++count;
-          going = visit(Torus::channel(static_cast<NodeId>(at), direction));
-          x += step;
-          if (x == size) {
-            x = 0;
-            at -= wrap;
-          } else if (x < 0) {
-            x = size - 1;
-            at += wrap;
-          } else {
-            at += step * stride;
-          }
+    each_run(s, d, flips, [&](Direction direction, int hops) {
+      const int dim = direction.dim(), size = torus_.size(dim), step = direction.step();
+      const std::int64_t stride = stride_[dim], wrap = static_cast<std::int64_t>(size - 1) * stride;
+      int x = coord_[dim][s];
+      for (int h = 0; h < hops && going; ++h) {
+        ++count;
+        going = visit(Torus::channel(static_cast<NodeId>(at), direction));
+        x += step;
+        if (x == size) {
+          x = 0;
+          at -= wrap;
+        } else if (x < 0) {
+          x = size - 1;
+          at += wrap;
+        } else {
+          at += step * stride;
         }
       }
+    });
     work_ += count + 4;
     return count;
   }
