@@ -342,15 +342,20 @@ class ConfigReader {
 
   std::vector<std::string> read_node_names(const yaml_node_t* nodes) {
     std::vector<std::string> names;
+    const NodeId expected = config_.torus.node_count();
     for (const yaml_node_t* item : list(nodes, "machine.nodes", "a hostlist")) {
       try {
-        std::vector<std::string> expanded = expand_hostlist(text_of(item));
+        // One name past the torus is enough to refuse the list: a long list
+        // of long hostlists must not be expanded in full first.
+        std::vector<std::string> expanded = expand_hostlist(text_of(item), expected + 1 - names.size());
         names.insert(names.end(), std::make_move_iterator(expanded.begin()), std::make_move_iterator(expanded.end()));
+      } catch (const HostlistTooLong&) {
+        fail(item, "machine.nodes: the hostlist has more than " + std::to_string(expected) + " names but the " +
+                       config_.torus.to_string() + " torus has " + std::to_string(expected) + " nodes");
       } catch (const std::invalid_argument& e) {
         fail(item, std::string("machine.nodes: ") + e.what());
       }
     }
-    const NodeId expected = config_.torus.node_count();
     if (names.size() != expected)
       fail(nodes, "machine.nodes: the hostlist has " + std::to_string(names.size()) + " names but the " +
                       config_.torus.to_string() + " torus has " + std::to_string(expected) + " nodes");
@@ -446,6 +451,9 @@ class ConfigReader {
     const Entries entries = mapping(failures, "failures", "in 'failures'", {"nodes", "links"});
     if (const yaml_node_t* nodes = find(entries, "nodes")) {
       std::vector<unsigned char> already(config_.torus.node_count(), 0);
+      // Every expanded name is looked up, so their number, repeats counted,
+      // is held to the machine's: more would only repeat names.
+      std::size_t names_left = config_.torus.node_count();
       auto add = [&](NodeId node) {
         if (already[node]) return;
         already[node] = 1;
@@ -459,7 +467,11 @@ class ConfigReader {
         }
         std::vector<std::string> expanded;
         try {
-          expanded = expand_hostlist(text);
+          expanded = expand_hostlist(text, names_left);
+          names_left -= expanded.size();
+        } catch (const HostlistTooLong&) {
+          fail(item, "failures.nodes: the hostlists name more than the machine's " +
+                         std::to_string(config_.torus.node_count()) + " nodes, repeats counted");
         } catch (const std::invalid_argument& e) {
           fail(item, std::string("failures.nodes: ") + e.what());
         }

@@ -9,8 +9,6 @@ namespace angara {
 
 namespace {
 
-// A typo like "n[0-999999999]" must not exhaust memory before it is reported.
-constexpr std::size_t kMaxExpandedNames = std::size_t{1} << 20;
 // Numbers of up to 18 digits fit an unsigned 64-bit value.
 constexpr std::size_t kMaxDigits = 18;
 
@@ -23,9 +21,9 @@ bool all_digits(std::string_view text) { return std::all_of(text.begin(), text.e
                               std::string(expression) + "'");
 }
 
-[[noreturn]] void fail_too_many(std::string_view expression) {
-  throw std::invalid_argument("hostlist '" + std::string(expression) + "' expands to more than " +
-                              std::to_string(kMaxExpandedNames) + " names");
+[[noreturn]] void fail_too_many(std::string_view expression, std::size_t max_names) {
+  throw HostlistTooLong("hostlist '" + std::string(expression) + "' expands to more than " +
+                        std::to_string(max_names) + " names");
 }
 
 std::uint64_t to_number(std::string_view digits) {
@@ -43,7 +41,8 @@ std::string format_number(std::uint64_t value, std::size_t width) {
 
 // The names of one bracket group: expression[open] is '[' and
 // expression[close] the matching ']'.
-std::vector<std::string> expand_ranges(std::string_view expression, std::size_t open, std::size_t close) {
+std::vector<std::string> expand_ranges(std::string_view expression, std::size_t open, std::size_t close,
+                                       std::size_t max_names) {
   if (close == open + 1) fail_at("empty brackets", open, expression);
   std::vector<std::string> numbers;
   std::size_t start = open + 1;
@@ -61,7 +60,7 @@ std::vector<std::string> expand_ranges(std::string_view expression, std::size_t 
     const std::uint64_t first = to_number(low);
     const std::uint64_t last = to_number(high);
     if (first > last) fail_at("range " + std::string(piece) + " is descending", start, expression);
-    if (last - first >= kMaxExpandedNames - numbers.size()) fail_too_many(expression);
+    if (last - first >= max_names - numbers.size()) fail_too_many(expression, max_names);
     for (std::uint64_t value = first; value <= last; ++value) numbers.push_back(format_number(value, low.size()));
     start = end + 1;
   }
@@ -70,13 +69,13 @@ std::vector<std::string> expand_ranges(std::string_view expression, std::size_t 
 
 // Appends every combination of the item's segments, the last varying fastest.
 void append_product(const std::vector<std::vector<std::string>>& segments, std::string_view expression,
-                    std::vector<std::string>& names) {
+                    std::size_t max_names, std::vector<std::string>& names) {
   std::size_t count = 1;
   for (const auto& choices : segments) {
     count *= choices.size();
-    if (count > kMaxExpandedNames) fail_too_many(expression);
+    if (count > max_names) fail_too_many(expression, max_names);
   }
-  if (names.size() + count > kMaxExpandedNames) fail_too_many(expression);
+  if (names.size() + count > max_names) fail_too_many(expression, max_names);
   std::vector<std::size_t> index(segments.size(), 0);
   for (std::size_t n = 0; n < count; ++n) {
     std::string name;
@@ -91,7 +90,7 @@ void append_product(const std::vector<std::vector<std::string>>& segments, std::
 
 }  // namespace
 
-std::vector<std::string> expand_hostlist(std::string_view expression) {
+std::vector<std::string> expand_hostlist(std::string_view expression, std::size_t max_names) {
   std::vector<std::string> names;
   // The item being read: literal text and bracket groups, each a list of choices.
   std::vector<std::vector<std::string>> segments;
@@ -102,7 +101,7 @@ std::vector<std::string> expand_hostlist(std::string_view expression) {
   };
   auto finish_item = [&] {
     flush_literal();
-    if (!segments.empty()) append_product(segments, expression, names);
+    if (!segments.empty()) append_product(segments, expression, max_names, names);
     segments.clear();
   };
 
@@ -122,7 +121,7 @@ std::vector<std::string> expand_hostlist(std::string_view expression) {
       }
       if (close == expression.size()) fail_at("unbalanced '['", i, expression);
       flush_literal();
-      segments.push_back(expand_ranges(expression, i, close));
+      segments.push_back(expand_ranges(expression, i, close, max_names));
       i = close + 1;
     } else {
       literal += c;

@@ -451,6 +451,26 @@ START_TEST(test_node_errors) {
   ck_assert_std_str_eq(parse_error(kDesmosMachine + "failures:\n  nodes: 'desmos[30-32]'\n"),
                        "test.yaml:5:10: failures.nodes: 'desmos32' (from 'desmos[30-32]') is not one of "
                        "machine.nodes");
+  // Long lists of hostlists are refused by count before they are expanded
+  // in full (a fuzzer's finding: thousands of them took minutes).
+  std::string long_list = "machine:\n  torus: 4x2\n  nodes:\n";
+  for (int i = 0; i < 200; ++i) long_list += "    - x" + std::to_string(i) + "[0000000-1048574]\n";
+  ck_assert_std_str_eq(parse_error(long_list),
+                       "test.yaml:4:7: machine.nodes: the hostlist has more than 8 names but the 4x2 torus has 8 "
+                       "nodes");
+  ck_assert_std_str_eq(parse_error("machine:\n  torus: 4x2\n  nodes:\n    - a[0-3]\n    - b[0-4]\n"),
+                       "test.yaml:4:5: machine.nodes: the hostlist has 9 names but the 4x2 torus has 8 nodes");
+  ck_assert_std_str_eq(parse_error("machine:\n  torus: 4x2\n  nodes:\n    - a[0-3]\n    - b[0-5]\n"),
+                       "test.yaml:5:7: machine.nodes: the hostlist has more than 8 names but the 4x2 torus has 8 "
+                       "nodes");
+  std::string repeated_failures = kDesmosMachine + "failures:\n  nodes:\n";
+  for (int i = 0; i < 200; ++i) repeated_failures += "    - 'desmos[00-31,00-31,00-31]'\n";
+  ck_assert_std_str_eq(parse_error(repeated_failures),
+                       "test.yaml:6:7: failures.nodes: the hostlists name more than the machine's 32 nodes, repeats "
+                       "counted");
+  const Config overlapping =
+      parse_config(kDesmosMachine + "failures:\n  nodes: ['desmos[00-15]', 'desmos[08-23]']\n", "overlap");
+  ck_assert_uint_eq(overlapping.failed_nodes.size(), 24);
   ck_assert_std_str_eq(parse_error(kDesmosMachine + "failures:\n  links: ['0,0,0,0']\n"),
                        "test.yaml:5:11: failures.links: expected 'COORDINATE DIRECTION' or 'NODE DIRECTION' "
                        "like '0,0,0,0 +Y', got '0,0,0,0'");

@@ -73,6 +73,26 @@ START_TEST(test_expand_errors) {
 }
 END_TEST
 
+// A caller's own limit counts every name of the expression, repeats too, and
+// is enforced before the names are made.
+START_TEST(test_expand_limit) {
+  ck_assert_uint_eq(expand_hostlist("n[1-3],m[1-2]", 5).size(), 5);
+  const auto error_with_limit = [](const std::string& expression, std::size_t limit) -> std::string {
+    try {
+      expand_hostlist(expression, limit);
+    } catch (const HostlistTooLong& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  ck_assert_std_str_eq(error_with_limit("n[1-3],m[1-3]", 5), "hostlist 'n[1-3],m[1-3]' expands to more than 5 names");
+  ck_assert_std_str_eq(error_with_limit("n[1-3],n[1-3]", 5), "hostlist 'n[1-3],n[1-3]' expands to more than 5 names");
+  ck_assert_std_str_eq(error_with_limit("n[0-99999999]", 5), "hostlist 'n[0-99999999]' expands to more than 5 names");
+  ck_assert_std_str_eq(error_with_limit("a[1-3]b[1-2]", 5), "hostlist 'a[1-3]b[1-2]' expands to more than 5 names");
+  ck_assert_std_str_eq(error_with_limit("n1", 0), "hostlist 'n1' expands to more than 0 names");
+}
+END_TEST
+
 START_TEST(test_compress_groups) {
   ck_assert_std_str_eq(compress_hostlist(expand_hostlist("desmos[00-03,07]")), "desmos[00-03,07]");
   ck_assert_std_str_eq(compress_hostlist(expand_hostlist("desmos[00-31]")), "desmos[00-31]");
@@ -104,6 +124,7 @@ int main() {
   tcase_add_test(tc, test_expand_ranges_keep_padding);
   tcase_add_test(tc, test_expand_items_and_suffixes);
   tcase_add_test(tc, test_expand_errors);
+  tcase_add_test(tc, test_expand_limit);
   tcase_add_test(tc, test_compress_groups);
   tcase_add_test(tc, test_compress_widths);
   suite_add_tcase(suite, tc);
