@@ -572,7 +572,8 @@ END_TEST
 
 // A block under a budget too short for the search: its closed form
 // (block_table), whose max load on an 8x4 block of 8x8 is 56 (worked out in
-// test_block_closed_form); the search lowers it given the budget.
+// test_block_closed_form); the ring ways lower it given their start, the
+// search given the fixed stages.
 START_TEST(test_short_budget_takes_block_closed_form) {
   const Network net(Torus::parse("8x8"));
   const std::vector<NodeId> nodes = block(net.torus(), {8, 4, 1, 1});
@@ -594,6 +595,36 @@ START_TEST(test_short_budget_takes_block_closed_form) {
   ck_assert_uint_lt(verified(net, balanced_table(net, nodes, binding)).metrics.max_gamma, 56);
   const std::vector<std::string> binding_cut = binding.budget->cut();
   for (const std::string& stage : binding_cut) ck_assert(stage.rfind("load balancing", 0) != 0);
+  // A budget below the fixed stages that pays for the ring ways' start:
+  // the closed form's ties and pile-up at the arc's end move (the pairs of
+  // the top line go the other way round X), every route stays in direction
+  // order and inside the block (long ways only round X, the ring it spans
+  // whole), and the max load drops below the closed form's.
+  GeneratorOptions ring_ways_budget;
+  ring_ways_budget.budget = std::make_shared<WorkBudget>(balanced::kFixedWorkPerPair * nodes.size() * nodes.size() - 1);
+  const RouteTable moved = balanced_table(net, nodes, ring_ways_budget);
+  const VerifyReport moved_report = verified(net, moved);
+  ck_assert_uint_lt(moved_report.metrics.max_gamma, 56);
+  ck_assert_uint_gt(moved_report.non_minimal, 0);  // long ways round X
+  const std::vector<std::string> moved_cut = ring_ways_budget.budget->cut();
+  ck_assert_uint_ge(moved_cut.size(), 1);
+  const std::string moved_stage = moved_cut[0];
+  ck_assert(moved_stage.rfind("load balancing (ring ways only", 0) == 0);
+  for (std::size_t s = 0; s < nodes.size(); ++s)
+    for (std::size_t d = 0; d < nodes.size(); ++d) {
+      if (s == d) continue;
+      int previous = -1;
+      NodeId at = nodes[s];
+      moved.for_each_run(s, d, [&](Direction direction, int hops) {
+        ck_assert_int_gt(direction.rank(), previous);
+        previous = direction.rank();
+        for (int hop = 0; hop < hops; ++hop) {
+          at = net.torus().neighbor(at, direction);
+          ck_assert_msg(std::binary_search(nodes.begin(), nodes.end(), at), "route %zu -> %zu leaves the block", s, d);
+        }
+      });
+      ck_assert_uint_le(moved.hop_count(s, d), net.torus().distance(nodes[s], nodes[d]) + 2);
+    }
   // A 4x4 block (two arcs of 4) of a larger torus with a failed router
   // elsewhere: the closed form still applies, its routes stay inside.
   Network faulty(Torus::parse("8x8"));

@@ -377,8 +377,10 @@ section_time_budget() {
        '  positive way, and the report' \
        '  names `choice of the ring ties` too; then, while the budget lasts, a pair on a' \
        '  channel at the max load goes the other way round one or more of its rings (a' \
-       '  tie'"'"'s other half, or at most `long_way` hops longer), still in direction order' \
-       '  (`routing/generators/balanced/ring_ways.hpp`; the report names' \
+       '  tie'"'"'s other half, or at most `long_way` hops longer; a block'"'"'s pairs the long' \
+       '  way only round the rings it spans whole, so that its routes stay inside it, and a' \
+       '  block whose budget cannot pay for the ring ways keeps its closed form), still in' \
+       '  direction order (`routing/generators/balanced/ring_ways.hpp`; the report names' \
        '  `load balancing (ring ways only)`, with `stopped early` when the budget ends); on a' \
        '  machine with failures the same, on live channels, before the cut pairs are routed;' \
        '- below 4 x 40 a block'"'"'s budget goes to the First/Last Step refinement alone, from its' \

@@ -17,7 +17,8 @@
 //     start, deadlock guard), a block or any job of a healthy machine keeps
 //     its direction-order table, verified by construction (anytime.hpp),
 //     whose pairs on a healthy machine then go the other way round rings
-//     off the busiest channels while the budget lasts (ring_ways.hpp);
+//     off the busiest channels while the budget lasts (ring_ways.hpp; a
+//     block's routes the long way only round the rings it spans whole);
 //  1. otherwise greedy: pairs in a fixed order, most constrained first, each
 //     taking the candidate that least raises the loads it crosses;
 //  2. local search: a route crossing a channel at the max load moves to

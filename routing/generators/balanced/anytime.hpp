@@ -75,7 +75,8 @@ std::uint64_t tie_choice_work(const Torus& torus);
 
 // The direction-order table of `table`'s nodes (from start_route_table), or
 // false, the table untouched: a block of a larger torus in closed form
-// (block_table, ring ties split evenly), or on a machine whose every port is
+// (block_table, ring ties split evenly) where the budget cannot pay for the
+// ring ways below or a port is down, or on a machine whose every port is
 // cabled and live the plain dimension-order table (dimension_order_table).
 // Its routes are pure DOR+direction-bit routes, which under bubble flow
 // control close no forbidden cycle among themselves (doc/model.md,
@@ -85,9 +86,10 @@ std::uint64_t tie_choice_work(const Torus& torus);
 // go the positive way or split by the source's parity, whichever table has
 // the lower max load (dimension_order_table); otherwise the positive way
 // (said as "choice of the ring ties" cut).  Then, on such a machine, the
-// pairs take other ways round their rings (at most `long_way` hops longer)
-// while the budget lasts (balance_ring_ways, ring_ways.hpp), which says
-// in `balanced` how far it went.
+// pairs take other ways round their rings (at most `long_way` hops longer;
+// a block's, only round the rings it spans whole, so that its routes stay
+// inside it) while the budget lasts (balance_ring_ways, ring_ways.hpp),
+// which says in `balanced` how far it went.
 bool direction_order_start(const Network& network, RouteTable& table, FlowControl rule, WorkBudget* budget,
                            int long_way = 0, RingWaysOutcome* balanced = nullptr);
 

@@ -65,6 +65,16 @@ std::optional<BlockShape> block_shape(const Torus& torus, const std::vector<Node
 
 }  // namespace
 
+std::optional<unsigned> block_ring_dimensions(const Torus& torus, const std::vector<NodeId>& nodes) {
+  if (nodes.size() < 2) return std::nullopt;
+  const std::optional<BlockShape> shape = block_shape(torus, nodes);
+  if (!shape) return std::nullopt;
+  unsigned rings = 0;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (shape->span[dim] == Span::ring) rings |= 1u << dim;
+  return rings;
+}
+
 bool block_table(const Network& network, RouteTable& table, FlowControl rule) {
   const Torus& torus = network.torus();
   const std::vector<NodeId>& nodes = table.nodes();

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "angara/network.hpp"
 #include "angara/route.hpp"
 #include "angara/rules.hpp"
+#include "angara/torus.hpp"
 
 namespace angara::balanced {
 
@@ -35,5 +37,11 @@ namespace angara::balanced {
 // block, a failure inside the box, a missing node, or ring dimensions under
 // flow control none.
 bool block_table(const Network& network, RouteTable& table, FlowControl rule);
+
+// The dimensions (bit d for dimension d) in which `nodes`, a block of the
+// shape block_table() routes, span the whole ring; nullopt when they are no
+// such block.  A route the long way round one of those rings stays inside
+// the block; round an arc it would cross routers of other jobs.
+std::optional<unsigned> block_ring_dimensions(const Torus& torus, const std::vector<NodeId>& nodes);
 
 }  // namespace angara::balanced

@@ -32,13 +32,16 @@ constexpr std::uint8_t kKept = 0x80;
 class RingWaysSearch {
  public:
   // `dead`: by channel slot, the channels no way may take (empty: none).
+  // `long_way_dimensions`: the dimensions (bit d) whose runs may go the
+  // long way; a tie's other half is open in every dimension.
   RingWaysSearch(const Torus& torus, const DirectionOrderWays& ways, int long_way, const std::vector<NodeId>& nodes,
-                 std::vector<unsigned char> dead = {})
+                 std::vector<unsigned char> dead = {}, unsigned long_way_dimensions = kEveryDimension)
       : torus_(torus), ways_(ways), long_way_(long_way), nodes_(nodes), n_(nodes.size()),
         index_of_(torus.node_count(), kAbsent), flips_(n_ * n_, 0), moved_onto_(torus.channel_slots()),
         mark_(torus.channel_slots(), 0), dead_(std::move(dead)) {
     for (std::size_t k = 0; k < n_; ++k) index_of_[nodes[k]] = static_cast<std::uint32_t>(k);
     for (int dim = 0; dim < kMaxDims; ++dim) {
+      longer_allowed_[dim] = ((long_way_dimensions >> dim) & 1u) ? long_way : 0;
       Coord unit{};
       if (torus.size(dim) > 1) unit[dim] = 1;
       stride_[dim] = torus.size(dim) > 1 ? torus.id(unit) : 0;
@@ -164,7 +167,7 @@ class RingWaysSearch {
     for (int dim = 0; dim < kMaxDims; ++dim) {
       const auto [sign, hops] = run_of(dim, coord_[dim][s], coord_[dim][d], false);
       longer[dim] = torus_.size(dim) - 2 * hops;
-      if (sign != 0 && longer[dim] <= long_way_ && torus_.direction_present(Direction::make(dim, sign > 0)))
+      if (sign != 0 && longer[dim] <= longer_allowed_[dim] && torus_.direction_present(Direction::make(dim, sign > 0)))
         flippable |= 1u << dim;
     }
     if (flippable == 0) return false;
@@ -269,6 +272,7 @@ class RingWaysSearch {
   const Torus& torus_;
   const DirectionOrderWays& ways_;
   const int long_way_;
+  std::array<int, kMaxDims> longer_allowed_{};                 // per dimension: long_way_ or 0
   const std::vector<NodeId>& nodes_;
   const std::size_t n_;
   std::vector<std::uint32_t> index_of_;                        // by node id
@@ -306,9 +310,9 @@ bool ring_ways_start(const Torus& torus, std::size_t nodes, WorkBudget* budget) 
 }  // namespace
 
 RingWaysOutcome balance_ring_ways(const Torus& torus, const DirectionOrderWays& ways, int long_way, RouteTable& table,
-                                  WorkBudget* budget) {
+                                  WorkBudget* budget, unsigned long_way_dimensions) {
   if (!ring_ways_start(torus, table.size(), budget)) return RingWaysOutcome::not_run;
-  RingWaysSearch search(torus, ways, long_way, table.nodes());
+  RingWaysSearch search(torus, ways, long_way, table.nodes(), {}, long_way_dimensions);
   const RingWaysOutcome outcome = search.run(budget);
   search.write(table);
   return outcome;

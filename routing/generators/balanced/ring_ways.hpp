@@ -45,8 +45,13 @@ enum class RingWaysOutcome {
 // On a random half of 8x8x8x8 (seed 1 of bench/angara-scale) the
 // direction-order table's max load of 2080 drops to 1864 in 1.5 s of CPU
 // and to 1700 in 5 s.
+//
+// `long_way_dimensions` (bit d for dimension d) limits the long ways to
+// those dimensions: a block keeps its routes inside by going the long way
+// only round the rings it spans whole (anytime.hpp, direction_order_start).
+constexpr unsigned kEveryDimension = (1u << kMaxDims) - 1;
 RingWaysOutcome balance_ring_ways(const Torus& torus, const DirectionOrderWays& ways, int long_way, RouteTable& table,
-                                  WorkBudget* budget);
+                                  WorkBudget* budget, unsigned long_way_dimensions = kEveryDimension);
 
 // A pair balance_ring_ways_around() moved, with its direction-order route.
 struct MovedPair {
