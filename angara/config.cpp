@@ -645,7 +645,10 @@ ConfigError::ConfigError(const std::string& file, int line, int column, const st
 
 Network Config::network() const {
   Network network(torus);
-  for (NodeId node : failed_nodes) network.fail_node(node);
+  // In ascending order, so that each failure appends to the network's list.
+  std::vector<NodeId> ascending = failed_nodes;
+  std::sort(ascending.begin(), ascending.end());
+  for (NodeId node : ascending) network.fail_node(node);
   for (const auto& [node, direction] : failed_links) network.fail_link(node, direction);
   return network;
 }

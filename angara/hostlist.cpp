@@ -149,10 +149,13 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
   // Pass 1: the widths written with leading zeros, per prefix.  An unpadded
   // number ("10") also fits a narrower padded group ("08-10"), so it joins the
   // widest such group and compress(expand("n[08-10]")) gives back n[08-10].
+  // Each width once: every name below looks through its prefix's widths.
   std::unordered_map<std::string_view, std::vector<std::size_t>> padded_widths;
   for (const std::string& name : names) {
     const Split s = split(name);
-    if (!s.digits.empty() && zero_padded(s.digits)) padded_widths[s.prefix].push_back(s.digits.size());
+    if (s.digits.empty() || !zero_padded(s.digits)) continue;
+    std::vector<std::size_t>& widths = padded_widths[s.prefix];
+    if (std::find(widths.begin(), widths.end(), s.digits.size()) == widths.end()) widths.push_back(s.digits.size());
   }
 
   // Pass 2: groups keyed by prefix and width, in order of first appearance.

@@ -1,4 +1,5 @@
 // Torus geometry, failures and route rules of doc/model.md.
+#include <algorithm>
 #include <stdexcept>
 
 #include "angara/network.hpp"
@@ -144,6 +145,19 @@ START_TEST(test_single_cable_network) {
   // +X, -X and one per single-cabled dimension; 10 channels go.
   net.fail_node(t.id({2, 1, 0, 1}));
   ck_assert_uint_eq(net.live_channel_count(), 148u);
+  // Failures in any order are listed ascending, each once.
+  for (const NodeId node : {NodeId{30}, NodeId{3}, NodeId{17}, t.id({2, 1, 0, 1}), NodeId{0}, NodeId{3}})
+    net.fail_node(node);
+  const std::vector<NodeId> listed = net.failed_nodes();
+  ck_assert_uint_eq(listed.size(), 5u);
+  ck_assert(std::is_sorted(listed.begin(), listed.end()));
+  ck_assert_uint_eq(listed.front(), 0u);
+  ck_assert_uint_eq(listed.back(), 30u);
+  net.fail_link(t.id({3, 0, 0, 0}), Direction::make(0, false));
+  net.fail_link(t.id({1, 0, 0, 0}), Direction::make(0, false));
+  net.fail_link(t.id({0, 0, 0, 0}), Direction::make(0, true));  // the second one's other end
+  ck_assert_uint_eq(net.failed_links().size(), 3u);
+  ck_assert(std::is_sorted(net.failed_links().begin(), net.failed_links().end()));
 }
 END_TEST
 
