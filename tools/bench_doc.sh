@@ -452,7 +452,9 @@ section_latency() {
        'direction-order table in closed form (`routing/generators/balanced/block.hpp`), which' \
        'alone is at 3136, 1920 and 3600 on the three blocks: in a mesh dimension the positive' \
        'hops go before the negative ones, so the lines of the next direction carry (2w+1)/e of' \
-       'their mean, and the search wins that back with ring ties and First/Last Steps.  Their' \
+       'their mean, and the search wins that back with ring ties and First/Last Steps (under a' \
+       'budget below the fixed stages, the ring ways: ties and the long way round the rings the' \
+       'block spans whole, every route inside it).  Their' \
        'per-dimension bound (768) is below the mesh'"'"'s cut for routes inside the block (1024 on' \
        'the 8x8x8 blocks).' '' \
        'A whole machine with failed routers starts from the fault-free closed form' \
