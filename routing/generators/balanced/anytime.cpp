@@ -249,9 +249,7 @@ bool direction_order_start(const Network& network, RouteTable& table, FlowContro
   // that every route stays inside it: 2118 under 0.5 s, 1853 under 1.5 s.
   const std::optional<unsigned> block_rings =
       intact ? block_ring_dimensions(torus, table.nodes()) : std::optional<unsigned>();
-  const bool block_ways =
-      block_rings && ring_ways_fit(torus, table.size()) &&
-      (!budget || budget->affords(tie_choice_work(torus) + 2 * ring_ways_start_work(torus, table.size())));
+  const bool block_ways = block_rings && ring_ways_can_start(torus, table.size(), budget, tie_choice_work(torus));
   if (!block_ways && block_table(network, table, rule)) return true;
   if (!intact) return false;
   give_back_check_work(torus, table.size(), budget);

@@ -289,26 +289,23 @@ class RingWaysSearch {
 
 }  // namespace
 
-bool ring_ways_fit(const Torus& torus, std::size_t nodes) {
-  if (nodes < 2 || nodes > kMaxNodes) return false;
-  for (int dim = 0; dim < kMaxDims; ++dim)
-    if (torus.size(dim) > 255) return false;
-  return true;
-}
-
 std::uint64_t ring_ways_start_work(const Torus& torus, std::size_t nodes) {
   return direction_order_loads_work(torus) / 40 + static_cast<std::uint64_t>(nodes) * nodes / 64;
 }
 
+bool ring_ways_can_start(const Torus& torus, std::size_t nodes, const WorkBudget* budget, std::uint64_t before) {
+  if (nodes < 2 || nodes > kMaxNodes) return false;
+  for (int dim = 0; dim < kMaxDims; ++dim)
+    if (torus.size(dim) > 255) return false;
+  return !budget || budget->affords(before + 2 * ring_ways_start_work(torus, nodes));
+}
+
 namespace {
 
-// Whether the search can index `nodes` on `torus`, and the budget pays for
-// its start (then spent).
+// ring_ways_can_start(), then the start spent.
 bool ring_ways_start(const Torus& torus, std::size_t nodes, WorkBudget* budget) {
-  if (!ring_ways_fit(torus, nodes)) return false;
-  const std::uint64_t start = ring_ways_start_work(torus, nodes);
-  if (budget && !budget->affords(2 * start)) return false;
-  if (budget) budget->spend(start);
+  if (!ring_ways_can_start(torus, nodes, budget)) return false;
+  if (budget) budget->spend(ring_ways_start_work(torus, nodes));
   return true;
 }
 

@@ -69,12 +69,14 @@ RingWaysOutcome balance_ring_ways_around(const Network& network, const Direction
                                          std::vector<std::int64_t>& loads, RouteTable& table, WorkBudget* budget,
                                          std::vector<MovedPair>& moved);
 
-// Whether balance_ring_ways() can index `nodes` allocated nodes of `torus`
-// (up to 16384 nodes, ring sizes up to 255).
-bool ring_ways_fit(const Torus& torus, std::size_t nodes);
-
 // The steps balance_ring_ways() needs before its first move (the loads by
 // counts and a byte a pair): it does not start below them.
 std::uint64_t ring_ways_start_work(const Torus& torus, std::size_t nodes);
+
+// Whether balance_ring_ways() would start on `nodes` allocated nodes of
+// `torus`: it can index them (up to 16384 nodes, ring sizes up to 255) and
+// `budget` (nullptr: no limit) holds twice its start once `before` steps
+// are spent.
+bool ring_ways_can_start(const Torus& torus, std::size_t nodes, const WorkBudget* budget, std::uint64_t before = 0);
 
 }  // namespace angara::balanced
