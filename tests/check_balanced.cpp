@@ -692,7 +692,10 @@ START_TEST(test_short_budget_routes_direction_order_around_failures) {
   // table of any ring ties has such a route), in direction order and never
   // over a failure.
   const RouteTable roomy = balanced_table(net, nodes, room);
-  verified(net, roomy);
+  // The ring ways balance with the detours already on their channels:
+  // 107 here, against 163 for the short budget's table and 123 when the
+  // detours were placed after the ring ways.
+  ck_assert_uint_le(verified(net, roomy).metrics.max_gamma, 110);
   const auto detours = [&](const RouteTable& routed) {
     std::size_t longer = 0;
     for (std::size_t s = 0; s < nodes.size(); ++s)
