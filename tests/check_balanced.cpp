@@ -115,6 +115,41 @@ START_TEST(test_all_turn_candidates_of_healthy_machine) {
 }
 END_TEST
 
+// append_minimal_route_channels() stores the routes of pair after pair
+// flat: each pair's are minimal_routes()' own, walked to channels, in the
+// same order, the cap counted per pair, and a route of one pair is not
+// taken for a repeat of another's.
+START_TEST(test_minimal_route_channels_appended) {
+  Network net(Torus::parse("4x4x3"));
+  const Torus& t = net.torus();
+  net.fail_node(t.id(t.parse_coord("1,1,0")));
+  const TurnRules all_turns(net, TurnRules::Mode::all_turns);
+  std::vector<ChannelId> channels;
+  std::vector<std::size_t> bounds{0};
+  std::size_t pairs = 0, several = 0;
+  for (const auto& [from, to] : std::vector<std::pair<const char*, const char*>>{
+           {"0,0,0", "2,2,1"}, {"0,0,0", "2,2,1"}, {"0,1,0", "2,1,0"}, {"3,3,2", "1,1,1"}, {"0,0,0", "1,0,0"}}) {
+    const NodeId src = t.id(t.parse_coord(from)), dst = t.id(t.parse_coord(to));
+    for (std::size_t cap : {std::size_t{64}, std::size_t{2}}) {
+      const std::size_t before = bounds.size() - 1;
+      const std::size_t added = append_minimal_route_channels(net, all_turns, src, dst, cap, channels, bounds);
+      const auto expected = minimal_routes(net, all_turns, src, dst, cap);
+      ck_assert_uint_eq(added, expected.size());
+      ck_assert_uint_eq(bounds.size() - 1, before + added);
+      for (std::size_t k = 0; k < added; ++k)
+        ck_assert(std::vector<ChannelId>(channels.begin() + static_cast<std::ptrdiff_t>(bounds[before + k]),
+                                         channels.begin() + static_cast<std::ptrdiff_t>(bounds[before + k + 1])) ==
+                  route_channels(t, src, expected[k]));
+      ++pairs;
+      several += added > 2 ? 1 : 0;
+    }
+  }
+  ck_assert_uint_eq(pairs, 10);
+  ck_assert_uint_gt(several, 0);
+  ck_assert_uint_eq(channels.size(), bounds.back());
+}
+END_TEST
+
 START_TEST(test_tied_ring_signs) {
   // 4x4 from (0,0) to (2,2): both dimensions are tied at distance 2, so four
   // sign choices, X slowest, + before -, each in DOR.  Without faults no
@@ -1193,6 +1228,7 @@ END_TEST
 int main() {
   Suite* s = suite_create("balanced");
   TCase* candidates_case = tcase_create("candidates");
+  tcase_add_test(candidates_case, test_minimal_route_channels_appended);
   tcase_add_test(candidates_case, test_tied_ring_signs);
   tcase_add_test(candidates_case, test_all_turn_candidates_of_healthy_machine);
   tcase_add_test(candidates_case, test_two_cables);

@@ -154,18 +154,43 @@ void for_each_minimal_order(const SignChoices& signs, bool turns, Visit visit) {
 
 }  // namespace
 
-std::vector<std::vector<Direction>> minimal_routes(const Network& network, const TurnRules& rules,
-                                                   NodeId src, NodeId dst, std::size_t cap) {
-  std::vector<std::vector<Direction>> out;
-  if (src == dst || cap == 0) return out;
+std::size_t append_minimal_route_channels(const Network& network, const TurnRules& rules, NodeId src, NodeId dst,
+                                          std::size_t cap, std::vector<ChannelId>& channels,
+                                          std::vector<std::size_t>& bounds) {
+  if (src == dst || cap == 0) return 0;
+  const Torus& torus = network.torus();
   SignChoices signs;
-  sign_choices(network.torus(), network.torus().coord(src), network.torus().coord(dst), signs);
+  sign_choices(torus, torus.coord(src), torus.coord(dst), signs);
+  const std::size_t first_bound = bounds.size() - 1;  // this pair's first route starts at bounds[first_bound]
+  std::size_t added = 0;
   std::vector<Direction> hops;
 
-  auto offer = [&](const std::vector<Direction>& candidate) {
-    if (out.size() >= cap) return;
-    if (std::find(out.begin(), out.end(), candidate) != out.end()) return;
-    if (route_is_usable(network, rules, src, candidate)) out.push_back(candidate);
+  // Walks the order's route onto the end of `channels`; keeps it when it is
+  // usable and not one of this pair's routes already.
+  const auto offer = [&]() {
+    const std::size_t start = channels.size();
+    NodeId at = src;
+    for (std::size_t i = 0; i < hops.size(); ++i) {
+      const ChannelId c = Torus::channel(at, hops[i]);
+      if (!torus.direction_present(hops[i]) || !network.channel_alive(c) ||
+          (i > 0 && !rules.step_allowed(channels.back(), hops[i]))) {
+        channels.resize(start);
+        return;
+      }
+      channels.push_back(c);
+      at = torus.neighbor(at, hops[i]);
+    }
+    const std::size_t length = channels.size() - start;
+    for (std::size_t k = first_bound; k + 1 < bounds.size(); ++k)
+      if (bounds[k + 1] - bounds[k] == length &&
+          std::equal(channels.begin() + static_cast<std::ptrdiff_t>(bounds[k]),
+                     channels.begin() + static_cast<std::ptrdiff_t>(bounds[k + 1]),
+                     channels.begin() + static_cast<std::ptrdiff_t>(start))) {
+        channels.resize(start);
+        return;
+      }
+    bounds.push_back(channels.size());
+    ++added;
   };
 
   // Without any allowed turn an FS/LS order is either the DOR order itself
@@ -175,9 +200,20 @@ std::vector<std::vector<Direction>> minimal_routes(const Network& network, const
     if (p >= 0) hops.push_back(Direction(p));
     append_dor(rest, hops);
     if (m >= 0) hops.push_back(Direction(m));
-    offer(hops);
-    return out.size() < cap;
+    offer();
+    return added < cap;
   });
+  return added;
+}
+
+std::vector<std::vector<Direction>> minimal_routes(const Network& network, const TurnRules& rules,
+                                                   NodeId src, NodeId dst, std::size_t cap) {
+  std::vector<ChannelId> channels;
+  std::vector<std::size_t> bounds{0};
+  const std::size_t count = append_minimal_route_channels(network, rules, src, dst, cap, channels, bounds);
+  std::vector<std::vector<Direction>> out(count);
+  for (std::size_t k = 0; k < count; ++k)
+    for (std::size_t h = bounds[k]; h < bounds[k + 1]; ++h) out[k].push_back(Torus::channel_direction(channels[h]));
   return out;
 }
 

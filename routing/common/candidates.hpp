@@ -101,6 +101,14 @@ bool route_is_usable(const Network& network, const TurnRules& rules, NodeId src,
 std::vector<std::vector<Direction>> minimal_routes(const Network& network, const TurnRules& rules,
                                                    NodeId src, NodeId dst, std::size_t cap);
 
+// The same routes, in the same order, as channels stored flat: route k of
+// those appended occupies channels [bounds[b + k], bounds[b + k + 1]) for
+// b = bounds.size() - 1 on entry (`bounds` starts as {0}); no vector per
+// route, and each route walked once.  Returns how many it appended.
+std::size_t append_minimal_route_channels(const Network& network, const TurnRules& rules, NodeId src, NodeId dst,
+                                          std::size_t cap, std::vector<ChannelId>& channels,
+                                          std::vector<std::size_t>& bounds);
+
 // The shortest usable Angara-encodable routes from `src` to every node, for
 // the pairs that faults leave without a minimal route: a breadth-first search
 // over (node, route state) states, where the state records the First Step or

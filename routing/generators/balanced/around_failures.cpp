@@ -188,7 +188,10 @@ void search_every_pair(const Network& network, const DisplacementRoutes& closed,
 // The direction-order routes of every sign choice, the long way round
 // rings included, that are alive, the shortest ones only: like every
 // direction-order route they close no forbidden cycle with the others.
-std::vector<std::vector<Direction>> shortest_live_dor_routes(const Network& network, NodeId src, NodeId dst) {
+// Appended as append_minimal_route_channels() appends its routes; returns
+// how many.
+std::size_t append_shortest_live_dor_channels(const Network& network, NodeId src, NodeId dst,
+                                              std::vector<ChannelId>& channels, std::vector<std::size_t>& bounds) {
   const Torus& torus = network.torus();
   const Coord from = torus.coord(src), to = torus.coord(dst);
   // Every sign choice's hop counts and length first, then the walks length
@@ -218,9 +221,9 @@ std::vector<std::vector<Direction>> shortest_live_dor_routes(const Network& netw
     }
     if (valid) choices[count++] = choice;
   }
-  std::vector<std::vector<Direction>> best;
+  std::size_t added = 0;
   std::array<bool, 1u << kMaxDims> walked{};  // no allocation: this runs for every pair a failure cuts
-  while (best.empty()) {
+  while (added == 0) {
     int length = -1;  // the shortest choice not walked yet
     for (std::size_t k = 0; k < count; ++k)
       if (!walked[k] && (length < 0 || choices[k].length < length)) length = choices[k].length;
@@ -228,21 +231,25 @@ std::vector<std::vector<Direction>> shortest_live_dor_routes(const Network& netw
     for (std::size_t k = 0; k < count; ++k) {  // in sign order, as the routes are listed
       if (walked[k] || choices[k].length != length) continue;
       walked[k] = true;
+      const std::size_t start = channels.size();
       NodeId at = src;
       bool alive = true;
       for (int rank = 0; rank < kDirectionCount && alive; ++rank)
         for (int step = 0; step < choices[k].counts[rank] && alive; ++step) {
           const Direction hop(rank);
           alive = torus.direction_present(hop) && network.channel_alive(at, hop);
+          channels.push_back(Torus::channel(at, hop));
           at = torus.neighbor(at, hop);
         }
-      if (!alive) continue;
-      std::vector<Direction>& hops = best.emplace_back();
-      for (int rank = 0; rank < kDirectionCount; ++rank)
-        hops.insert(hops.end(), static_cast<std::size_t>(choices[k].counts[rank]), Direction(rank));
+      if (!alive) {
+        channels.resize(start);
+        continue;
+      }
+      bounds.push_back(channels.size());
+      ++added;
     }
   }
-  return best;
+  return added;
 }
 
 // The closed form's route of a pair depends on its displacement alone,
@@ -267,6 +274,7 @@ class ParityClasses {
     return q;
   }
   unsigned of(NodeId node) const { return of(torus_.coord(node)); }
+  bool even(int dim) const { return ((even_ >> dim) & 1u) != 0; }
   // Every class: the subsets of the even-sized dimensions.
   std::vector<unsigned> all() const {
     std::vector<unsigned> classes;
@@ -336,34 +344,42 @@ std::vector<Pair> closed_form_start(const Network& network, const DisplacementRo
   std::vector<std::array<std::uint32_t, kDirectionCount>> class_load(class_slots);
   std::vector<std::array<std::uint32_t, kDirectionCount * kDirectionCount>> class_edges(class_slots);
   std::vector<std::uint64_t> cut_keys;
+  // The walk follows each route's runs with its coordinate and class in
+  // hand: per hop, an index into the counts and, where a dead channel of
+  // the hop's direction lies in the same class, its translate.
   for (unsigned q : classes) {
     const NodeId source = parity.representative(q);
     const Coord from = torus.coord(source);
     for (NodeId target = 0; target < torus.node_count(); ++target) {
       if (target == source) continue;
       const Coord to = torus.coord(target);
-      walk_closed_dependencies(
-          closed, source, target,
-          [&](ChannelId c) {
-            const Direction hop = Torus::channel_direction(c);
-            const Coord here = torus.coord(Torus::channel_node(c));
-            const unsigned here_class = parity.of(here);
-            ++class_load[here_class][static_cast<std::size_t>(hop.rank())];
-            for (const Tail& tail : dead[static_cast<std::size_t>(hop.rank())]) {
-              // The translate tail - here + from is of class q (from's)
-              // when tail and here agree in parity.
-              if (tail.parity != here_class) continue;
-              const Coord cut_source = parity.shifted(tail.at, here, from);
-              const std::uint32_t s = index[torus.id(cut_source)];
-              const std::uint32_t d = index[torus.id(parity.shifted(to, from, cut_source))];
-              if (s != kAbsent && d != kAbsent) cut_keys.push_back(static_cast<std::uint64_t>(s) * n + d);
-            }
-          },
-          [&](ChannelId c, Direction hop) {  // the turn at c's head
-            const Direction in = Torus::channel_direction(c);
-            const unsigned at = parity.of(torus.neighbor(Torus::channel_node(c), in));
-            ++class_edges[at][static_cast<std::size_t>(in.rank() * kDirectionCount + hop.rank())];
-          });
+      Coord here = from;
+      unsigned here_class = q;
+      int previous = -1;  // the rank of the hop before, whose head is `here`
+      RouteTable::for_each_packed_run(closed.word(from, to), [&](Direction hop, int count) {
+        const int rank = hop.rank();
+        const int dim = hop.dim();
+        const int size = torus.size(dim);
+        const unsigned flip = parity.even(dim) ? 1u << dim : 0u;
+        for (int k = 0; k < count; ++k) {
+          if (previous >= 0) ++class_edges[here_class][static_cast<std::size_t>(previous * kDirectionCount + rank)];
+          ++class_load[here_class][static_cast<std::size_t>(rank)];
+          for (const Tail& tail : dead[static_cast<std::size_t>(rank)]) {
+            // The translate tail - here + from is of class q (from's)
+            // when tail and here agree in parity.
+            if (tail.parity != here_class) continue;
+            const Coord cut_source = parity.shifted(tail.at, here, from);
+            const std::uint32_t s = index[torus.id(cut_source)];
+            const std::uint32_t d = index[torus.id(parity.shifted(to, from, cut_source))];
+            if (s != kAbsent && d != kAbsent) cut_keys.push_back(static_cast<std::uint64_t>(s) * n + d);
+          }
+          here[dim] += hop.step();
+          if (here[dim] == size) here[dim] = 0;
+          if (here[dim] < 0) here[dim] = size - 1;
+          here_class ^= flip;
+          previous = rank;
+        }
+      });
     }
   }
   std::sort(cut_keys.begin(), cut_keys.end());
@@ -431,36 +447,45 @@ void route_cut_pairs(const Network& network, const DisplacementRoutes& closed, c
 
 void assign_cut_pairs(const Network& network, const std::vector<Pair>& cut, RouteTable& result,
                       RouteDependencies& counted) {
-  const Torus& torus = network.torus();
   const std::vector<NodeId>& nodes = result.nodes();
   const std::vector<std::uint32_t>& loads = counted.loads;
   const TurnRules rules(network);
-  std::vector<std::vector<std::vector<ChannelId>>> candidates(cut.size());
+  // Every pair's candidates as channels, flat (a hundred thousand pairs
+  // around two failed routers of 16x8x8x8): pair k's are the routes
+  // first[k] .. first[k + 1] - 1, route r the channels bounds[r] ..
+  // bounds[r + 1] - 1.
+  std::vector<ChannelId> channels;
+  std::vector<std::size_t> bounds{0};
+  std::vector<std::size_t> first(cut.size() + 1, 0);
   for (std::size_t k = 0; k < cut.size(); ++k) {
+    first[k] = bounds.size() - 1;
     const NodeId src = nodes[cut[k].first], dst = nodes[cut[k].second];
-    std::vector<std::vector<Direction>> routes = minimal_routes(network, rules, src, dst, kCandidateCap);
-    if (routes.empty()) routes = shortest_live_dor_routes(network, src, dst);
-    for (const auto& hops : routes) candidates[k].push_back(route_channels(torus, src, hops));
+    if (append_minimal_route_channels(network, rules, src, dst, kCandidateCap, channels, bounds) == 0)
+      append_shortest_live_dor_channels(network, src, dst, channels, bounds);
   }
+  first[cut.size()] = bounds.size() - 1;
+  const auto count = [&](std::size_t k) { return first[k + 1] - first[k]; };
+  const auto route_of = [&](std::size_t r) {
+    return ChannelSpan{channels.data() + bounds[r], channels.data() + bounds[r + 1]};
+  };
   std::vector<std::size_t> order(cut.size());
   for (std::size_t k = 0; k < cut.size(); ++k) order[k] = k;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (candidates[a].size() != candidates[b].size()) return candidates[a].size() < candidates[b].size();
-    return !candidates[a].empty() && candidates[a][0].size() > candidates[b][0].size();
+    if (count(a) != count(b)) return count(a) < count(b);
+    return count(a) > 0 && route_of(first[a]).size() > route_of(first[b]).size();
   });
   for (std::size_t k : order) {
-    const std::vector<std::vector<ChannelId>>& options = candidates[k];
-    if (options.empty()) continue;  // the checked-turn stage routes it
+    if (count(k) == 0) continue;  // the checked-turn stage routes it
     const std::size_t best =
-        least_loaded_option(options.size(), [&](std::size_t v) -> const std::vector<ChannelId>& { return options[v]; }, loads);
+        first[k] + least_loaded_option(count(k), [&](std::size_t v) { return route_of(first[k] + v); }, loads);
     Route route;
-    const std::vector<ChannelId>& chosen = options[best];
+    const ChannelSpan chosen = route_of(best);
     for (std::size_t h = 0; h < chosen.size(); ++h) {
-      ++counted.loads[chosen[h]];
+      ++counted.loads[chosen.first[h]];
       if (h > 0 && !counted.edge_counts.empty())
-        ++counted.edge_counts[static_cast<std::size_t>(chosen[h - 1]) * kDirectionCount +
-                              static_cast<std::size_t>(Torus::channel_direction(chosen[h]).rank())];
-      route.hops.push_back(Torus::channel_direction(chosen[h]));
+        ++counted.edge_counts[static_cast<std::size_t>(chosen.first[h - 1]) * kDirectionCount +
+                              static_cast<std::size_t>(Torus::channel_direction(chosen.first[h]).rank())];
+      route.hops.push_back(Torus::channel_direction(chosen.first[h]));
     }
     result.set_route(cut[k].first, cut[k].second, route);
   }
