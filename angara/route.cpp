@@ -66,7 +66,7 @@ RouteTable::RouteTable(std::vector<NodeId> nodes) : nodes_(std::move(nodes)) {
   const NodeId top = nodes_.empty() ? 0 : nodes_.back() + 1;
   index_.assign(top, npos);
   for (std::size_t i = 0; i < nodes_.size(); ++i) index_[nodes_[i]] = i;
-  codes_.assign(nodes_.size() * nodes_.size(), 0);
+  codes_ = decltype(codes_)(nodes_.size() * nodes_.size());  // zero: calloc()
 }
 
 std::size_t RouteTable::index_of(NodeId node) const {

@@ -133,6 +133,44 @@ class Torus {
     const int there = (here + d.step() + size) % size;
     return node + static_cast<NodeId>(there - here) * stride_[dim];
   }
+  // A walk that keeps its coordinates, so that a hop costs no division
+  // (neighbor() divides to find the coordinate it leaves): for the loops
+  // that walk a hundred thousand routes hop by hop.
+  class Cursor {
+   public:
+    Cursor(const Torus& torus, NodeId node) : Cursor(torus, node, torus.coord(node)) {}
+    // With the node's coordinates known already.
+    Cursor(const Torus& torus, NodeId node, const Coord& coord) : torus_(&torus), node_(node), coord_(coord) {}
+    NodeId node() const { return node_; }
+    const Coord& coord() const { return coord_; }
+    // To neighbor(node(), d); d's dimension must be present.
+    void step(Direction d) {
+      const int dim = d.dim();
+      const int last = torus_->sizes_[dim] - 1;
+      const NodeId stride = torus_->stride_[dim];
+      int& at = coord_[dim];
+      if (d.positive()) {
+        if (at == last) {
+          at = 0;
+          node_ -= static_cast<NodeId>(last) * stride;
+        } else {
+          ++at;
+          node_ += stride;
+        }
+      } else if (at == 0) {
+        at = last;
+        node_ += static_cast<NodeId>(last) * stride;
+      } else {
+        --at;
+        node_ -= stride;
+      }
+    }
+
+   private:
+    const Torus* torus_;
+    NodeId node_;
+    Coord coord_;
+  };
 
   // Every (node, direction) slot has an id; slots of absent dimensions exist
   // but are never live.  ChannelId = node * 8 + direction rank.

@@ -28,6 +28,30 @@ START_TEST(test_desmos_geometry) {
 }
 END_TEST
 
+// Torus::Cursor steps as neighbor() does, wrapping round rings of every
+// size (2 included) both ways, and keeps the coordinates of where it is.
+START_TEST(test_cursor_walks_as_neighbor) {
+  const Torus t = Torus::parse("5x2x4x3");
+  std::uint32_t state = 12345;
+  for (NodeId start : {NodeId{0}, t.id({4, 1, 3, 2}), t.id({2, 0, 1, 1})}) {
+    Torus::Cursor cursor(t, start);
+    NodeId expected = start;
+    for (int hop = 0; hop < 500; ++hop) {
+      state = state * 1103515245u + 12345u;
+      const Direction d(static_cast<int>((state >> 16) % kDirectionCount));
+      cursor.step(d);
+      expected = t.neighbor(expected, d);
+      ck_assert_uint_eq(cursor.node(), expected);
+      ck_assert(cursor.coord() == t.coord(expected));
+    }
+  }
+  // Once round each ring of 5 steps back to the start.
+  Torus::Cursor round(t, t.id({4, 0, 0, 0}));
+  for (int hop = 0; hop < 5; ++hop) round.step(Direction::make(0, true));
+  ck_assert_uint_eq(round.node(), t.id({4, 0, 0, 0}));
+}
+END_TEST
+
 START_TEST(test_two_dim_coords) {
   const Torus t = Torus::parse("4x4");
   ck_assert_int_eq(t.declared_dims(), 2);
@@ -462,6 +486,7 @@ int main() {
   Suite* s = suite_create("model");
   TCase* tc = tcase_create("core");
   tcase_add_test(tc, test_desmos_geometry);
+  tcase_add_test(tc, test_cursor_walks_as_neighbor);
   tcase_add_test(tc, test_two_dim_coords);
   tcase_add_test(tc, test_bad_torus_text);
   tcase_add_test(tc, test_single_cable_ports);

@@ -1165,16 +1165,29 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
     if (word_of(table, s, d) != common.word[key]) return;  // differs: walked already
     touched.emplace_back(s, d);
   };
+  // The source a failure puts on the route, failure - offset, is of the
+  // key's class only where the parities of failure and offset along the
+  // split (even) rings differ by it: that is tested first, on the offset's
+  // coordinates kept along the walk.
+  std::vector<std::size_t> failed_node_class, failed_channel_class;
+  for (const NodeId failed : failed_nodes) failed_node_class.push_back(box.class_of(failed));
+  for (const auto& failed : failed_channels) failed_channel_class.push_back(box.class_of(failed.first));
   if (!failed_nodes.empty() || !failed_channels.empty())
     for (std::size_t key = classes; key < keys; ++key) {
-      NodeId at = 0;  // the route from the origin: `at` is its offset from the source
+      const std::size_t key_class = box.class_of_key(key);
+      Torus::Cursor at(torus, 0);  // the route from the origin: `at` is its offset from the source
       for (std::uint32_t r = 0; r < common.run_count[key]; ++r) {
         const Run& run = runs_of[common.first_run[key] + r];
         for (int k = 0; k < run.count; ++k) {
-          for (const auto& [tail, direction] : failed_channels)
-            if (direction == run.direction) meets(rings.shifted(tail, at, true), key);
-          at = torus.neighbor(at, run.direction);
-          for (const NodeId failed : failed_nodes) meets(rings.shifted(failed, at, true), key);
+          std::size_t at_class = box.class_of(at.coord());
+          for (std::size_t f = 0; f < failed_channels.size(); ++f)
+            if (failed_channels[f].second == run.direction && (failed_channel_class[f] ^ at_class) == key_class)
+              meets(rings.shifted(failed_channels[f].first, at.node(), true), key);
+          at.step(run.direction);
+          at_class = box.class_of(at.coord());
+          for (std::size_t f = 0; f < failed_nodes.size(); ++f)
+            if ((failed_node_class[f] ^ at_class) == key_class)
+              meets(rings.shifted(failed_nodes[f], at.node(), true), key);
         }
       }
     }

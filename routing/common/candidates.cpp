@@ -52,12 +52,6 @@ namespace {
 
 using HopCounts = std::array<int, kDirectionCount>;
 
-// Appends `counts` in DOR: every direction in rank order, repeated.
-void append_dor(const HopCounts& counts, std::vector<Direction>& hops) {
-  for (int rank = 0; rank < kDirectionCount; ++rank)
-    for (int k = 0; k < counts[rank]; ++k) hops.push_back(Direction(rank));
-}
-
 // Sign choices of a pair, lexicographic over X..K with + before -: at most
 // two per dimension, so at most 16.
 struct SignChoices {
@@ -159,26 +153,37 @@ std::size_t append_minimal_route_channels(const Network& network, const TurnRule
                                           std::vector<std::size_t>& bounds) {
   if (src == dst || cap == 0) return 0;
   const Torus& torus = network.torus();
+  const Coord from = torus.coord(src);
   SignChoices signs;
-  sign_choices(torus, torus.coord(src), torus.coord(dst), signs);
+  sign_choices(torus, from, torus.coord(dst), signs);
   const std::size_t first_bound = bounds.size() - 1;  // this pair's first route starts at bounds[first_bound]
   std::size_t added = 0;
-  std::vector<Direction> hops;
 
-  // Walks the order's route onto the end of `channels`; keeps it when it is
-  // usable and not one of this pair's routes already.
-  const auto offer = [&]() {
+  // Walks the order's route (First Step p, the direction-order runs of
+  // `rest`, Last Step m; -1 for none) onto the end of `channels`, straight
+  // from the counts; keeps it when it is usable and not one of this pair's
+  // routes already.
+  const auto offer = [&](int p, const HopCounts& rest, int m) {
     const std::size_t start = channels.size();
-    NodeId at = src;
-    for (std::size_t i = 0; i < hops.size(); ++i) {
-      const ChannelId c = Torus::channel(at, hops[i]);
-      if (!torus.direction_present(hops[i]) || !network.channel_alive(c) ||
-          (i > 0 && !rules.step_allowed(channels.back(), hops[i]))) {
-        channels.resize(start);
+    Torus::Cursor at(torus, src, from);
+    bool usable = true;
+    const auto step = [&](Direction hop) {
+      const ChannelId c = Torus::channel(at.node(), hop);
+      if (!torus.direction_present(hop) || !network.channel_alive(c) ||
+          (channels.size() > start && !rules.step_allowed(channels.back(), hop))) {
+        usable = false;
         return;
       }
       channels.push_back(c);
-      at = torus.neighbor(at, hops[i]);
+      at.step(hop);
+    };
+    if (p >= 0) step(Direction(p));
+    for (int rank = 0; rank < kDirectionCount && usable; ++rank)
+      for (int k = 0; k < rest[static_cast<std::size_t>(rank)] && usable; ++k) step(Direction(rank));
+    if (m >= 0 && usable) step(Direction(m));
+    if (!usable) {
+      channels.resize(start);
+      return;
     }
     const std::size_t length = channels.size() - start;
     for (std::size_t k = first_bound; k + 1 < bounds.size(); ++k)
@@ -196,11 +201,7 @@ std::size_t append_minimal_route_channels(const Network& network, const TurnRule
   // Without any allowed turn an FS/LS order is either the DOR order itself
   // or needs a turn, so only the DOR routes exist.
   for_each_minimal_order(signs, rules.turns_possible(), [&](int p, const HopCounts& rest, int m) {
-    hops.clear();
-    if (p >= 0) hops.push_back(Direction(p));
-    append_dor(rest, hops);
-    if (m >= 0) hops.push_back(Direction(m));
-    offer();
+    offer(p, rest, m);
     return added < cap;
   });
   return added;

@@ -202,6 +202,11 @@ std::size_t append_shortest_live_dor_channels(const Network& network, NodeId src
     std::array<int, kDirectionCount> counts{};
     int length = 0;
   };
+  std::array<int, kMaxDims> forwards{};  // the hops round each ring the positive way
+  for (int dim = 0; dim < kMaxDims; ++dim) {
+    const int size = torus.size(dim);
+    forwards[static_cast<std::size_t>(dim)] = ((to[dim] - from[dim]) % size + size) % size;
+  }
   std::array<Choice, 1u << kMaxDims> choices;
   std::size_t count = 0;
   for (unsigned signs = 0; signs < (1u << kMaxDims); ++signs) {
@@ -209,7 +214,7 @@ std::size_t append_shortest_live_dor_channels(const Network& network, NodeId src
     bool valid = true;
     for (int dim = 0; dim < kMaxDims && valid; ++dim) {
       const int size = torus.size(dim);
-      const int forward = ((to[dim] - from[dim]) % size + size) % size;
+      const int forward = forwards[static_cast<std::size_t>(dim)];
       const bool minus = (signs >> dim) & 1u;
       if (forward == 0) {
         valid = !minus;
@@ -232,14 +237,15 @@ std::size_t append_shortest_live_dor_channels(const Network& network, NodeId src
       if (walked[k] || choices[k].length != length) continue;
       walked[k] = true;
       const std::size_t start = channels.size();
-      NodeId at = src;
+      Torus::Cursor at(torus, src);
       bool alive = true;
       for (int rank = 0; rank < kDirectionCount && alive; ++rank)
         for (int step = 0; step < choices[k].counts[rank] && alive; ++step) {
           const Direction hop(rank);
-          alive = torus.direction_present(hop) && network.channel_alive(at, hop);
-          channels.push_back(Torus::channel(at, hop));
-          at = torus.neighbor(at, hop);
+          alive = torus.direction_present(hop) && network.channel_alive(at.node(), hop);
+          if (!alive) break;
+          channels.push_back(Torus::channel(at.node(), hop));
+          at.step(hop);
         }
       if (!alive) {
         channels.resize(start);
@@ -474,11 +480,12 @@ void assign_cut_pairs(const Network& network, const std::vector<Pair>& cut, Rout
     if (count(a) != count(b)) return count(a) < count(b);
     return count(a) > 0 && route_of(first[a]).size() > route_of(first[b]).size();
   });
+  Route route;  // one, its hops' storage reused pair after pair
   for (std::size_t k : order) {
     if (count(k) == 0) continue;  // the checked-turn stage routes it
     const std::size_t best =
         first[k] + least_loaded_option(count(k), [&](std::size_t v) { return route_of(first[k] + v); }, loads);
-    Route route;
+    route.hops.clear();
     const ChannelSpan chosen = route_of(best);
     for (std::size_t h = 0; h < chosen.size(); ++h) {
       ++counted.loads[chosen.first[h]];
