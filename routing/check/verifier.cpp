@@ -1176,10 +1176,10 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
     for (std::size_t key = classes; key < keys; ++key) {
       const std::size_t key_class = box.class_of_key(key);
       Torus::Cursor at(torus, 0);  // the route from the origin: `at` is its offset from the source
+      std::size_t at_class = box.class_of(at.coord());
       for (std::uint32_t r = 0; r < common.run_count[key]; ++r) {
         const Run& run = runs_of[common.first_run[key] + r];
         for (int k = 0; k < run.count; ++k) {
-          std::size_t at_class = box.class_of(at.coord());
           for (std::size_t f = 0; f < failed_channels.size(); ++f)
             if (failed_channels[f].second == run.direction && (failed_channel_class[f] ^ at_class) == key_class)
               meets(rings.shifted(failed_channels[f].first, at.node(), true), key);

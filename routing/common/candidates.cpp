@@ -36,8 +36,7 @@ bool route_is_usable(const Network& network, const TurnRules& rules, NodeId src,
   ChannelId previous = 0;
   for (std::size_t i = 0; i < hops.size(); ++i) {
     const ChannelId c = Torus::channel(at, hops[i]);
-    if (!torus.direction_present(hops[i]) || !network.channel_alive(c)) return false;
-    if (i > 0 && !rules.step_allowed(previous, hops[i])) return false;
+    if (!hop_usable(network, rules, c, hops[i], i > 0 ? &previous : nullptr)) return false;
     if (channels) channels->push_back(c);
     previous = c;
     at = torus.neighbor(at, hops[i]);
@@ -169,8 +168,7 @@ std::size_t append_minimal_route_channels(const Network& network, const TurnRule
     bool usable = true;
     const auto step = [&](Direction hop) {
       const ChannelId c = Torus::channel(at.node(), hop);
-      if (!torus.direction_present(hop) || !network.channel_alive(c) ||
-          (channels.size() > start && !rules.step_allowed(channels.back(), hop))) {
+      if (!hop_usable(network, rules, c, hop, channels.size() > start ? &channels.back() : nullptr)) {
         usable = false;
         return;
       }

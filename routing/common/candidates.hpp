@@ -83,6 +83,15 @@ class TurnRules {
   bool all_turns_ = false;
 };
 
+// Whether a route may take `hop` over channel `c` (the router it is at and
+// `hop`) after the channel `previous` (nullptr for its first hop): the
+// dimension present, the channel live and the step one `rules` allow.
+inline bool hop_usable(const Network& network, const TurnRules& rules, ChannelId c, Direction hop,
+                       const ChannelId* previous) {
+  return network.torus().direction_present(hop) && network.channel_alive(c) &&
+         (!previous || rules.step_allowed(*previous, hop));
+}
+
 // True if `hops` walks from `src` over live channels and every consecutive
 // pair of hops is a step `rules` allows.  `channels` (optional) receives the
 // channels in order.

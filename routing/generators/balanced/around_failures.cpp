@@ -359,14 +359,12 @@ std::vector<Pair> closed_form_start(const Network& network, const DisplacementRo
     for (NodeId target = 0; target < torus.node_count(); ++target) {
       if (target == source) continue;
       const Coord to = torus.coord(target);
-      Coord here = from;
+      Torus::Cursor here(torus, source, from);
       unsigned here_class = q;
       int previous = -1;  // the rank of the hop before, whose head is `here`
       RouteTable::for_each_packed_run(closed.word(from, to), [&](Direction hop, int count) {
         const int rank = hop.rank();
-        const int dim = hop.dim();
-        const int size = torus.size(dim);
-        const unsigned flip = parity.even(dim) ? 1u << dim : 0u;
+        const unsigned flip = parity.even(hop.dim()) ? 1u << hop.dim() : 0u;
         for (int k = 0; k < count; ++k) {
           if (previous >= 0) ++class_edges[here_class][static_cast<std::size_t>(previous * kDirectionCount + rank)];
           ++class_load[here_class][static_cast<std::size_t>(rank)];
@@ -374,14 +372,12 @@ std::vector<Pair> closed_form_start(const Network& network, const DisplacementRo
             // The translate tail - here + from is of class q (from's)
             // when tail and here agree in parity.
             if (tail.parity != here_class) continue;
-            const Coord cut_source = parity.shifted(tail.at, here, from);
+            const Coord cut_source = parity.shifted(tail.at, here.coord(), from);
             const std::uint32_t s = index[torus.id(cut_source)];
             const std::uint32_t d = index[torus.id(parity.shifted(to, from, cut_source))];
             if (s != kAbsent && d != kAbsent) cut_keys.push_back(static_cast<std::uint64_t>(s) * n + d);
           }
-          here[dim] += hop.step();
-          if (here[dim] == size) here[dim] = 0;
-          if (here[dim] < 0) here[dim] = size - 1;
+          here.step(hop);
           here_class ^= flip;
           previous = rank;
         }
