@@ -4,7 +4,31 @@
 #include <array>
 #include <stdexcept>
 
+#include <sys/mman.h>
+
 namespace angara {
+
+namespace {
+constexpr std::size_t kHugePage = std::size_t(2) << 20;
+std::size_t whole_huge_pages(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+}  // namespace
+
+void* huge_zeroed(std::size_t bytes) {
+  const std::size_t size = whole_huge_pages(bytes);
+  // Mapped a huge page longer, then trimmed to an aligned start.
+  void* mapped = ::mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) throw std::bad_alloc();
+  const auto start = reinterpret_cast<std::uintptr_t>(mapped);
+  const std::uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+  if (aligned > start) ::munmap(mapped, aligned - start);
+  const std::uintptr_t end = start + size + kHugePage;
+  if (end > aligned + size) ::munmap(reinterpret_cast<void*>(aligned + size), end - (aligned + size));
+  void* memory = reinterpret_cast<void*>(aligned);
+  ::madvise(memory, size, MADV_HUGEPAGE);  // a hint: without huge pages the mapping still works
+  return memory;
+}
+
+void huge_release(void* memory, std::size_t bytes) noexcept { ::munmap(memory, whole_huge_pages(bytes)); }
 
 std::string Route::to_string() const {
   std::string out;

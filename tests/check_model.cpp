@@ -267,6 +267,29 @@ START_TEST(test_route_table_indexing) {
 }
 END_TEST
 
+// A table past kHugeFrom takes a mapping of its own (huge pages where the
+// kernel gives them): its words start as "no route", copies and moves keep
+// them, and a table that grows back under the threshold frees it the same way.
+START_TEST(test_large_route_table_storage) {
+  std::vector<NodeId> nodes(1600);
+  for (NodeId k = 0; k < nodes.size(); ++k) nodes[k] = 3 * k;
+  RouteTable table(nodes);
+  ck_assert(table.size() * table.size() * sizeof(std::uint32_t) >= kHugeFrom);
+  for (std::size_t s = 0; s < table.size(); s += 97)
+    for (std::size_t d = 0; d < table.size(); ++d) ck_assert(!table.has_route(s, d));
+  ck_assert(!table.has_route(table.size() - 1, table.size() - 2));
+  table.set_route(1599, 1598, Route{parse_hops("-X +Y")});
+  table.set_route(0, 1, Route{parse_hops("+X")});
+  RouteTable copy = table;
+  ck_assert_str_eq(copy.route(1599, 1598).to_string().c_str(), "-X +Y");
+  RouteTable moved = std::move(copy);
+  ck_assert_str_eq(moved.route(0, 1).to_string().c_str(), "+X");
+  ck_assert(!moved.has_route(1, 0));
+  table = RouteTable({1, 2, 3});  // the large mapping released for a small table
+  ck_assert(!table.has_route(0, 2));
+}
+END_TEST
+
 // dimension_order_table packs one route per displacement class (and side of
 // a single-cabled size-2 dimension): every pair still gets the route of the
 // definition, here built pair by pair.
@@ -498,6 +521,7 @@ int main() {
   tcase_add_test(tc, test_parse_hops_error);
   tcase_add_test(tc, test_route_table_indexing);
   tcase_add_test(tc, test_route_table_compact_store);
+  tcase_add_test(tc, test_large_route_table_storage);
   tcase_add_test(tc, test_route_table_restricted_to);
   tcase_add_test(tc, test_dimension_order_table_by_definition);
   tcase_add_test(tc, test_direction_order_counts_by_walking);

@@ -1074,9 +1074,13 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   // The pairs that differ are kept to walk (PairsToWalk).
   struct Compared {
     std::vector<std::uint32_t> uses;  // by key
+    // The pieces that equal their common words, as a difference array over
+    // the words by class (a piece's keys are consecutive there): two
+    // updates a piece instead of one a pair.
+    std::vector<std::int32_t> piece_uses;
     PairsToWalk differ;
   };
-  std::vector<Compared> compared(parallel_parts(n), Compared{{}, PairsToWalk(torus, parallel_parts(n))});
+  std::vector<Compared> compared(parallel_parts(n), Compared{{}, {}, PairsToWalk(torus, parallel_parts(n))});
   std::vector<unsigned char> row_differs(n, 0);  // by source: some pair of its row differs
   const bool skip_unallocated = n != static_cast<std::size_t>(machine) && box.whole();
   // A line of routers (the same but for X) is compared a piece at a time
@@ -1096,6 +1100,7 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
   run_parallel(n, [&](std::size_t p, std::size_t begin, std::size_t end) {
     Compared& mine = compared[p];
     mine.uses.assign(keys, 0);
+    mine.piece_uses.assign(keys + 1, 0);
     KeysFrom key_of(box, torus);
     for (std::size_t s = begin; s < end; ++s) {
       key_of.from(nodes[s]);
@@ -1113,10 +1118,12 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
           [&](std::size_t first, std::size_t key_line) {
             for (const KeysFrom::Piece& piece : key_of.pieces()) {
               const std::size_t key = key_line + piece.share;
-              const std::uint32_t* const expected = word_by_class.data() + key % classes * per_class + key / classes;
+              const std::size_t by_class = key % classes * per_class + key / classes;
+              const std::uint32_t* const expected = word_by_class.data() + by_class;
               const std::uint32_t* const actual = row + first + piece.first;
               if (std::equal(actual, actual + piece.length, expected)) {
-                for (std::size_t k = 0; k < piece.length; ++k) ++mine.uses[key + k * classes];
+                ++mine.piece_uses[by_class];
+                --mine.piece_uses[by_class + piece.length];
               } else {
                 for (std::size_t k = 0; k < piece.length; ++k) pair(first + piece.first + k, key + k * classes);
               }
@@ -1127,14 +1134,23 @@ std::optional<TranslateCounts> walk_translates(const Network& network, const Rin
     }
   });
   std::vector<std::uint32_t> uses = std::move(compared[0].uses);
+  std::vector<std::int32_t> piece_uses = std::move(compared[0].piece_uses);
   std::size_t differ = compared[0].differ.count();
   bool all_kept = compared[0].differ.all_kept();
   for (std::size_t p = 1; p < compared.size(); ++p) {
     for (std::size_t key = 0; key < keys; ++key) uses[key] += compared[p].uses[key];
+    for (std::size_t i = 0; i <= keys; ++i) piece_uses[i] += compared[p].piece_uses[i];
     std::vector<std::uint32_t>().swap(compared[p].uses);
+    std::vector<std::int32_t>().swap(compared[p].piece_uses);
     differ += compared[p].differ.count();
     all_kept = all_kept && compared[p].differ.all_kept();
   }
+  std::int64_t running = 0;
+  for (std::size_t i = 0; i < keys; ++i) {
+    running += piece_uses[i];
+    uses[i % per_class * classes + i / per_class] += static_cast<std::uint32_t>(running);
+  }
+  std::vector<std::int32_t>().swap(piece_uses);
   if (differ > n * (n - 1) / 4) return std::nullopt;
   counts = count_translates(box, torus, common);
 

@@ -310,6 +310,13 @@ void DisplacementRoutes::write(RouteTable& table) const {
     coord[dim].resize(n);
     for (std::size_t k = 0; k < n; ++k) coord[dim][k] = static_cast<std::uint16_t>(torus_.coord(nodes[k])[dim]);
   }
+  // The targets as runs that differ in X alone: Y, Z and W's share of the
+  // index is summed once a run, not once a target.
+  std::vector<std::size_t> run_start;
+  for (std::size_t t = 0; t < n; ++t)
+    if (t == 0 || coord[1][t] != coord[1][t - 1] || coord[2][t] != coord[2][t - 1] || coord[3][t] != coord[3][t - 1])
+      run_start.push_back(t);
+  run_start.push_back(n);
   run_parallel(n, [&](std::size_t, std::size_t begin, std::size_t end) {
     std::array<std::vector<std::uint32_t>, kMaxDims> offset;
     for (std::size_t s = begin; s < end; ++s) {
@@ -323,8 +330,11 @@ void DisplacementRoutes::write(RouteTable& table) const {
       }
       const std::uint32_t *x = offset[0].data(), *y = offset[1].data(), *z = offset[2].data(), *w = offset[3].data();
       const std::uint16_t *cx = coord[0].data(), *cy = coord[1].data(), *cz = coord[2].data(), *cw = coord[3].data();
-      for (std::size_t t = 0; t < n; ++t)
-        table.set_route(s, t, made_.even_route[x[cx[t]] + y[cy[t]] + z[cz[t]] + w[cw[t]]]);
+      for (std::size_t r = 0; r + 1 < run_start.size(); ++r) {
+        const std::size_t first = run_start[r];
+        const PackedRoute* const line = made_.even_route.data() + y[cy[first]] + z[cz[first]] + w[cw[first]];
+        for (std::size_t t = first; t < run_start[r + 1]; ++t) table.set_route(s, t, line[x[cx[t]]]);
+      }
       // The split classes (pure displacements half a ring long): by the
       // parity of the source's coordinate, where the target is allocated.
       const Coord from = torus_.coord(nodes[s]);
