@@ -150,6 +150,52 @@ START_TEST(test_minimal_route_channels_appended) {
 }
 END_TEST
 
+// The long way round rings: after a pair's minimal routes, its pure DOR
+// routes of the other sign choices at most `extra_hops` longer, X's sign
+// changing fastest; a live channel on every hop.
+START_TEST(test_long_way_dor_routes) {
+  Network net(Torus::parse("8x4"));
+  const Torus& t = net.torus();
+  const auto id = [&](const char* c) { return t.id(t.parse_coord(c)); };
+  const std::vector<NodeId> nodes{id("0,0"), id("3,1"), id("4,2"), id("6,3")};
+  const CandidateSet minimal(net, TurnRules(net), nodes, 64);
+  const auto long_ways = [&](const CandidateSet& set, const char* from, const char* to) {
+    const auto index = [&](const char* c) { return std::size_t(std::find(nodes.begin(), nodes.end(), id(c)) - nodes.begin()); };
+    const std::size_t p = set.pair(index(from), index(to));
+    std::vector<std::vector<Direction>> routes;
+    for (std::size_t v = minimal.variants(p); v < set.variants(p); ++v) routes.push_back(set.hops(p, v));
+    for (std::size_t v = 0; v < minimal.variants(p); ++v) ck_assert(set.hops(p, v) == minimal.hops(p, v));
+    return joined(routes);
+  };
+  const CandidateSet longer = CandidateSet::with_long_way_dor(net, minimal, 2);
+  // X 3 the short way (5 the long), Y 1 (3): each flipped alone; both is 4 longer.
+  ck_assert_std_str_eq(long_ways(longer, "0,0", "3,1"), "+Y -X -X -X -X -X | +X +X +X -Y -Y -Y");
+  // X 4 is a tie (both ways minimal already), Y 2 too: nothing longer.
+  ck_assert_std_str_eq(long_ways(longer, "0,0", "4,2"), "");
+  // X 6 (2 the short way, -X: the long way is 4 longer), Y 3 (1, -Y: 2).
+  ck_assert_std_str_eq(long_ways(longer, "0,0", "6,3"), "+Y +Y +Y -X -X");
+  ck_assert_std_str_eq(long_ways(CandidateSet::with_long_way_dor(net, minimal, 4), "0,0", "6,3"),
+                       "+Y +Y +Y -X -X | +X +X +X +X +X +X -Y");
+  // Found once, appended to two sets of the allocation: the same routes.
+  const CandidateSet::LongWayRoutes routes = CandidateSet::long_way_dor_routes(net, minimal, 2);
+  const CandidateSet again = CandidateSet::with_routes_after(minimal, routes);
+  ck_assert_uint_eq(again.route_count(), longer.route_count());
+  for (std::size_t p = 0; p < again.pair_count(); ++p)
+    for (std::size_t v = 0; v < again.variants(p); ++v) ck_assert(again.hops(p, v) == longer.hops(p, v));
+  const CandidateSet other(net, TurnRules(net), {id("0,0"), id("1,1")}, 64);
+  ck_assert_std_str_eq(error_message<std::logic_error>([&] { CandidateSet::with_routes_after(other, routes); }),
+                       "long-way routes of another allocation");
+  // A failed cable on the long way: that route is left out.
+  Network cut(Torus::parse("8x4"));
+  cut.fail_link(id("6,1"), Direction::make(0, true));
+  const CandidateSet cut_minimal(cut, TurnRules(cut), nodes, 64);
+  const CandidateSet cut_longer = CandidateSet::with_long_way_dor(cut, cut_minimal, 2);
+  const std::size_t p = cut_minimal.pair(0, 1);
+  ck_assert_uint_eq(cut_longer.variants(p) - cut_minimal.variants(p), 1);
+  ck_assert_std_str_eq(text(cut_longer.hops(p, cut_longer.variants(p) - 1)), "+X +X +X -Y -Y -Y");
+}
+END_TEST
+
 START_TEST(test_tied_ring_signs) {
   // 4x4 from (0,0) to (2,2): both dimensions are tied at distance 2, so four
   // sign choices, X slowest, + before -, each in DOR.  Without faults no
@@ -1229,6 +1275,7 @@ int main() {
   Suite* s = suite_create("balanced");
   TCase* candidates_case = tcase_create("candidates");
   tcase_add_test(candidates_case, test_minimal_route_channels_appended);
+  tcase_add_test(candidates_case, test_long_way_dor_routes);
   tcase_add_test(candidates_case, test_tied_ring_signs);
   tcase_add_test(candidates_case, test_all_turn_candidates_of_healthy_machine);
   tcase_add_test(candidates_case, test_two_cables);

@@ -1,6 +1,8 @@
 #include "routing/common/candidates.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <cstdlib>
 #include <array>
 #include <memory>
 #include <string>
@@ -591,64 +593,112 @@ CandidateSet::CandidateSet(const Network& network, const TurnRules& rules, std::
 }
 
 CandidateSet CandidateSet::with_long_way_dor(const Network& network, const CandidateSet& base, int extra_hops) {
+  return with_routes_after(base, long_way_dor_routes(network, base, extra_hops));
+}
+
+CandidateSet::LongWayRoutes CandidateSet::long_way_dor_routes(const Network& network, const CandidateSet& base,
+                                                              int extra_hops) {
   const Torus& torus = network.torus();
+  const std::size_t n = base.nodes_.size(), pairs = base.pair_count();
+  std::vector<Coord> coord_of(n);
+  for (std::size_t k = 0; k < n; ++k) coord_of[k] = torus.coord(base.nodes_[k]);
+  LongWayRoutes routes;
+  std::vector<ChannelId>& extra_channels = routes.channels;
+  std::vector<std::size_t>& extra_end = routes.end;
+  std::vector<std::uint8_t>& extra_of = routes.of_pair;
+  extra_of.assign(pairs, 0);
+  for (std::size_t p = 0; p < pairs; ++p) {
+    const std::size_t s = p / n, d = p % n;
+    if (s == d || base.variants(p) == 0 || !base.minimal(p)) continue;
+    // Per dimension the + and - hop counts; a choice is minimal iff every
+    // dimension takes its shorter way (both when tied): those are in base.
+    // A sign choice (bit dim set: the - way) as masks: the dimensions that
+    // move, those not tied, and the bit of each one's longer way.
+    const Coord& from = coord_of[s];
+    const Coord& to = coord_of[d];
+    std::array<std::array<int, 2>, kMaxDims> count{};  // [dim][0: +, 1: -]
+    std::array<int, kMaxDims> longer_by{};
+    unsigned moving = 0, untied = 0, long_minus = 0;
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+      const int size = torus.size(dim);
+      const int forward = to[dim] >= from[dim] ? to[dim] - from[dim] : to[dim] - from[dim] + size;
+      count[dim] = {forward, size - forward};
+      if (forward == 0) continue;
+      moving |= 1u << dim;
+      if (2 * forward == size) continue;
+      untied |= 1u << dim;
+      if (2 * forward < size) long_minus |= 1u << dim;
+      longer_by[dim] = std::abs(size - 2 * forward);
+    }
+    for (unsigned signs = 0; signs < (1u << kMaxDims); ++signs) {
+      if (signs & ~moving) continue;  // one pattern for a dimension that does not move
+      const unsigned long_ways = ~(signs ^ long_minus) & untied;
+      if (long_ways == 0) continue;  // minimal: in base
+      int extra = 0;
+      for (int dim = 0; dim < kMaxDims; ++dim)
+        if (long_ways >> dim & 1u) extra += longer_by[dim];
+      if (extra > extra_hops) continue;
+      HopCounts counts{};
+      for (int dim = 0; dim < kMaxDims; ++dim) {
+        const int minus = (signs >> dim) & 1u;
+        counts[Direction::make(dim, minus != 0).rank()] = count[dim][minus];
+      }
+      const std::size_t begin = extra_channels.size();
+      Torus::Cursor at(torus, base.nodes_[s], from);
+      bool live = true;
+      for (int rank = 0; rank < kDirectionCount && live; ++rank) {
+        const Direction direction(rank);
+        if (counts[rank] > 0 && !torus.direction_present(direction)) live = false;
+        for (int step = 0; step < counts[rank] && live; ++step) {
+          const ChannelId c = Torus::channel(at.node(), direction);
+          if (!network.channel_alive(c)) {
+            live = false;
+            break;
+          }
+          extra_channels.push_back(c);
+          at.step(direction);
+        }
+      }
+      if (live && at.node() == base.nodes_[d]) {
+        extra_end.push_back(extra_channels.size());
+        ++extra_of[p];
+      } else {
+        extra_channels.resize(begin);
+      }
+    }
+  }
+
+  return routes;
+}
+
+CandidateSet CandidateSet::with_routes_after(const CandidateSet& base, const LongWayRoutes& routes) {
+  const std::size_t pairs = base.pair_count();
+  if (routes.of_pair.size() != pairs) throw std::logic_error("long-way routes of another allocation");
+  const std::vector<ChannelId>& extra_channels = routes.channels;
+  const std::vector<std::size_t>& extra_end = routes.end;
+  const std::vector<std::uint8_t>& extra_of = routes.of_pair;
+  // Written once at its final size: base's routes of a pair are one block
+  // of channels, copied whole, then the pair's long-way routes.
   CandidateSet set;
   set.nodes_ = base.nodes_;
   set.minimal_ = base.minimal_;
   set.unroutable_ = base.unroutable_;
-  const std::size_t n = set.nodes_.size();
-  set.pair_first_.reserve(n * n + 1);
-  std::vector<ChannelId> walk;
-  for (std::size_t p = 0; p < base.pair_count(); ++p) {
-    for (std::size_t v = 0; v < base.variants(p); ++v) {
-      const ChannelSpan span = base.channels(p, v);
-      walk.assign(span.begin(), span.end());
-      set.add_route(walk);
-    }
-    const NodeId src = set.nodes_[base.pair_source(p)], dst = set.nodes_[base.pair_destination(p)];
-    if (src != dst && base.variants(p) > 0 && base.minimal(p)) {
-      // Per dimension the + and - hop counts; a choice is minimal iff every
-      // dimension takes its shorter way (both when tied): those are in base.
-      const Coord from = torus.coord(src), to = torus.coord(dst);
-      std::array<std::array<int, 2>, kMaxDims> count{};  // [dim][0: +, 1: -]
-      std::array<bool, kMaxDims> moves{};
-      for (int dim = 0; dim < kMaxDims; ++dim) {
-        const int size = torus.size(dim);
-        const int forward = ((to[dim] - from[dim]) % size + size) % size;
-        moves[dim] = forward != 0;
-        count[dim] = {forward, size - forward};
-      }
-      for (unsigned signs = 0; signs < (1u << kMaxDims); ++signs) {
-        bool valid = true, minimal = true;
-        int extra = 0;
-        HopCounts counts{};
-        for (int dim = 0; dim < kMaxDims && valid; ++dim) {
-          const int minus = (signs >> dim) & 1u;
-          if (!moves[dim]) {
-            valid = minus == 0;  // one pattern for a dimension that does not move
-            continue;
-          }
-          if (count[dim][minus] > count[dim][1 - minus]) {
-            minimal = false;
-            extra += count[dim][minus] - count[dim][1 - minus];
-          }
-          counts[Direction::make(dim, minus != 0).rank()] = count[dim][minus];
-        }
-        if (!valid || minimal || extra > extra_hops) continue;
-        walk.clear();
-        NodeId at = src;
-        for (int rank = 0; rank < kDirectionCount && at != kNoNode; ++rank)
-          for (int step = 0; step < counts[rank] && at != kNoNode; ++step) {
-            const ChannelId c = Torus::channel(at, Direction(rank));
-            if (!torus.direction_present(Direction(rank)) || !network.channel_alive(c)) {
-              at = kNoNode;
-              break;
-            }
-            walk.push_back(c);
-            at = torus.neighbor(at, Direction(rank));
-          }
-        if (at == dst) set.add_route(walk);
-      }
+  set.channels_.reserve(base.channels_.size() + extra_channels.size());
+  set.route_first_.reserve(base.route_first_.size() + extra_end.size());
+  set.pair_first_.reserve(pairs + 1);
+  std::size_t extra_route = 0;
+  for (std::size_t p = 0; p < pairs; ++p) {
+    const std::size_t first = base.pair_first_[p], last = base.pair_first_[p + 1];
+    const std::size_t from = base.route_first_[first], to = base.route_first_[last];
+    const std::size_t shift = set.channels_.size() - from;
+    set.channels_.insert(set.channels_.end(), base.channels_.begin() + static_cast<std::ptrdiff_t>(from),
+                         base.channels_.begin() + static_cast<std::ptrdiff_t>(to));
+    for (std::size_t r = first; r < last; ++r) set.route_first_.push_back(base.route_first_[r + 1] + shift);
+    for (std::uint8_t k = 0; k < extra_of[p]; ++k, ++extra_route) {
+      const std::size_t begin = extra_route == 0 ? 0 : extra_end[extra_route - 1];
+      set.channels_.insert(set.channels_.end(), extra_channels.begin() + static_cast<std::ptrdiff_t>(begin),
+                           extra_channels.begin() + static_cast<std::ptrdiff_t>(extra_end[extra_route]));
+      set.route_first_.push_back(set.channels_.size());
     }
     set.pair_first_.push_back(set.route_first_.size() - 1);
   }

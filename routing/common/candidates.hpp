@@ -216,6 +216,17 @@ class CandidateSet {
   // balanced tries them where the minimal routes stay above the bound
   // (routing/generators/balanced/refinement.cpp).
   static CandidateSet with_long_way_dor(const Network& network, const CandidateSet& base, int extra_hops);
+  // The same in two steps, for a caller that widens two sets of one
+  // allocation with the same minimal pairs (a scattered job's
+  // direction-order set, then its First/Last Step set): the long-way
+  // routes are found once.
+  struct LongWayRoutes {
+    std::vector<ChannelId> channels;
+    std::vector<std::size_t> end;        // route k: channels [end[k - 1], end[k])
+    std::vector<std::uint8_t> of_pair;   // how many of them each pair has, in pair order
+  };
+  static LongWayRoutes long_way_dor_routes(const Network& network, const CandidateSet& base, int extra_hops);
+  static CandidateSet with_routes_after(const CandidateSet& base, const LongWayRoutes& routes);
 
   // The candidates of a complete `table` of `base`'s allocation, widened
   // to every minimal Angara-encodable route (TurnRules::Mode::all_turns,

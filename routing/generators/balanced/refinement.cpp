@@ -228,10 +228,12 @@ void refine_scattered_intact(const Network& network, const GeneratorOptions& opt
   // stalls (a random quarter of 8x8x4x4: max load 114 in 0.07 s, where the
   // guarded search over the First/Last Step routes stays at 173).
   std::vector<std::uint32_t> start;
+  CandidateSet::LongWayRoutes long_ways;  // found once, for both sets
   {
     const TurnRules direction_order(network);  // on an intact machine: the DOR routes of every sign choice
     const CandidateSet minimal(network, direction_order, table.nodes(), kCandidateCap);
-    const CandidateSet dor = CandidateSet::with_long_way_dor(network, minimal, long_way);
+    long_ways = CandidateSet::long_way_dor_routes(network, minimal, long_way);
+    const CandidateSet dor = CandidateSet::with_routes_after(minimal, long_ways);
     Balancer greedy(dor, slots);
     greedy.assign_greedy(/*searched_next=*/false);
     start = greedy.choice();
@@ -255,7 +257,8 @@ void refine_scattered_intact(const Network& network, const GeneratorOptions& opt
   std::vector<std::uint32_t> prefix;
   const CandidateSet wide = CandidateSet::with_all_turns_of_intact(network, table, kCandidateCap, nullptr, &prefix);
   const std::uint32_t bound = candidate_space_bound(wide);
-  const CandidateSet longer = CandidateSet::with_long_way_dor(network, wide, long_way);
+  const CandidateSet longer = CandidateSet::with_routes_after(wide, long_ways);
+  long_ways = CandidateSet::LongWayRoutes();  // freed before the search
   if (budget) budget->spend(wide.route_count() + longer.route_count());
   for (std::size_t p = 0; p < start.size(); ++p)
     if (start[p] >= prefix[p]) start[p] = static_cast<std::uint32_t>(wide.variants(p) + (start[p] - prefix[p]));
