@@ -48,18 +48,19 @@ struct PackedRoute {
   std::uint32_t code = 0;
 };
 
-// Zeroed storage for a table's words, which start as 0 ("no route"):
-// calloc() takes a large block from fresh pages, which are zero already, so
-// a table of n^2 words (256 MiB on 16x8x8x8) costs no pass of its own
-// before its routes are written.  Elements made without a value are left
-// as calloc() gave them.
-// A large table's words in a mapping of its own, aligned to 2 MiB and
-// marked for transparent huge pages: a 256 MiB table faults in 128 times
-// instead of 65536 (each fault a page's zeroing and its cgroup charge).
+// A large table's words (kHugeFrom bytes or more) in a mapping of its own,
+// aligned to 2 MiB and marked for transparent huge pages: a 256 MiB table
+// faults in 128 times instead of 65536 (each fault a page's zeroing and its
+// cgroup charge).  The mapping's pages are zero until written.
 constexpr std::size_t kHugeFrom = std::size_t(8) << 20;
 void* huge_zeroed(std::size_t bytes);
 void huge_release(void* memory, std::size_t bytes) noexcept;
 
+// Zeroed storage for a table's words, which start as 0 ("no route"): fresh
+// pages are zero already (a mapping of its own for a large table, calloc()
+// for the others), so a table of n^2 words (256 MiB on 16x8x8x8) costs no
+// pass of its own before its routes are written.  Elements made without a
+// value are left as they were given.
 template <class T>
 struct ZeroedAllocator {
   using value_type = T;
