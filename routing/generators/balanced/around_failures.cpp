@@ -40,11 +40,17 @@ std::size_t least_loaded_option(std::size_t count, ChannelsOf&& channels_of, con
   std::uint64_t best_peak = 0, best_spread = 0;
   for (std::size_t v = 0; v < count; ++v) {
     std::uint64_t peak = 0, spread = 0;
+    bool beaten = false;  // its peak is above the best one's already: it cannot win
     for (ChannelId c : channels_of(v)) {
       const std::uint64_t load = loads[c];
       peak = std::max(peak, load + 1);
+      if (v > 0 && peak > best_peak) {
+        beaten = true;
+        break;
+      }
       spread += fourth(load + 1) - fourth(load);
     }
+    if (beaten) continue;
     if (v == 0 || peak < best_peak || (peak == best_peak && spread < best_spread)) {
       best = v;
       best_peak = peak;
