@@ -544,7 +544,7 @@ section_latency() {
        'not finish) and the budgeted max load over it (`load/unb.`).  Every case that finishes' \
        'unbudgeted is within 1.05 of it.  The random half of 8x8x4x4 is not: it reaches 342,' \
        'where the computation without a budget reaches 303 in about two minutes of CPU (on' \
-       'this shared machine'"'"'s slower runs, as here, past the 150 s limit).  Its budget goes to the' \
+       'this shared machine'"'"'s slower runs past the 150 s limit).  Its budget goes to the' \
        'First/Last Step search under the deadlock guard, whose cycle tests and candidate' \
        'evaluations take it from the greedy start of 344 to 342 in the 2 s and to 312 only after' \
        '30 s of CPU; the unbudgeted 303 comes from the long-way routes searched after it.' \
@@ -555,10 +555,13 @@ section_latency() {
        'beside a failed router reaches about 1800 with its ring ways, as the intact machine'"'"'s' \
        'random half does; the searched stages around the failure reach 1796 in about 14 s of' \
        'CPU.  Under 0.5 s the 8192-node machine with two failed routers takes more than the' \
-       'budget: a fifth of its time goes to writing its table of 256 MiB and a third to' \
-       'verifying it, the rest to the 147 thousand pairs the failures cut (100 thousand of them' \
-       'without a minimal route, which go the long way round a ring), their candidates walked' \
-       'from their hop counts with the coordinates kept along the walk (`Torus::Cursor`).'
+       'budget: much of its time goes to its table of 256 MiB, zeroed by the kernel (in a' \
+       'mapping of its own on transparent huge pages, `angara/route.hpp`: 128 page faults' \
+       'instead of 65536), written by the closed form a line of targets at a time and read' \
+       'back by the verifier, the rest to the 147 thousand pairs the failures cut (100' \
+       'thousand of them without a minimal route, which go the long way round a ring), their' \
+       'candidates walked from their hop counts with the coordinates kept along the walk' \
+       '(`Torus::Cursor`), each left as soon as its peak is above the best one'"'"'s so far.'
   local cases=block-8x8x4x4-in-8x8x8x8,block-8x8x8-in-16x16x8,block-8x8x8-in-16x16x16,random25-8x8x4x4,random50-8x8x4x4,random50-8x8x8x8,linear256-8x8x8x8,linear1024-8x8x8x8,fail1-8x8x4x4,fail3-8x8x4x4,block-8x8x8x8-in-16x16x8x8,fail1-8x8x8x8,fail2-16x8x8x8,random25-16x16x8x8,random50-fail1-8x8x8x8,random25-fail2-16x16x8x8
   [ "$quick" = 1 ] && cases=block-8x8x8-in-16x16x8,random25-8x8x4x4,linear256-8x8x8x8,fail1-8x8x4x4
   local status=0 half=0 whole=0
