@@ -252,7 +252,7 @@ void refine_scattered_intact(const Network& network, const GeneratorOptions& opt
   // the whole set from that start under the deadlock guard.  The start's
   // routes are the same channel sequences in the wider set: each pair's
   // direction-order routes are its first candidates there (`prefix`), in
-  // the same order, and with_long_way_dor() appends the same long-way routes
+  // the same order, and with_routes_after() appends the same long-way routes
   // after the set it widens.
   std::vector<std::uint32_t> prefix;
   const CandidateSet wide = CandidateSet::with_all_turns_of_intact(network, table, kCandidateCap, nullptr, &prefix);
