@@ -120,6 +120,12 @@ class RouteTable {
   void set_route(std::size_t src, std::size_t dst, const Route& route);
   // The fast writer: a word from pack(), shared by many pairs.
   void set_route(std::size_t src, std::size_t dst, PackedRoute packed) { codes_[src * nodes_.size() + dst] = packed.code; }
+  // Words for the `count` targets from `first_dst` on, in order (a closed
+  // form's run of targets: a copy, not a look-up a target).
+  void set_routes(std::size_t src, std::size_t first_dst, const PackedRoute* packed, std::size_t count) {
+    std::uint32_t* const row = codes_.data() + src * nodes_.size() + first_dst;
+    for (std::size_t k = 0; k < count; ++k) row[k] = packed[k].code;
+  }
   // The compact word of `route`, or nullopt when it needs the overflow store
   // (not Angara-encodable, a middle count above 31, a layer above 7).
   static std::optional<PackedRoute> pack(const Route& route);

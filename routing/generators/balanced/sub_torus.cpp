@@ -317,6 +317,19 @@ void DisplacementRoutes::write(RouteTable& table) const {
     if (t == 0 || coord[1][t] != coord[1][t - 1] || coord[2][t] != coord[2][t - 1] || coord[3][t] != coord[3][t - 1])
       run_start.push_back(t);
   run_start.push_back(n);
+  // A run that holds the whole X ring in order (every router of the line
+  // allocated) takes its words from its line rotated by the source's X: two
+  // copies.  Where X's class offsets are not consecutive (X not spanned, or
+  // not the fastest index) every run goes target by target.
+  const int ring = torus_.size(0);
+  const bool whole_lines = made_.spanned[0] && made_.weight[0] == 1;
+  std::vector<char> whole_run(run_start.size(), 0);
+  for (std::size_t r = 0; whole_lines && r + 1 < run_start.size(); ++r) {
+    const std::size_t first = run_start[r];
+    bool whole = run_start[r + 1] - first == static_cast<std::size_t>(ring);
+    for (int k = 0; whole && k < ring; ++k) whole = coord[0][first + static_cast<std::size_t>(k)] == k;
+    whole_run[r] = whole;
+  }
   run_parallel(n, [&](std::size_t, std::size_t begin, std::size_t end) {
     std::array<std::vector<std::uint32_t>, kMaxDims> offset;
     for (std::size_t s = begin; s < end; ++s) {
@@ -333,6 +346,13 @@ void DisplacementRoutes::write(RouteTable& table) const {
       for (std::size_t r = 0; r + 1 < run_start.size(); ++r) {
         const std::size_t first = run_start[r];
         const PackedRoute* const line = made_.even_route.data() + y[cy[first]] + z[cz[first]] + w[cw[first]];
+        if (whole_run[r]) {
+          // Target X = t holds class offset (t - own) mod ring.
+          const std::size_t own = coord[0][s], rest = static_cast<std::size_t>(ring) - own;
+          table.set_routes(s, first, line + rest, own);
+          table.set_routes(s, first + own, line, rest);
+          continue;
+        }
         for (std::size_t t = first; t < run_start[r + 1]; ++t) table.set_route(s, t, line[x[cx[t]]]);
       }
       // The split classes (pure displacements half a ring long): by the
