@@ -317,8 +317,16 @@ int successors(const Torus& torus, const TurnRules& rules, NodeId node, int stag
 
 }  // namespace
 
+std::vector<NodeId> live_channel_heads(const Network& network) {
+  const Torus& torus = network.torus();
+  std::vector<NodeId> head(torus.channel_slots(), kNoNode);
+  for (ChannelId c = 0; c < torus.channel_slots(); ++c)
+    if (network.channel_alive(c)) head[c] = torus.neighbor(Torus::channel_node(c), Torus::channel_direction(c));
+  return head;
+}
+
 ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules& rules, NodeId src,
-                                         const std::vector<NodeId>& targets)
+                                         const std::vector<NodeId>& targets, const std::vector<NodeId>* heads)
     : network_(network),
       rules_(rules),
       src_(src),
@@ -329,6 +337,11 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
   std::uint8_t present = 0;
   for (int rank = 0; rank < kDirectionCount; ++rank)
     if (torus.direction_present(Direction(rank))) present |= bit(Direction(rank));
+  // The router a hop from `node` in d reaches over a live channel, or kNoNode.
+  const auto hop_to = [&](NodeId node, Direction d) {
+    if (heads) return (*heads)[Torus::channel(node, d)];
+    return (present & bit(d)) && network.channel_alive(node, d) ? torus.neighbor(node, d) : kNoNode;
+  };
 
   std::vector<std::pair<NodeId, int>> frontier{{src, kBegin}}, next;
   dist_[state(src, kBegin)] = 0;
@@ -343,14 +356,11 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
       next.emplace_back(to, stage);
     };
     for (const auto& [node, stage] : frontier) {
-      std::uint8_t live = 0;
-      for (int rank = 0; rank < kDirectionCount; ++rank)
-        if ((present & bit(Direction(rank))) && network.channel_alive(node, Direction(rank))) live |= bit(Direction(rank));
       if (stage == kBegin) {
         for (int rank = 0; rank < kDirectionCount; ++rank) {
           const Direction d(rank);
-          if (!(live & bit(d))) continue;
-          const NodeId to = torus.neighbor(node, d);
+          const NodeId to = hop_to(node, d);
+          if (to == kNoNode) continue;
           reach(to, middle_stage(bit(d)));
           if (d.positive()) reach(to, kFirstStep + d.rank());
         }
@@ -370,13 +380,14 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
         };
         for (int rank = 0; rank < kDirectionCount; ++rank) {
           const Direction d(rank);
-          if (!(live & bit(d))) continue;
+          if (!first_step && !((moves->continuing | moves->last_steps) & bit(d))) continue;
+          const NodeId to = hop_to(node, d);
+          if (to == kNoNode) continue;
           if (first_step) {
-            if (allowed(d)) reach(torus.neighbor(node, d), middle_stage(bit(d)));
+            if (allowed(d)) reach(to, middle_stage(bit(d)));
           } else if (moves->continuing & bit(d)) {
-            reach(torus.neighbor(node, d), moves->next[static_cast<std::size_t>(rank)]);
-          } else if ((moves->last_steps & bit(d)) && allowed(d)) {
-            const NodeId to = torus.neighbor(node, d);
+            reach(to, moves->next[static_cast<std::size_t>(rank)]);
+          } else if (allowed(d)) {  // a Last Step
             if (ls_dist_[to] < 0) ls_dist_[to] = hops;
           }
         }
@@ -491,9 +502,7 @@ CandidateSet::CandidateSet(const Network& network, const TurnRules& rules, std::
   SignChoices signs;
   // Head node of every live channel, so the fast path below walks routes
   // without coordinate arithmetic (kNoNode: dead or absent).
-  std::vector<NodeId> head(torus.channel_slots(), kNoNode);
-  for (ChannelId c = 0; c < torus.channel_slots(); ++c)
-    if (network.channel_alive(c)) head[c] = torus.neighbor(Torus::channel_node(c), Torus::channel_direction(c));
+  const std::vector<NodeId> head = live_channel_heads(network);
   std::vector<Coord> coords(n);
   for (std::size_t i = 0; i < n; ++i) coords[i] = torus.coord(nodes_[i]);
   // Where the rules admit a turn at all: a First Step variant needs one
@@ -572,7 +581,7 @@ CandidateSet::CandidateSet(const Network& network, const TurnRules& rules, std::
             std::vector<NodeId> targets{nodes_[d]};
             for (std::size_t later = d + 1; later < n; ++later)
               if (later != s && !has_minimal(s, later)) targets.push_back(nodes_[later]);
-            search = std::make_unique<ShortestRouteSearch>(network, rules, nodes_[s], targets);
+            search = std::make_unique<ShortestRouteSearch>(network, rules, nodes_[s], targets, &head);
           }
           routes = search->routes(nodes_[d], cap_per_pair);
           minimal_[s * n + d] = 0;
@@ -827,9 +836,7 @@ void CandidateSet::write_intact_all_turns(const Network& network, const RouteTab
   CandidateSet& set = *this;
   const Torus& torus = network.torus();
   const std::size_t n = set.nodes_.size();
-  std::vector<NodeId> head(torus.channel_slots(), kNoNode);
-  for (ChannelId c = 0; c < torus.channel_slots(); ++c)
-    if (network.channel_alive(c)) head[c] = torus.neighbor(Torus::channel_node(c), Torus::channel_direction(c));
+  const std::vector<NodeId> head = live_channel_heads(network);
   std::vector<Coord> coords(n);
   for (std::size_t i = 0; i < n; ++i) coords[i] = torus.coord(set.nodes_[i]);
   SignChoices signs;

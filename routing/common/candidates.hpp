@@ -118,6 +118,11 @@ std::size_t append_minimal_route_channels(const Network& network, const TurnRule
                                           std::size_t cap, std::vector<ChannelId>& channels,
                                           std::vector<std::size_t>& bounds);
 
+// Per channel slot, the router a live channel leads to; kNoNode for a dead
+// or absent one: route walks and searches look hops up here instead of
+// checking the channel and computing the neighbour's coordinates each time.
+std::vector<NodeId> live_channel_heads(const Network& network);
+
 // The shortest usable Angara-encodable routes from `src` to every node, for
 // the pairs that faults leave without a minimal route: a breadth-first search
 // over (node, route state) states, where the state records the First Step or
@@ -128,8 +133,12 @@ class ShortestRouteSearch {
   // target is reached (the answers for the targets are the same; other
   // nodes may be left unreached): around a compact allocation of a large
   // machine it explores a ball instead of the machine.
+  // With `heads` (per channel slot, the router a live channel leads to,
+  // kNoNode for a dead or absent one), the hops are looked up there
+  // instead of checked and computed per state: a caller that searches from
+  // every source builds it once (CandidateSet).
   ShortestRouteSearch(const Network& network, const TurnRules& rules, NodeId src,
-                      const std::vector<NodeId>& targets = {});
+                      const std::vector<NodeId>& targets = {}, const std::vector<NodeId>* heads = nullptr);
   // Hops of the shortest encodable route to `dst`, or -1 if none exists.
   int length(NodeId dst) const;
   // Up to `cap` distinct shortest routes to `dst`, in a fixed order.

@@ -5,11 +5,11 @@
 namespace angara {
 
 RoutabilityOracle::RoutabilityOracle(const Network& network)
-    : network_(network), rules_(network, TurnRules::Mode::all_turns) {}
+    : network_(network), rules_(network, TurnRules::Mode::all_turns), heads_(live_channel_heads(network)) {}
 
 const ShortestRouteSearch& RoutabilityOracle::search(NodeId src) const {
   if (cached_source_ != src || !cached_) {
-    cached_ = std::make_unique<ShortestRouteSearch>(network_, rules_, src);
+    cached_ = std::make_unique<ShortestRouteSearch>(network_, rules_, src, std::vector<NodeId>{}, &heads_);
     cached_source_ = src;
     ++searches_;
   }

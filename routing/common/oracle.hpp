@@ -43,6 +43,7 @@ class RoutabilityOracle {
 
   const Network& network_;
   TurnRules rules_;
+  std::vector<NodeId> heads_;  // live_channel_heads(), for every search
   mutable NodeId cached_source_ = kNoNode;
   mutable std::unique_ptr<ShortestRouteSearch> cached_;
   mutable std::uint64_t searches_ = 0;
