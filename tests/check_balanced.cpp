@@ -1043,6 +1043,49 @@ START_TEST(test_around_failures_small_budget) {
 }
 END_TEST
 
+// A budget already spent pays for no detour, so the path does not count
+// the routes' dependencies: where the candidates leave a pair without a
+// route, the checked-turn stage counts the table itself.  4x4x4 without
+// routers 1,0,0 and 3,0,0 cuts both ways round the X ring between 0,0,0 and
+// 2,0,0 (no direction-order route of any sign), and that pair takes a
+// detour with turns; the table is complete and deadlock-free.  With one
+// failed router every pair keeps a candidate and the table is the same as
+// with the dependencies counted (a budget with one step left).
+START_TEST(test_around_failures_spent_budget) {
+  Network net(Torus::parse("4x4x4"));
+  net.fail_node(angara_test::node_at(net.torus(), "1,0,0"));
+  net.fail_node(angara_test::node_at(net.torus(), "3,0,0"));
+  GeneratorOptions spent;
+  spent.budget = std::make_shared<WorkBudget>(1);
+  spent.budget->spend(1);
+  RouteTable table = start_route_table("balanced", net, live_nodes(net));
+  ck_assert(balanced::around_failures_table(net, table, spent));
+  const VerifyReport report = verified(net, table);
+  ck_assert(report.ok());
+  const std::size_t from = table.index_of(angara_test::node_at(net.torus(), "0,0,0"));
+  const std::size_t to = table.index_of(angara_test::node_at(net.torus(), "2,0,0"));
+  ck_assert(table.has_route(from, to));
+  ck_assert_uint_gt(table.route(from, to).hops.size(), 2);
+
+  Network one(Torus::parse("4x4x4"));
+  one.fail_node(angara_test::node_at(one.torus(), "1,1,0"));
+  GeneratorOptions none_left = spent;
+  none_left.budget = std::make_shared<WorkBudget>(1);
+  none_left.budget->spend(1);
+  GeneratorOptions one_left;
+  one_left.budget = std::make_shared<WorkBudget>(2);
+  one_left.budget->spend(1);
+  RouteTable without = start_route_table("balanced", one, live_nodes(one));
+  RouteTable with = start_route_table("balanced", one, live_nodes(one));
+  ck_assert(balanced::around_failures_table(one, without, none_left));
+  ck_assert(balanced::around_failures_table(one, with, one_left));
+  ck_assert(verified(one, without).ok());
+  for (std::size_t s = 0; s < without.size(); ++s)
+    for (std::size_t d = 0; d < without.size(); ++d)
+      ck_assert_msg(without.route(s, d).hops == with.route(s, d).hops, "pair %zu %zu", s, d);
+}
+END_TEST
+
 // What the path leaves to the search over every pair: a machine without
 // failures, a part of the machine, flow control none, and failures that cut
 // a pair off (6x6 without routers 5,0, 0,1 and 1,1: 0,0 -> 5,1 has no
@@ -1301,6 +1344,7 @@ int main() {
   tcase_add_test(generator_case, test_work_budget_cuts_the_refinement);
   tcase_add_test(generator_case, test_around_failures_one_router);
   tcase_add_test(generator_case, test_around_failures_small_budget);
+  tcase_add_test(generator_case, test_around_failures_spent_budget);
   tcase_add_test(generator_case, test_around_failures_memory_follows_the_budget);
   tcase_add_test(generator_case, test_cut_pairs_start_counts_like_a_walk);
   tcase_add_test(generator_case, test_ring_ways_lower_direction_order_loads);

@@ -323,11 +323,12 @@ void walk_closed_dependencies(const DisplacementRoutes& closed, NodeId from, Nod
 
 // The closed form's routes of every pair of the allocation (every live
 // node) whose route the failures leave alive, written into `result` (a
-// table over `nodes`, every word 0), their channel loads and dependency
-// counts as walk_route_dependencies() would count them, and the pairs the
-// failures cut, in (source, target) order.
+// table over `nodes`, every word 0), their channel loads and, with
+// `with_dependencies`, dependency counts as walk_route_dependencies() would
+// count them (else edge_counts stays empty), and the pairs the failures
+// cut, in (source, target) order.
 std::vector<Pair> closed_form_start(const Network& network, const DisplacementRoutes& closed, const std::vector<NodeId>& nodes,
-                                    RouteTable& result, RouteDependencies& counted) {
+                                    RouteTable& result, RouteDependencies& counted, bool with_dependencies) {
   const Torus& torus = network.torus();
   const std::size_t n = nodes.size();
   const ParityClasses parity(torus);
@@ -394,13 +395,14 @@ std::vector<Pair> closed_form_start(const Network& network, const DisplacementRo
   cut_keys.erase(std::unique(cut_keys.begin(), cut_keys.end()), cut_keys.end());
 
   counted.loads.assign(torus.channel_slots(), 0);
-  counted.edge_counts.assign(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0);
+  counted.edge_counts.clear();
+  if (with_dependencies) counted.edge_counts.assign(static_cast<std::size_t>(torus.channel_slots()) * kDirectionCount, 0);
   for (NodeId node = 0; node < torus.node_count(); ++node) {
     const unsigned c = parity.of(node);
     for (int out = 0; out < kDirectionCount; ++out) {
       if (!torus.direction_present(Direction(out))) continue;
       counted.loads[Torus::channel(node, Direction(out))] = class_load[c][static_cast<std::size_t>(out)];
-      for (int in = 0; in < kDirectionCount; ++in) {
+      for (int in = 0; in < kDirectionCount && with_dependencies; ++in) {
         const std::uint32_t edges = class_edges[c][static_cast<std::size_t>(in * kDirectionCount + out)];
         if (edges == 0) continue;
         const ChannelId entering = Torus::channel(torus.neighbor(node, Direction(in).opposite()), Direction(in));
@@ -412,6 +414,10 @@ std::vector<Pair> closed_form_start(const Network& network, const DisplacementRo
   // Less the routes the allocation does not hold: those from or to a
   // failed router, and the cut ones.
   const auto forget = [&](NodeId source, NodeId target) {
+    if (!with_dependencies) {
+      closed.walk(source, target, [&](NodeId at, Direction hop) { --counted.loads[Torus::channel(at, hop)]; });
+      return;
+    }
     walk_closed_dependencies(
         closed, source, target, [&](ChannelId c) { --counted.loads[c]; },
         [&](ChannelId c, Direction hop) {
@@ -442,10 +448,12 @@ std::vector<Pair> closed_form_start(const Network& network, const DisplacementRo
 // every pair: the closed form wherever the failures leave it alive, and the
 // pairs they cut on candidates chosen greedily (assign_cut_pairs).  The
 // pairs still without a route, and the detours, are listed for the
-// checked-turn stage, with the table's dependency counts.
+// checked-turn stage, with the table's loads and, `with_dependencies`,
+// dependency counts.
 void route_cut_pairs(const Network& network, const DisplacementRoutes& closed, const std::vector<NodeId>& nodes,
-                     RouteTable& result, std::vector<Pair>& listed, RouteDependencies& counted) {
-  std::vector<Pair> cut = closed_form_start(network, closed, nodes, result, counted);
+                     RouteTable& result, std::vector<Pair>& listed, RouteDependencies& counted,
+                     bool with_dependencies) {
+  std::vector<Pair> cut = closed_form_start(network, closed, nodes, result, counted, with_dependencies);
   assign_cut_pairs(network, cut, result, counted);
   listed = std::move(cut);
 }
@@ -504,7 +512,7 @@ std::optional<CutPairsStart> cut_pairs_start(const Network& network, const std::
   const std::optional<DisplacementRoutes> closed = DisplacementRoutes::of_whole(network.torus());
   if (!closed) return std::nullopt;
   CutPairsStart start{RouteTable(nodes), {}, {}};
-  route_cut_pairs(network, *closed, nodes, start.table, start.listed, start.dependencies);
+  route_cut_pairs(network, *closed, nodes, start.table, start.listed, start.dependencies, /*with_dependencies=*/true);
   return start;
 }
 
@@ -545,11 +553,18 @@ bool around_failures_table(const Network& network, RouteTable& table, const Gene
     search_every_pair(network, *closed, options, result, listed);
   } else {
     budget->note_cut("load balancing (not run)");
-    route_cut_pairs(network, *closed, nodes, result, listed, counted);
+    // The dependency counts serve the checked-turn stage's graph: a budget
+    // already spent pays for no detour, and unless the candidates leave a
+    // pair without a route the stage returns before it builds one, so they
+    // are not counted then (on 16x8x8x8 with two failed routers, the walks
+    // of 147 thousand cut pairs and of the failed routers' rows, and a
+    // scattered update a hop of the cut pairs' routes); where such a pair
+    // is left, the stage counts the table itself.
+    route_cut_pairs(network, *closed, nodes, result, listed, counted, /*with_dependencies=*/budget->left() > 0);
   }
   try {
     complete_listed_pairs_with_checked_turns(result.algorithm, network, result, listed, options,
-                                             counted.loads.empty() ? nullptr : &counted);
+                                             counted.edge_counts.empty() ? nullptr : &counted);
   } catch (const RoutingError&) {
     // Untouched for the stages that follow: the allocation, no route.
     table = RouteTable(nodes);
