@@ -5,12 +5,14 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -123,8 +125,9 @@ class RouteTable {
   // Words for the `count` targets from `first_dst` on, in order (a closed
   // form's run of targets: a copy, not a look-up a target).
   void set_routes(std::size_t src, std::size_t first_dst, const PackedRoute* packed, std::size_t count) {
-    std::uint32_t* const row = codes_.data() + src * nodes_.size() + first_dst;
-    for (std::size_t k = 0; k < count; ++k) row[k] = packed[k].code;
+    static_assert(sizeof(PackedRoute) == sizeof(std::uint32_t) && std::is_trivially_copyable_v<PackedRoute>);
+    // A block copy: the compiler does not vectorize a loop whose ends may alias.
+    std::memcpy(codes_.data() + src * nodes_.size() + first_dst, packed, count * sizeof(std::uint32_t));
   }
   // The compact word of `route`, or nullopt when it needs the overflow store
   // (not Angara-encodable, a middle count above 31, a layer above 7).
