@@ -334,14 +334,13 @@ ShortestRouteSearch::ShortestRouteSearch(const Network& network, const TurnRules
       reached_(network.torus().node_count(), -1),
       ls_dist_(network.torus().node_count(), -1) {
   const Torus& torus = network.torus();
-  std::uint8_t present = 0;
-  for (int rank = 0; rank < kDirectionCount; ++rank)
-    if (torus.direction_present(Direction(rank))) present |= bit(Direction(rank));
+  std::vector<NodeId> own_heads;
+  if (!heads) {
+    own_heads = live_channel_heads(network);
+    heads = &own_heads;
+  }
   // The router a hop from `node` in d reaches over a live channel, or kNoNode.
-  const auto hop_to = [&](NodeId node, Direction d) {
-    if (heads) return (*heads)[Torus::channel(node, d)];
-    return (present & bit(d)) && network.channel_alive(node, d) ? torus.neighbor(node, d) : kNoNode;
-  };
+  const auto hop_to = [heads](NodeId node, Direction d) { return (*heads)[Torus::channel(node, d)]; };
 
   std::vector<std::pair<NodeId, int>> frontier{{src, kBegin}}, next;
   dist_[state(src, kBegin)] = 0;

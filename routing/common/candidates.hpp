@@ -133,10 +133,9 @@ class ShortestRouteSearch {
   // target is reached (the answers for the targets are the same; other
   // nodes may be left unreached): around a compact allocation of a large
   // machine it explores a ball instead of the machine.
-  // With `heads` (per channel slot, the router a live channel leads to,
-  // kNoNode for a dead or absent one), the hops are looked up there
-  // instead of checked and computed per state: a caller that searches from
-  // every source builds it once (CandidateSet).
+  // The hops are looked up in `heads` (live_channel_heads(network)), not
+  // checked and computed per state: a caller that searches from many
+  // sources builds it once; without it the search builds its own.
   ShortestRouteSearch(const Network& network, const TurnRules& rules, NodeId src,
                       const std::vector<NodeId>& targets = {}, const std::vector<NodeId>* heads = nullptr);
   // Hops of the shortest encodable route to `dst`, or -1 if none exists.

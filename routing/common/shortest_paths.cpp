@@ -429,7 +429,8 @@ class PairRouter {
       std::vector<std::vector<Direction>> routes = minimal_routes(network_, turns_, src, dst, kVariantCap);
       if (routes.empty()) {
         auto& search = searches_[src];
-        if (!search) search = std::make_unique<ShortestRouteSearch>(network_, turns_, src);
+        if (heads_.empty()) heads_ = live_channel_heads(network_);
+        if (!search) search = std::make_unique<ShortestRouteSearch>(network_, turns_, src, std::vector<NodeId>{}, &heads_);
         routes = search->routes(dst, kVariantCap);
       }
       if (routes.empty())
@@ -474,6 +475,7 @@ class PairRouter {
   std::vector<std::uint64_t> weight_;
   std::unordered_map<std::uint64_t, std::vector<std::vector<ChannelId>>> encodable_;
   std::unordered_map<NodeId, std::unique_ptr<ShortestRouteSearch>> searches_;
+  std::vector<NodeId> heads_;  // live_channel_heads(), built with the first search
   std::vector<int> distance_;
   NodeId distance_destination_ = kNoNode;
   std::vector<std::uint32_t> stamp_;
