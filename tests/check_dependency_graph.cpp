@@ -103,6 +103,33 @@ START_TEST(test_straight_edge_closing_a_cycle_with_turns) {
 }
 END_TEST
 
+// The walk closes_cycle() hands back is the cycle it found, from the new
+// dependency's head to its tail: the 3x3 loop above, channel by channel, and
+// the staircase's four turns; each of its dependencies is in the graph.
+START_TEST(test_closing_walk_is_the_cycle) {
+  const Torus torus = Torus::parse("3x3");
+  IncrementalDependencyGraph graph(torus, FlowControl::bubble);
+  const std::vector<ChannelId> loop = path(torus, "1,0", "+X +Y -X -X -Y +X");
+  graph.add_path(loop);
+  const std::vector<ChannelId> straight = path(torus, "0,0", "+X +X");
+  std::vector<ChannelId> walk{42};
+  ck_assert(graph.closes_cycle(straight[0], straight[1], &walk));
+  ck_assert(walk == loop);
+  for (std::size_t k = 1; k < walk.size(); ++k) ck_assert(graph.has_edge(walk[k - 1], walk[k]));
+
+  const Torus square = Torus::parse("2x2");
+  for (const FlowControl rule : {FlowControl::bubble, FlowControl::none}) {
+    const auto routes = staircase(square);
+    IncrementalDependencyGraph stairs(square, rule);
+    for (int k = 0; k < 3; ++k) ck_assert(stairs.try_add_path(routes[k]));
+    ck_assert(stairs.closes_cycle(routes[3][0], routes[3][1], &walk));
+    const std::vector<ChannelId> expected{ch(square, "0,0", "+X"), ch(square, "1,0", "+Y"), ch(square, "1,1", "+X"),
+                                          ch(square, "0,1", "+Y")};
+    ck_assert(walk == expected);
+  }
+}
+END_TEST
+
 // try_add_path changes nothing when its last dependency is refused: the
 // harmless first dependency 1,1 -X -> 0,1 +Y is not kept.
 START_TEST(test_try_add_path_is_atomic) {
@@ -338,6 +365,7 @@ int main() {
   tcase_add_test(tc, test_ring_cycle_harmless_under_bubble_only);
   tcase_add_test(tc, test_turn_cycle_forbidden_and_removal_reallows);
   tcase_add_test(tc, test_straight_edge_closing_a_cycle_with_turns);
+  tcase_add_test(tc, test_closing_walk_is_the_cycle);
   tcase_add_test(tc, test_try_add_path_is_atomic);
   tcase_add_test(tc, test_reference_counts);
   tcase_add_test(tc, test_rejects_non_adjacent_channels);

@@ -19,11 +19,15 @@ bool is_turn(ChannelId a, ChannelId b) { return Torus::channel_direction(a) != T
 // visited when its stamp equals the current epoch.
 struct SearchScratch {
   std::vector<std::uint32_t> stamp;
+  std::vector<std::uint32_t> parent;  // per state: the state it was reached from (valid while stamped)
   std::vector<std::pair<ChannelId, bool>> stack;
   std::uint32_t epoch = 0;
 
   void start(std::size_t states) {
-    if (stamp.size() < states) stamp.resize(states, 0);
+    if (stamp.size() < states) {
+      stamp.resize(states, 0);
+      parent.resize(states, 0);
+    }
     if (++epoch == 0) {  // wrapped: forget every old stamp
       std::fill(stamp.begin(), stamp.end(), 0);
       epoch = 1;
@@ -38,6 +42,7 @@ struct SearchScratch {
     return true;
   }
   bool visited(ChannelId c, bool turn) const { return stamp[2 * static_cast<std::size_t>(c) + (turn ? 1 : 0)] == epoch; }
+  static std::uint32_t state(ChannelId c, bool turn) { return 2 * c + (turn ? 1u : 0u); }
 };
 
 SearchScratch& scratch() {
@@ -122,7 +127,7 @@ std::uint32_t IncrementalDependencyGraph::edge_count(ChannelId from, ChannelId t
 // search over the states (channel, turn seen on the way); a state with a turn
 // seen dominates the same channel without one, so each channel is expanded at
 // most twice.
-bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) const {
+bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to, std::vector<ChannelId>* walk) const {
   if (counts_[slot(from, to)] != 0) return false;
   const bool need_turn = rule_ == FlowControl::bubble && !is_turn(from, to);
   std::uint32_t limit = 0;
@@ -146,6 +151,15 @@ bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) cons
     if (c == from && turn_seen) {
       if (!ordered) count_stale_work(expanded);
       search_work_->fetch_add(expanded + 1, std::memory_order_relaxed);
+      if (walk) {
+        walk->clear();
+        const std::uint32_t first = SearchScratch::state(to, !need_turn);
+        for (std::uint32_t s = SearchScratch::state(c, turn_seen);; s = search.parent[s]) {
+          walk->push_back(s / 2);
+          if (s == first) break;
+        }
+        std::reverse(walk->begin(), walk->end());
+      }
       return true;
     }
     if (!turn_seen && search.visited(c, true)) continue;  // dominated, explored already
@@ -157,7 +171,10 @@ bool IncrementalDependencyGraph::closes_cycle(ChannelId from, ChannelId to) cons
       if (ordered && order_[next] > limit) continue;  // cannot lead back to `from`
       const bool turn = turn_seen || Torus::channel_direction(c).rank() != rank;
       if (!turn && search.visited(next, true)) continue;
-      if (search.visit(next, turn)) search.stack.emplace_back(next, turn);
+      if (search.visit(next, turn)) {
+        search.parent[SearchScratch::state(next, turn)] = SearchScratch::state(c, turn_seen);
+        search.stack.emplace_back(next, turn);
+      }
     }
   }
   if (!ordered) count_stale_work(expanded);

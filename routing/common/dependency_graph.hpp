@@ -42,7 +42,12 @@ class IncrementalDependencyGraph {
   // Throws std::invalid_argument when `to` does not leave from's head node.
   // Safe to call concurrently on one graph (scratch space is per thread, the
   // order below is refreshed under a lock).
-  bool closes_cycle(ChannelId from, ChannelId to) const;
+  // `walk`, when given and the answer is true, receives the walk found,
+  // to ->* from (channels in order, both ends included): with from -> to
+  // it is the forbidden cycle, a witness a caller can keep and look at
+  // again (the answer stays true while every dependency of the walk is
+  // present).
+  bool closes_cycle(ChannelId from, ChannelId to, std::vector<ChannelId>* walk = nullptr) const;
   // Adds the dependencies of a route given as its channel sequence, unless one of
   // them closes a forbidden cycle (then nothing changes and false is returned).
   bool try_add_path(const std::vector<ChannelId>& channels);

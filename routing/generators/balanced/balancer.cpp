@@ -37,6 +37,7 @@ void DeadlockGuard::reset(const std::vector<std::uint32_t>& choice) {
     graph_.emplace(torus_, rule_);
   for (std::size_t p = 0; p < set_.pair_count(); ++p)
     if (set_.variants(p) > 0) graph_->add_path(copy(p, choice[p], &old_));
+  witness_.clear();
   forget();
 }
 
@@ -48,15 +49,22 @@ bool DeadlockGuard::try_move(std::size_t p, std::uint32_t from, std::uint32_t to
   for (std::size_t k = 1; k < new_.size(); ++k)
     if (closing_[slot(new_[k - 1], new_[k])] == epoch_ && !graph_->has_edge(new_[k - 1], new_[k])) return false;
   graph_->remove_path(copy(p, from, &old_));
+  // A dependency whose last cycle still stands closes it again: no search.
+  for (std::size_t k = 1; k < new_.size(); ++k)
+    if (!graph_->has_edge(new_[k - 1], new_[k]) && witnessed(slot(new_[k - 1], new_[k]))) {
+      graph_->add_path(old_);
+      return false;
+    }
   std::size_t added = 1;
   for (; added < new_.size(); ++added) {
     const ChannelId a = new_[added - 1], b = new_[added];
-    if (graph_->closes_cycle(a, b)) {
+    if (graph_->closes_cycle(a, b, &walk_)) {
       // Only a search on the graph as it stands is remembered (not one
       // that saw part of this route already).
       bool fresh = true;
       for (std::size_t k = 1; k < added; ++k) fresh = fresh && graph_->edge_count(new_[k - 1], new_[k]) > 1;
       if (fresh) closing_[slot(a, b)] = epoch_;
+      witness_[slot(a, b)] = walk_;
       break;
     }
     edge_[0] = a;
@@ -78,6 +86,15 @@ bool DeadlockGuard::try_move(std::size_t p, std::uint32_t from, std::uint32_t to
   }
   graph_->add_path(old_);
   return false;
+}
+
+bool DeadlockGuard::witnessed(std::size_t slot) const {
+  const auto found = witness_.find(slot);
+  if (found == witness_.end()) return false;
+  const std::vector<ChannelId>& walk = found->second;
+  for (std::size_t k = 1; k < walk.size(); ++k)
+    if (!graph_->has_edge(walk[k - 1], walk[k])) return false;
+  return true;
 }
 
 std::size_t DeadlockGuard::slot(ChannelId from, ChannelId to) {

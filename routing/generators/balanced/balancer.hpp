@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -60,12 +61,23 @@ class DeadlockGuard {
   void forget();
   const std::vector<ChannelId>& copy(std::size_t p, std::uint32_t v, std::vector<ChannelId>* out) const;
 
+  // Whether the walk `witness_[slot]` (the slot's cycle as a search found
+  // it) is still in the graph: then the dependency still closes it.
+  bool witnessed(std::size_t slot) const;
+
   const CandidateSet& set_;
   const Torus& torus_;
   FlowControl rule_;
   std::optional<IncrementalDependencyGraph> graph_;
   std::vector<std::uint32_t> closing_;  // per dependency slot: the epoch in which a search finds it closing a cycle
   std::uint32_t epoch_ = 1;             // bumped whenever a dependency disappears
+  // Per dependency slot found closing a cycle: the walk back from its head
+  // to its tail that closed it.  A route's moves are tried again and again
+  // (a source's First Step routes share their first turn): while the walk
+  // stands, the answer is known without a search, however many other
+  // dependencies disappeared meanwhile.
+  std::unordered_map<std::size_t, std::vector<ChannelId>> witness_;
+  std::vector<ChannelId> walk_;
   std::vector<ChannelId> old_, new_, edge_ = std::vector<ChannelId>(2);
 };
 
