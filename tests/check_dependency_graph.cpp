@@ -247,6 +247,61 @@ END_TEST
 // verifier's criterion on the graph with that one dependency added.  The
 // graph answers from a topological order it refreshes lazily, so the
 // answers are checked while that order is stale as well as fresh.
+// Under bubble, First Step turns (+Y then +X) go against the order that
+// direction-order routes (+X then +Y) give the channels: each such insertion
+// lifts what its head reaches to its tail's position, or lets the order go
+// stale, and in either case the order every query prunes by holds, and the
+// queries agree with the verifier.
+START_TEST(test_order_kept_through_turns_against_it) {
+  std::mt19937 rng(5);
+  const Torus torus = Torus::parse("5x5");
+  const Direction x = *Direction::parse("+X"), y = *Direction::parse("+Y");
+  IncrementalDependencyGraph graph(torus, FlowControl::bubble);
+  // Every channel has successors first, +X +Y and +Y +Y from every node,
+  // added unchecked (direction order): the first query orders them all.
+  std::vector<std::vector<ChannelId>> accepted;
+  for (NodeId node = 0; node < torus.node_count(); ++node)
+    for (const std::vector<Direction>& hops : {std::vector<Direction>{x, y}, std::vector<Direction>{y, y}}) {
+      accepted.push_back(route_channels(torus, node, hops));
+      graph.add_path(accepted.back());
+    }
+  const std::size_t fixed = accepted.size();
+  std::size_t closing = 0, open = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<Direction> hops;
+    if (rng() % 2 == 0) {
+      hops = {y};  // a First Step, then direction order
+      for (int k = static_cast<int>(rng() % 3); k >= 0; --k) hops.push_back(x);
+    } else {
+      for (int k = static_cast<int>(rng() % 3); k >= 0; --k) hops.push_back(x);
+      for (int k = static_cast<int>(rng() % 3); k >= 0; --k) hops.push_back(y);
+    }
+    const std::vector<ChannelId> p = route_channels(torus, rng() % torus.node_count(), hops);
+    if (graph.try_add_path(p)) accepted.push_back(p);
+    ck_assert_msg(graph.order_holds(), "trial %d: an edge goes against the order", trial);
+    if (accepted.size() > fixed + 8 && rng() % 3 == 0) {
+      const std::size_t victim = fixed + rng() % (accepted.size() - fixed);
+      graph.remove_path(accepted[victim]);
+      accepted.erase(accepted.begin() + static_cast<long>(victim));
+    }
+    for (int query = 0; query < 6; ++query) {
+      const NodeId node = rng() % torus.node_count();
+      const Direction first = rng() % 2 ? x : y, second = rng() % 2 ? x : y;
+      const ChannelId from = Torus::channel(node, first);
+      const ChannelId to = Torus::channel(torus.neighbor(node, first), second);
+      std::vector<std::vector<ChannelId>> with = accepted;
+      with.push_back({from, to});
+      const bool expected = !graph.has_edge(from, to) && forbidden_cycle(verifier_graph(torus, with), FlowControl::bubble);
+      ck_assert_msg(graph.closes_cycle(from, to) == expected, "trial %d: closes_cycle %d, verifier %d", trial, !expected,
+                    expected);
+      (expected ? closing : open) += 1;
+      ck_assert_msg(graph.order_holds(), "trial %d: an edge goes against the order after a query", trial);
+    }
+  }
+  ck_assert_msg(closing > 0 && open > 0, "%zu closing, %zu open: the test proves little", closing, open);
+}
+END_TEST
+
 START_TEST(test_random_queries_match_the_verifier) {
   std::mt19937 rng(11);
   for (const char* dims : {"3x3", "4x2x2", "3x3x2"}) {
@@ -372,6 +427,7 @@ int main() {
   tcase_add_test(tc, test_random_paths_match_the_verifier);
   tcase_add_test(tc, test_random_queries_match_the_verifier);
   tcase_add_test(tc, test_dynamic_order_under_none);
+  tcase_add_test(tc, test_order_kept_through_turns_against_it);
   suite_add_tcase(s, tc);
   return angara_test::run_suite(s);
 }

@@ -104,6 +104,7 @@ void IncrementalDependencyGraph::clear() {
     listed_[c] = 0;
   }
   active_.clear();
+  lifted_ = 0;
 }
 
 std::size_t IncrementalDependencyGraph::slot(ChannelId from, ChannelId to) const {
@@ -202,10 +203,60 @@ void IncrementalDependencyGraph::increment(ChannelId from, ChannelId to) {
       // it still goes forward); otherwise the order must be recomputed.
       if (successors_[to] == 0)
         order_[to] = order_[from];
-      else
+      else if (!order_stale_ && !lift_after(from, to))
         order_stale_ = true;
     }
   }
+}
+
+bool IncrementalDependencyGraph::order_holds() const {
+  const std::lock_guard<std::mutex> lock(*order_mutex_);
+  if (order_stale_) return true;
+  for (const ChannelId c : active_)
+    for (int rank = 0; successors_[c] >> rank; ++rank)
+      if (((successors_[c] >> rank) & 1u) && order_[c] > order_[target(c, rank)]) return false;
+  return true;
+}
+
+bool IncrementalDependencyGraph::lift_after(ChannelId from, ChannelId to) {
+  const std::uint32_t level = order_[from];
+  if (reorder_stamp_.size() < slots_) reorder_stamp_.assign(slots_, 0);
+  if (++reorder_epoch_ == 0) {
+    std::fill(reorder_stamp_.begin(), reorder_stamp_.end(), 0);
+    reorder_epoch_ = 1;
+  }
+  reorder_forward_.assign(1, to);
+  reorder_stack_.assign(1, to);
+  reorder_stamp_[to] = reorder_epoch_;
+  std::uint64_t work = 0;
+  bool small = true;
+  while (!reorder_stack_.empty() && small) {
+    const ChannelId c = reorder_stack_.back();
+    reorder_stack_.pop_back();
+    ++work;
+    const std::uint8_t mask = successors_[c];
+    for (int rank = 0; mask >> rank; ++rank) {
+      if (!((mask >> rank) & 1u)) continue;
+      const ChannelId next = target(c, rank);
+      if (order_[next] >= level || reorder_stamp_[next] == reorder_epoch_) continue;
+      reorder_stamp_[next] = reorder_epoch_;
+      reorder_forward_.push_back(next);
+      reorder_stack_.push_back(next);
+      if (reorder_forward_.size() > kLiftLimit) {
+        small = false;
+        break;
+      }
+    }
+  }
+  search_work_->fetch_add(work, std::memory_order_relaxed);
+  if (!small) return false;
+  for (const ChannelId c : reorder_forward_) order_[c] = level;
+  lifted_ += reorder_forward_.size();
+  if (lifted_ >= active_.size()) {
+    lifted_ = 0;
+    return false;
+  }
+  return true;
 }
 
 template <typename Visit>

@@ -69,6 +69,11 @@ class IncrementalDependencyGraph {
   // recomputations): the deterministic measure of their work.
   std::uint64_t search_work() const { return search_work_->load(std::memory_order_relaxed); }
 
+  // The invariant the queries' pruning rests on: while the order below is
+  // not stale, every present edge u -> v has order(u) <= order(v).  For
+  // tests; linear in the channels with edges.
+  bool order_holds() const;
+
   // How many routes added so far use the dependency from->to.
   std::uint32_t edge_count(ChannelId from, ChannelId to) const;
   // Successor directions of a channel (bit r: an edge to the channel of rank r
@@ -107,6 +112,18 @@ class IncrementalDependencyGraph {
   // which under none (every ring a forbidden cycle, so most insertions go
   // against any order) made every query a search of the whole graph.
   void reorder_after_insert(ChannelId from, ChannelId to);
+  // Under bubble, an insertion from -> to against the order whose head has
+  // successors: the channels `to` reaches through positions before
+  // from's (at most kLiftLimit of them) all take from's position, which
+  // keeps every edge climbing or level (an edge out of them leads past
+  // from's position, one into them comes from at most their old one).
+  // False, the order untouched, when there are more: then it goes stale.
+  // A level order only prunes less, so the channels lifted are counted,
+  // and once they are as many as the channels with edges the order goes
+  // stale too, to be recomputed at the next query.
+  bool lift_after(ChannelId from, ChannelId to);
+  static constexpr std::size_t kLiftLimit = 256;
+  std::size_t lifted_ = 0;
   // Calls visit(p) for each channel p entering c's tail node with an edge to c.
   template <typename Visit>
   void for_each_predecessor(ChannelId c, Visit&& visit) const;
