@@ -363,7 +363,8 @@ section_time_budget() {
        'stages of a computation, balanced'"'"'s load balancing (half of what is left when it' \
        'starts), the shortening of detours around failures, and the First/Last Step' \
        'refinement and its long-way routes, in steps of the searches'"'"' own work (a channel a' \
-       'cycle check expands; an evaluated candidate 6, a detour what its searches cost; 30 million a second of' \
+       'cycle check expands; an evaluated candidate 6, a greedy choice one a candidate and one' \
+       'per 4 channels it walks, a detour what its searches cost; 30 million a second of' \
        'one core on the reference machine, 85% of the budget), so every node of a job stops at' \
        'the same point.  Three thresholds in steps a pair of the job, all on the budget alone' \
        '(`routing/generators/balanced/anytime.hpp`), on a machine whose every port is cabled' \
@@ -389,9 +390,11 @@ section_time_budget() {
        '  random quarter of 8x8x4x4 without a limit) any other job goes the short way' \
        '  (`refine_scattered_intact`): the greedy start over its direction-order routes and its' \
        '  pure DOR routes up to `long_way` hops the long way round rings, which close no' \
-       '  forbidden cycle among themselves, then, if the budget has 64 steps a pair left, the' \
-       '  guarded search over those and the First/Last Step routes from that start (above 41' \
-       '  nodes under 2 s, above 20 under 0.5 s).  The full refinement starts with the guarded' \
+       '  forbidden cycle among themselves, then, if the budget has 64 steps a pair left, a' \
+       '  second start (the greedy choice over the minimal direction-order routes, searched' \
+       '  over the long-way ones too without a cycle test on a tenth of the budget), the' \
+       '  better of the two kept, and the guarded search over those and the First/Last Step' \
+       '  routes from it (above 41 nodes under 2 s, above 20 under 0.5 s).  The full refinement starts with the guarded' \
        '  search over the minimal routes, which on scattered jobs stalls far above the bound' \
        '  (a random quarter of 8x8x4x4: 173 after 3.7 s of CPU), while the long-way start' \
        '  alone is at 114.' '' \
@@ -467,7 +470,7 @@ section_latency() {
        'pairs on their least loaded candidates (`load balancing (not run)`).' '' \
        'On a machine whose every port is cabled and live the cases take the budget'"'"'s' \
        'thresholds ("Time budget"): the scattered and linear sets go the short way, from the' \
-       'greedy start over their direction-order and long-way DOR routes (non-minimal routes in' \
+       'better start over their direction-order and long-way DOR routes (non-minimal routes in' \
        'the table: the report'"'"'s `non_minimal`); the 1024-node block goes to the First/Last' \
        'Step refinement alone under 2 s; the 4096-node block, and under 0.5 s the 1024-node' \
        'block, keep their direction-order table, verified by construction, and the scattered' \
@@ -542,16 +545,20 @@ section_latency() {
        'The first table adds, with `--reference`, the max load the same computation reaches' \
        'without a budget (`--time-budget 0`, the same CPU limit; `over 150 s` where it does' \
        'not finish) and the budgeted max load over it (`load/unb.`).  Every case that finishes' \
-       'unbudgeted is within 1.05 of it.  The random half of 8x8x4x4 is not: it reaches 342,' \
-       'where the computation without a budget reaches 303 in about two minutes of CPU (on' \
-       'this shared machine'"'"'s slower runs past the 150 s limit).  Its budget goes to the' \
-       'First/Last Step search under the deadlock guard, whose cycle tests and candidate' \
-       'evaluations take it from the greedy start of 344 to 342 in the 2 s and to 312 only after' \
-       '30 s of CPU; the unbudgeted 303 comes from the long-way routes searched after it.' \
-       'Negotiated congestion over the direction-order and long-way routes alone, which needs' \
-       'no cycle test, reaches 324 from the same start in 0.9 s and 321 at best; with half the' \
-       'budget given to it before the guarded search, the random half ends at 334 and the' \
-       'random quarter at 106 instead of 104, so it is not used.  The random half of 8x8x8x8' \
+       'unbudgeted is within 1.05 of it.  The closest is the random half of 8x8x4x4, 316 where' \
+       'the computation without a budget reaches 303 in about two minutes of CPU.  Its budget' \
+       'goes to the First/Last Step search under the deadlock guard, from the better of two' \
+       'starts: the greedy choice over its direction-order and long-way routes (344), and the' \
+       'greedy choice over the minimal ones searched without a cycle test over the long-way' \
+       'ones too (338 after a tenth of the budget), which goes the long way only where that' \
+       'lowers the max, so that the guarded search does not have to take long routes back one' \
+       'by one.  The guard keeps, for each dependency it refused, the cycle its search found,' \
+       'and refuses that dependency again without a search while the cycle stands (a' \
+       'source'"'"'s First Step routes share their first turn, and are tried again and again);' \
+       'a turn added against the order its searches prune by lifts the few channels it' \
+       'reaches to its tail'"'"'s position instead of letting the order go stale (48 recounts of' \
+       'the order in the 2 s).  The guard then takes 3.5 million of the 51 million steps, the' \
+       'evaluations of candidates most of the rest.  The random half of 8x8x8x8' \
        'beside a failed router reaches about 1800 with its ring ways, as the intact machine'"'"'s' \
        'random half does; the searched stages around the failure reach 1796 in about 14 s of' \
        'CPU.  Under 0.5 s the 8192-node machine with two failed routers takes more than the' \

@@ -36,7 +36,7 @@
 //     DOR routes the long way round rings (refine_with_turns); on a healthy
 //     machine under a budget that binds, stages 2 and 3 run only here: a
 //     block's from its closed form, any other job's, when the budget cannot
-//     pay for the whole refinement, from the greedy start over its
+//     pay for the whole refinement, from the better of two starts over its
 //     direction-order and long-way DOR routes (refine_scattered_intact).
 // Everything is deterministic.  The search stops at the lower bound of the
 // candidate space (no table of these candidates can do better).

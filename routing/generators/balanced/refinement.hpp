@@ -59,9 +59,11 @@ void refine_intact_with_turns(const Network& network, const GeneratorOptions& op
 // start over every pair's direction-order routes and its pure DOR routes
 // at most `long_way` hops the long way round rings (deadlock-free among
 // themselves, so no dependency graph), then, when the budget leaves room
-// for the First/Last Step set (kTurnSetWorkPerPair), stages 2 and 3 over
-// that set and the same long-way routes from that start under the deadlock
-// guard.  The guarded search over the minimal routes, which the full
+// for the First/Last Step set (kTurnSetWorkPerPair), a second start (the
+// greedy choice over the minimal routes, searched over the long-way ones
+// too without a dependency graph on a tenth of the budget), the better one
+// kept, and stages 2 and 3 over that set and the same long-way routes from
+// it under the deadlock guard.  The guarded search over the minimal routes, which the full
 // refinement starts with, stalls far above the bound on scattered jobs
 // (a random quarter of 8x8x4x4: 173 after 3.7 s of CPU); the long-way
 // routes are what brings them down (114 from the start alone in 0.07 s).
