@@ -218,38 +218,53 @@ bool IncrementalDependencyGraph::order_holds() const {
   return true;
 }
 
-bool IncrementalDependencyGraph::lift_after(ChannelId from, ChannelId to) {
-  const std::uint32_t level = order_[from];
+void IncrementalDependencyGraph::start_reorder_marks() {
   if (reorder_stamp_.size() < slots_) reorder_stamp_.assign(slots_, 0);
   if (++reorder_epoch_ == 0) {
     std::fill(reorder_stamp_.begin(), reorder_stamp_.end(), 0);
     reorder_epoch_ = 1;
   }
+}
+
+bool IncrementalDependencyGraph::mark_reordered(ChannelId c) {
+  if (reorder_stamp_[c] == reorder_epoch_) return false;
+  reorder_stamp_[c] = reorder_epoch_;
+  return true;
+}
+
+IncrementalDependencyGraph::Reach IncrementalDependencyGraph::reach_before(ChannelId to, std::uint32_t bound,
+                                                                          ChannelId stop, std::size_t limit,
+                                                                          std::uint64_t* work) {
+  start_reorder_marks();
   reorder_forward_.assign(1, to);
   reorder_stack_.assign(1, to);
-  reorder_stamp_[to] = reorder_epoch_;
-  std::uint64_t work = 0;
-  bool small = true;
-  while (!reorder_stack_.empty() && small) {
+  mark_reordered(to);
+  while (!reorder_stack_.empty()) {
     const ChannelId c = reorder_stack_.back();
     reorder_stack_.pop_back();
-    ++work;
+    ++*work;
     const std::uint8_t mask = successors_[c];
     for (int rank = 0; mask >> rank; ++rank) {
       if (!((mask >> rank) & 1u)) continue;
       const ChannelId next = target(c, rank);
-      if (order_[next] >= level || reorder_stamp_[next] == reorder_epoch_) continue;
-      reorder_stamp_[next] = reorder_epoch_;
-      reorder_forward_.push_back(next);
-      reorder_stack_.push_back(next);
-      if (reorder_forward_.size() > kLiftLimit) {
-        small = false;
-        break;
+      if (next == stop) return Reach::met_stop;
+      if (order_[next] < bound && mark_reordered(next)) {
+        reorder_forward_.push_back(next);
+        reorder_stack_.push_back(next);
+        if (reorder_forward_.size() > limit) return Reach::too_many;
       }
     }
   }
+  return Reach::done;
+}
+
+bool IncrementalDependencyGraph::lift_after(ChannelId from, ChannelId to) {
+  const std::uint32_t level = order_[from];
+  std::uint64_t work = 0;
+  // `from` itself sits at `level`: a walk back to it is a ring, not a stop.
+  const Reach reach = reach_before(to, level, kNoChannel, kLiftLimit, &work);
   search_work_->fetch_add(work, std::memory_order_relaxed);
-  if (!small) return false;
+  if (reach != Reach::done) return false;
   for (const ChannelId c : reorder_forward_) order_[c] = level;
   lifted_ += reorder_forward_.size();
   if (lifted_ >= active_.size()) {
@@ -281,49 +296,22 @@ void IncrementalDependencyGraph::for_each_predecessor(ChannelId c, Visit&& visit
 // then falls back to the stale order and Tarjan's refresh for good.
 void IncrementalDependencyGraph::reorder_after_insert(ChannelId from, ChannelId to) {
   const std::uint32_t lower = order_[to], upper = order_[from];
-  if (reorder_stamp_.size() < slots_) reorder_stamp_.assign(slots_, 0);
-  if (++reorder_epoch_ == 0) {
-    std::fill(reorder_stamp_.begin(), reorder_stamp_.end(), 0);
-    reorder_epoch_ = 1;
-  }
-  const auto mark = [&](ChannelId c) {
-    if (reorder_stamp_[c] == reorder_epoch_) return false;
-    reorder_stamp_[c] = reorder_epoch_;
-    return true;
-  };
   std::uint64_t work = 0;
-  reorder_forward_.assign(1, to);
-  reorder_stack_.assign(1, to);
-  mark(to);
-  while (!reorder_stack_.empty()) {
-    const ChannelId c = reorder_stack_.back();
-    reorder_stack_.pop_back();
-    ++work;
-    const std::uint8_t mask = successors_[c];
-    for (int rank = 0; mask >> rank; ++rank) {
-      if (!((mask >> rank) & 1u)) continue;
-      const ChannelId next = target(c, rank);
-      if (next == from) {  // a cycle: no order exists
-        dynamic_order_ = false;
-        order_stale_ = true;
-        search_work_->fetch_add(work, std::memory_order_relaxed);
-        return;
-      }
-      if (order_[next] < upper && mark(next)) {
-        reorder_forward_.push_back(next);
-        reorder_stack_.push_back(next);
-      }
-    }
+  if (reach_before(to, upper, from, slots_, &work) == Reach::met_stop) {  // a cycle: no order exists
+    dynamic_order_ = false;
+    order_stale_ = true;
+    search_work_->fetch_add(work, std::memory_order_relaxed);
+    return;
   }
   reorder_backward_.assign(1, from);
   reorder_stack_.assign(1, from);
-  mark(from);
+  mark_reordered(from);
   while (!reorder_stack_.empty()) {
     const ChannelId c = reorder_stack_.back();
     reorder_stack_.pop_back();
     ++work;
     for_each_predecessor(c, [&](ChannelId p) {
-      if (order_[p] > lower && mark(p)) {
+      if (order_[p] > lower && mark_reordered(p)) {
         reorder_backward_.push_back(p);
         reorder_stack_.push_back(p);
       }

@@ -122,6 +122,15 @@ class IncrementalDependencyGraph {
   // and once they are as many as the channels with edges the order goes
   // stale too, to be recomputed at the next query.
   bool lift_after(ChannelId from, ChannelId to);
+  // The forward walk both use: `to` and the channels it reaches through
+  // channels ordered before `bound`, into reorder_forward_ (marked in a new
+  // epoch of reorder_stamp_); it stops on meeting `stop` or on holding more
+  // than `limit` channels.  `work` counts the channels expanded.
+  enum class Reach { done, met_stop, too_many };
+  Reach reach_before(ChannelId to, std::uint32_t bound, ChannelId stop, std::size_t limit, std::uint64_t* work);
+  void start_reorder_marks();
+  bool mark_reordered(ChannelId c);  // false when marked in this epoch already
+  static constexpr ChannelId kNoChannel = ~ChannelId{0};
   static constexpr std::size_t kLiftLimit = 256;
   std::size_t lifted_ = 0;
   // Calls visit(p) for each channel p entering c's tail node with an edge to c.
