@@ -386,7 +386,7 @@ section_time_budget() {
        '  machine with failures the same, on live channels, before the cut pairs are routed;' \
        '- below 4 x 40 a block'"'"'s budget goes to the First/Last Step refinement alone, from its' \
        '  closed form (above 564 and 282 nodes);' \
-       '- below 30 000 (what the whole refinement costs a scattered job: 29 000 a pair on a' \
+       '- below 30 000 (what the whole refinement costs a scattered job: 24 000 a pair on a' \
        '  random quarter of 8x8x4x4 without a limit) any other job goes the short way' \
        '  (`refine_scattered_intact`): the greedy start over its direction-order routes and its' \
        '  pure DOR routes up to `long_way` hops the long way round rings, which close no' \
@@ -396,8 +396,8 @@ section_time_budget() {
        '  better of the two kept, and the guarded search over those and the First/Last Step' \
        '  routes from it (above 41 nodes under 2 s, above 20 under 0.5 s).  The full refinement starts with the guarded' \
        '  search over the minimal routes, which on scattered jobs stalls far above the bound' \
-       '  (a random quarter of 8x8x4x4: 173 after 3.7 s of CPU), while the long-way start' \
-       '  alone is at 114.' '' \
+       '  before the long-way routes join: without a limit the random quarter of 8x8x4x4' \
+       '  ends at 110 (below), where the short way reaches 103 under 0.5 s.' '' \
        'Scattered node sets are where the refinement costs most: random subsets (Python'"'"'s' \
        '`random.Random(1)`) of a fault-free torus, routed with balanced under several budgets' \
        '(`0`: no limit).  Per row: CPU and wall seconds of the whole command (the stages every' \
@@ -546,7 +546,7 @@ section_latency() {
        'without a budget (`--time-budget 0`, the same CPU limit; `over 150 s` where it does' \
        'not finish) and the budgeted max load over it (`load/unb.`).  Every case that finishes' \
        'unbudgeted is within 1.05 of it.  The closest is the random half of 8x8x4x4, 316 where' \
-       'the computation without a budget reaches 303 in about two minutes of CPU.  Its budget' \
+       'the computation without a budget reaches 303 in 109 s of CPU.  Its budget' \
        'goes to the First/Last Step search under the deadlock guard, from the better of two' \
        'starts: the greedy choice over its direction-order and long-way routes (344), and the' \
        'greedy choice over the minimal ones searched without a cycle test over the long-way' \

@@ -51,8 +51,8 @@ bool budget_binds(const WorkBudget* budget, std::size_t nodes);
 // What the whole refinement of a scattered job costs a pair when no budget
 // cuts it: the augmented search, the guarded First/Last Step search, its
 // second start and the long-way routes (no limit, one core: a random
-// quarter of 8x8x4x4 1.9e9 steps in 15.6 s, 29000 a pair; 256 free nodes
-// of a half-busy 8x8x8x8 15000 a pair).  A healthy machine's job that is
+// quarter of 8x8x4x4 1.6e9 steps in 9.6 s, 24000 a pair).  A healthy
+// machine's job that is
 // no block and whose budget holds less goes the short way
 // (refinement.hpp, refine_scattered_intact): under the default 2 s every
 // such job above 41 nodes, under 0.5 s above 20.
