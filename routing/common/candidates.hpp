@@ -209,6 +209,9 @@ class CandidateSet {
 
   // Candidate routes of all pairs together.
   std::size_t route_count() const { return route_first_.size() - 1; }
+  // Channels of every candidate route together (a route crossing a channel
+  // twice counts it twice).
+  std::size_t channel_count() const { return route_first_.back(); }
 
   // Channel slots any candidate uses (sorted).
   std::vector<ChannelId> used_channels() const;

@@ -225,16 +225,16 @@ void refine_scattered_intact(const Network& network, const GeneratorOptions& opt
   // Pure DOR routes close no forbidden cycle among themselves, so this is a
   // table without a dependency graph; and on scattered jobs it is where the
   // guarded search of the minimal routes stalls (a random quarter of
-  // 8x8x4x4: max load 114 in 0.07 s, where the guarded search over the
-  // First/Last Step routes stays at 173).  Two starts, the better kept: the
-  // greedy choice over them all, and the greedy choice over the minimal ones
-  // searched (without a dependency graph) over them all on a tenth of the
-  // budget.  The second takes the long way only where the search finds it
-  // lowers the max, and long routes the guarded search after it would have
-  // to take back one by one are not there: under 2 s the random half of
-  // 8x8x4x4 starts at 338 instead of 344 and ends at 318 instead of 328;
-  // the random quarter starts at 112 instead of 114 (under 0.5 s its
-  // second start is at 124, and the first is kept).
+  // 8x8x4x4 ends at 110 on the whole refinement without a limit, at 103 on
+  // this one under 0.5 s).  Two starts, the better kept: the greedy choice
+  // over them all, and the greedy choice over the minimal ones searched
+  // (without a dependency graph) over them all on a tenth of the budget.
+  // The second takes the long way only where the search finds it lowers
+  // the max, and long routes the guarded search after it would have to take
+  // back one by one are not there: under 2 s the random half of 8x8x4x4
+  // starts at 338 instead of 344 (and ends at 316); the random quarter
+  // starts at 112 instead of 114 (under 0.5 s its second start is at 124,
+  // and the first is kept).
   std::vector<std::uint32_t> start;
   CandidateSet::LongWayRoutes long_ways;  // found once, for both sets
   {
@@ -247,10 +247,7 @@ void refine_scattered_intact(const Network& network, const GeneratorOptions& opt
     // loads: 7 ns a channel, where a step is about 30 ns; a random half of
     // 8x8x4x4, 9.3 million channels, in 0.064 s).
     const auto greedy_work = [](const CandidateSet& set) {
-      std::uint64_t channels = 0;
-      for (std::size_t p = 0; p < set.pair_count(); ++p)
-        for (std::uint32_t v = 0; v < set.variants(p); ++v) channels += set.channels(p, v).size();
-      return set.route_count() + channels / 4;
+      return std::uint64_t{set.route_count()} + set.channel_count() / 4;
     };
     Balancer greedy(dor, slots);
     greedy.assign_greedy(/*searched_next=*/false);
