@@ -526,11 +526,18 @@ class ConfigReader {
 
   // ---- routing and tables -----------------------------------------------
 
+  bool on_off(const yaml_node_t* node, const std::string& key) {
+    const std::string_view text = node->type == YAML_SCALAR_NODE ? text_of(node) : std::string_view();
+    if (node->type != YAML_SCALAR_NODE || (text != "on" && text != "off"))
+      fail(node, key + ": expected 'on' or 'off', got " + kind_of(node));
+    return text == "on";
+  }
+
   void read_routing(const yaml_node_t* routing) {
     const Entries entries =
         mapping(routing, "routing", "in 'routing'",
-                {"algorithm", "seed", "virtual_channels", "rules", "flow_control", "adaptive", "lp_bound_time",
-                 "time_budget", "options"});
+                {"algorithm", "seed", "virtual_channels", "rules", "flow_control", "adaptive", "confine",
+                 "lp_bound_time", "time_budget", "options"});
     if (const yaml_node_t* node = find(entries, "algorithm"))
       config_.algorithm = non_empty_scalar(node, "routing.algorithm", "a generator name or a comma-separated chain of them");
     if (const yaml_node_t* node = find(entries, "seed")) {
@@ -557,12 +564,8 @@ class ConfigReader {
       if (!flow) fail(node, "routing.flow_control: expected 'bubble' or 'none', got " + kind_of(node));
       config_.flow_control = *flow;
     }
-    if (const yaml_node_t* node = find(entries, "adaptive")) {
-      const std::string_view text = node->type == YAML_SCALAR_NODE ? text_of(node) : std::string_view();
-      if (node->type != YAML_SCALAR_NODE || (text != "on" && text != "off"))
-        fail(node, "routing.adaptive: expected 'on' or 'off', got " + kind_of(node));
-      config_.adaptive = text == "on";
-    }
+    if (const yaml_node_t* node = find(entries, "adaptive")) config_.adaptive = on_off(node, "routing.adaptive");
+    if (const yaml_node_t* node = find(entries, "confine")) config_.confine = on_off(node, "routing.confine");
     if (const yaml_node_t* node = find(entries, "lp_bound_time")) {
       const auto seconds = node->type == YAML_SCALAR_NODE ? parse_seconds(text_of(node)) : std::nullopt;
       if (!seconds)

@@ -87,6 +87,11 @@ struct Config {
   // verifier also checks every table as its escape (doc/model.md, "The
   // adaptive channel").
   bool adaptive = false;
+  // routing.confine: a job's routes are computed on its own routers alone
+  // (every other router counts as absent) when a table exists that way, so
+  // its traffic crosses no other job's routers; else on the live network.
+  // Node selection then offers blocks of every shape (doc/placement.md).
+  bool confine = false;
   std::map<std::string, std::string> algorithm_options;  // "routing: options:"
   // routing.lp_bound_time: seconds the admin tool's reports may spend on the
   // LP lower bound (routing/check/lp_bound.hpp); 0 leaves it out.

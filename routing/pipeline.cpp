@@ -123,6 +123,7 @@ PreparedJob prepare_job(const Config& config, const JobRequest& request) {
   // The escape check can send the chain on to a later member (only when on,
   // so that fingerprints made without it stay valid).
   if (config.adaptive) key << "adaptive|";
+  if (config.confine) key << "confine|";
   for (NodeId node : allocation) key << node << ',';
 
   const std::string fingerprint = fnv1a_hex(key.str());
@@ -145,6 +146,25 @@ MemoryEstimate check_job_memory(const Config& config, const JobRequest& request,
                                                 generator.empty() ? prepared.chain.first() : generator, options, work);
   check_memory_limit(estimate, config.memory_limit, config.source);
   return estimate;
+}
+
+bool routes_stay_on_own_routers(const Torus& torus, const RouteTable& table) {
+  const std::vector<NodeId>& nodes = table.nodes();
+  std::vector<unsigned char> own(torus.node_count(), 0);
+  for (NodeId node : nodes) own[node] = 1;
+  bool inside = true;
+  for (std::size_t src = 0; src < nodes.size() && inside; ++src)
+    for (std::size_t dst = 0; dst < nodes.size() && inside; ++dst) {
+      if (src == dst || !table.has_route(src, dst)) continue;
+      NodeId at = nodes[src];
+      table.for_each_run(src, dst, [&](Direction d, int count) {
+        for (int hop = 0; hop < count && inside; ++hop) {
+          at = torus.neighbor(at, d);
+          inside = own[at] != 0;
+        }
+      });
+    }
+  return inside;
 }
 
 JobResult compute_job_routes(const Config& config, const JobRequest& request) {
@@ -190,11 +210,36 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
     // Each fallback member is estimated again before it runs.
     const auto start = std::chrono::steady_clock::now();
     ChainOutcome outcome;
+    bool have_outcome = false;
+    if (config.confine && allocation.size() > 1) {
+      // The allocation's routers alone: any table found there is also one
+      // of the live network, verified on it below.
+      Network own = network;
+      std::vector<unsigned char> allocated(network.torus().node_count(), 0);
+      for (NodeId node : allocation) allocated[node] = 1;
+      bool outside = false;
+      for (NodeId node = 0; node < network.torus().node_count(); ++node)
+        if (!allocated[node] && network.node_alive(node)) {
+          own.fail_node(node);
+          outside = true;
+        }
+      if (outside) {
+        try {
+          // The first member only: a fallback member (nue) would spend the
+          // prologue's time on a set the live network routes anyway.
+          outcome = run_algorithm_chain({chain.first()}, own, allocation, member_options, verify_options);
+          have_outcome = true;
+        } catch (const RoutingError&) {
+          result.confine_note = "no table on the allocation's own routers alone";
+        }
+      }
+    }
     try {
-      outcome = run_algorithm_chain(chain.members, network, allocation, member_options, verify_options,
-                                    [&](const std::string& member) {
-                                      result.memory = check_job_memory(config, request, prepared, member);
-                                    });
+      if (!have_outcome)
+        outcome = run_algorithm_chain(chain.members, network, allocation, member_options, verify_options,
+                                      [&](const std::string& member) {
+                                        result.memory = check_job_memory(config, request, prepared, member);
+                                      });
     } catch (const ChainRoutingError& e) {
       throw RefusalError(describe_refusal(config, network, allocation.size(), chain.text(), e.members()));
     } catch (const RoutingError& e) {
@@ -208,7 +253,9 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
       throw RefusalError(describe_refusal(config, network, allocation.size(), chain.text(), std::move(members)));
     }
     result.table = std::move(outcome.table);
-    result.report = std::move(outcome.report);
+    // Verified on the live network (a table of the own routers alone was
+    // checked against those only).
+    result.report = have_outcome ? verify(network, result.table, verify_options) : std::move(outcome.report);
     result.algorithm = outcome.algorithm;
     result.passed_over = std::move(outcome.passed_over);
     result.seconds = outcome.seconds;
@@ -219,6 +266,11 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
     }
   }
   if (!result.report.ok()) throw VerificationError(result.report);
+  if (config.confine) {
+    result.confined = routes_stay_on_own_routers(network.torus(), result.table);
+    if (!result.confined && result.confine_note.empty())
+      result.confine_note = "routes cross routers outside the allocation";
+  }
 
   if (!cache_path.empty() && !result.from_cache && request.write_cache) {
     // The parent is the admin's; one level is created.

@@ -77,13 +77,18 @@ struct JobResult {
   std::vector<std::string> budget_cut;
   std::uint64_t budget_steps = 0;       // work the optional stages took (routing/common/work_budget.hpp)
   std::uint64_t budget_limit_steps = 0; // 0: no limit
+  // routing.confine: whether every route stays on the allocation's own
+  // routers, and when not, why (no table exists on them alone).
+  bool confined = false;
+  std::string confine_note = {};
 
   // The same result with an empty table over no nodes, without copying the
   // table (N^2 routes) first: the shell a live switch fills with each
   // intermediate table.  A field added above belongs here too.
   JobResult without_table() const {
     JobResult shell{network, RouteTable(std::vector<NodeId>{}), report, job, algorithm, fingerprint, seconds,
-                    from_cache, chain, passed_over, memory, budget_cut, budget_steps, budget_limit_steps};
+                    from_cache, chain, passed_over, memory, budget_cut, budget_steps, budget_limit_steps,
+                    confined, confine_note};
     return shell;
   }
 };
@@ -116,7 +121,14 @@ VerifyOptions verify_options_of(const Config& config);
 MemoryEstimate check_job_memory(const Config& config, const JobRequest& request, const PreparedJob& prepared,
                                 const std::string& generator = "");
 
+// Whether every route of the table crosses only routers of its own nodes.
+bool routes_stay_on_own_routers(const Torus& torus, const RouteTable& table);
+
 // Resolves names, applies failures, runs the generator and the verifier.
+// With routing.confine, the generator runs first on the allocation's own
+// routers alone (every other router counted as failed), and on the live
+// network only when no table exists there; the table is verified on the
+// live network either way.
 // Throws ConfigError/std::invalid_argument for bad input (unknown node name,
 // allocated node down), RoutingError when no table exists, VerificationError
 // when the generator's table breaks a rule, MemoryLimitError (before any

@@ -148,6 +148,7 @@ std::string format_report_text(const Config& config, const JobResult& result, co
   // Why the chain passed over its earlier members (routing/chain.hpp).
   for (const PassedOver& p : result.passed_over) out << "    passed over " << p.algorithm << ": " << p.reason << "\n";
   if (!result.budget_cut.empty()) out << "  budget       " << budget_cut_text(result) << "\n";
+  if (const std::string confine = confine_text(result); !confine.empty()) out << "  confine      " << confine << "\n";
   out << "  rules        " << rules_text(config, result.report) << "\n";
   out << "  routes       " << result.report.routes << " (non-minimal " << result.report.non_minimal << ", FS/LS "
       << result.report.fs_ls_routes << ", virtual channels " << result.report.virtual_channels << ")\n";
@@ -198,6 +199,8 @@ std::string format_report_json(const Config& config, const JobResult& result, co
       << ",\"passed_over\":" << passed_over_json(result.passed_over)
       << ",\"budget_cut\":" << json_string_array(result.budget_cut) << ",\"budget_steps\":" << result.budget_steps
       << ",\"budget_limit_steps\":" << result.budget_limit_steps
+      << ",\"confined\":" << (result.confined ? "true" : "false")
+      << ",\"confine_note\":" << json_quote(result.confine_note)
       << ",\"algorithm_source\":" << json_quote(context.algorithm_source) << ",\"seconds\":" << fixed(result.seconds, 6)
       << ",\"from_cache\":" << (result.from_cache ? "true" : "false") << ",\"routes\":" << result.report.routes
       << ",\"non_minimal\":" << result.report.non_minimal << ",\"fs_ls_routes\":" << result.report.fs_ls_routes
@@ -261,7 +264,14 @@ std::string format_report_summary(const JobResult& result) {
 std::string format_report_line(const JobResult& result) {
   return "job " + result.job + ": " + format_report_summary(result) +
          (result.from_cache ? ", from cache" : ", computed in " + fixed(result.seconds, 3) + " s") +
-         format_chain_note(result) + (result.budget_cut.empty() ? "" : "; " + budget_cut_text(result));
+         format_chain_note(result) + (result.budget_cut.empty() ? "" : "; " + budget_cut_text(result)) +
+         (confine_text(result).empty() ? "" : "; " + confine_text(result));
+}
+
+std::string confine_text(const JobResult& result) {
+  if (result.confined) return "confined to its own routers (routing.confine)";
+  if (!result.confine_note.empty()) return "not confined: " + result.confine_note + " (routing.confine)";
+  return "";
 }
 
 std::string budget_cut_text(const JobResult& result) {

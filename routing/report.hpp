@@ -32,6 +32,9 @@ std::string format_report_json(const Config& config, const JobResult& result, co
 // routes (routing.time_budget)", for a result whose budget cut stages.
 std::string budget_cut_text(const JobResult& result);
 std::string format_report_line(const JobResult& result);
+// routing.confine: "confined to its own routers (routing.confine)", or why
+// not; empty when confinement was not asked for.
+std::string confine_text(const JobResult& result);
 // Its middle: "bfs on 4 nodes, max gamma 2 (bound 2), diameter 2, verified".
 std::string format_report_summary(const JobResult& result);
 // For a chain of several members, what the line adds: "; chain balanced,nue;

@@ -75,6 +75,7 @@ START_TEST(test_desmos_default) {
   ck_assert(config.rules == RuleSet::angara);
   ck_assert(config.flow_control == FlowControl::bubble);
   ck_assert(!config.adaptive);
+  ck_assert(!config.confine);
   ck_assert(config.algorithm_options.empty());
   ck_assert(config.lp_bound_time == 2.0);
   ck_assert_std_str_eq(config.table_dir, "/var/lib/angara/routes");
@@ -112,6 +113,7 @@ START_TEST(test_every_key) {
                                          "  rules: general\n"
                                          "  flow_control: none\n"
                                          "  adaptive: on\n"
+                                         "  confine: on\n"
                                          "  lp_bound_time: 0.25\n"
                                          "  options: {population: 100, mutation: '0.5', empty: }\n"
                                          "tables:\n"
@@ -124,6 +126,7 @@ START_TEST(test_every_key) {
   ck_assert(config.rules == RuleSet::general);
   ck_assert(config.flow_control == FlowControl::none);
   ck_assert(config.adaptive);
+  ck_assert(config.confine);
   ck_assert(config.lp_bound_time == 0.25);
   ck_assert_uint_eq(config.algorithm_options.size(), 3u);
   ck_assert_std_str_eq(config.algorithm_options.at("population"), "100");
@@ -308,7 +311,7 @@ END_TEST
 START_TEST(test_error_fixtures) {
   ck_assert_std_str_eq(fixture_error("config_unknown_key.yaml"),
                        "config_unknown_key.yaml:6:3: unknown key 'algoritm' in 'routing' (expected one of: "
-                       "algorithm, seed, virtual_channels, rules, flow_control, adaptive, lp_bound_time, time_budget, "
+                       "algorithm, seed, virtual_channels, rules, flow_control, adaptive, confine, lp_bound_time, time_budget, "
                        "options)");
   ck_assert_std_str_eq(fixture_error("config_bad_torus.yaml"),
                        "config_bad_torus.yaml:3:10: machine.torus: expected 1 to 4 sizes like 4x2x2x2, got "
@@ -339,7 +342,7 @@ START_TEST(test_error_accessors) {
     ck_assert_int_eq(e.line(), 6);
     ck_assert_int_eq(e.column(), 3);
     ck_assert_std_str_eq(e.message(), "unknown key 'algoritm' in 'routing' (expected one of: algorithm, seed, "
-                                      "virtual_channels, rules, flow_control, adaptive, lp_bound_time, time_budget, "
+                                      "virtual_channels, rules, flow_control, adaptive, confine, lp_bound_time, time_budget, "
                                       "options)");
   }
   ck_assert(threw);
@@ -412,6 +415,8 @@ START_TEST(test_structure_errors) {
                        "test.yaml:5:13: routing.adaptive: expected 'on' or 'off', got 'yes'");
   ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  adaptive: [on]\n"),
                        "test.yaml:5:13: routing.adaptive: expected 'on' or 'off', got a list");
+  ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  confine: box\n"),
+                       "test.yaml:5:12: routing.confine: expected 'on' or 'off', got 'box'");
   ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  lp_bound_time: -1\n"),
                        "test.yaml:5:18: routing.lp_bound_time: expected a number of seconds from 0 to 3600, got '-1'");
   ck_assert_std_str_eq(parse_error(kDesmosMachine + "routing:\n  lp_bound_time: 4000\n"),
