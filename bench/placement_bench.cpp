@@ -345,6 +345,8 @@ const char kReplayUsage[] =
     "  --hold-box-spares    angara: a job in a box holds the box's other routers from jobs of 2+ nodes\n"
     "  --block-wait S       angara: a job of 2+ nodes without a free block waits for one up to S seconds\n"
     "                       after its submission, then takes linear best fit (default 0: no wait)\n"
+    "  --confine            angara: routing.confine (blocks of every shape, staircases; every job routed\n"
+    "                       on its own routers alone when it can be)\n"
     "Exit status: 0 done, 2 bad command line, 3 bad trace line (FILE:LINE: what was expected), 5 unreadable file.\n";
 
 int replay_usage_error(const std::string& message) {
@@ -375,7 +377,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 int trace_replay(int argc, char** argv) {
   std::string trace_path, write_path, per_job_path;
   std::size_t cores_per_node = 1, job_count = 500, leaf_size = 8, simulate = 0, failed = 0, seed = 1;
-  bool have_failed = false, direction_order = false, hold_box_spares = false;
+  bool have_failed = false, direction_order = false, hold_box_spares = false, confine = false;
   double block_wait = 0;
   double load = 0;
   std::vector<std::string> machines = {"8x8x8", "8x8x4x4"};
@@ -392,6 +394,10 @@ int trace_replay(int argc, char** argv) {
     }
     if (option == "--hold-box-spares") {
       hold_box_spares = true;
+      continue;
+    }
+    if (option == "--confine") {
+      confine = true;
       continue;
     }
     if (i + 1 >= argc) return replay_usage_error("unknown option or missing value: '" + option + "'");
@@ -546,6 +552,7 @@ int trace_replay(int argc, char** argv) {
       options.machine_label = torus.to_string();
       options.route_in_direction_order = direction_order;
       options.hold_box_spares = hold_box_spares;
+      options.confine = confine;
       options.block_wait = block_wait;
       const ReplayResult r = replay_trace(network, jobs, options);
       const double routed = r.routed ? static_cast<double>(r.routed) : 1.0;
@@ -562,6 +569,9 @@ int trace_replay(int argc, char** argv) {
                   angara_policy ? std::to_string(r.fallbacks).c_str() : "-", bandwidth, r.simulated, r.place_ms,
                   r.route_seconds, r.seconds, 100.0 * static_cast<double>(r.own_only) / routed);
       if (block_wait > 0 && angara_policy) std::printf("bwait %zu\n", r.block_waits);
+      if (confine && angara_policy)
+        std::printf("confine: %zu free staircases (not in fb), %zu of %zu jobs of 2+ nodes routed on their own routers\n",
+                    r.staircases, r.confined, r.routed);
       std::fflush(stdout);
     }
   }
@@ -679,7 +689,7 @@ int main(int argc, char** argv) {
     if (option == "--select-latency") return select_latency(argc, argv);
     if (option == "--trace" || option == "--load" || option == "--write-trace" || option == "--policies" ||
         option == "--simulate" || option == "--failed" || option == "--cores-per-node" || option == "--leaf-size" ||
-        option == "--fast-routing" || option == "--hold-box-spares" || option == "--help" || option == "-h") {
+        option == "--fast-routing" || option == "--hold-box-spares" || option == "--confine" || option == "--help" || option == "-h") {
       try {
         return trace_replay(argc, argv);
       } catch (const std::invalid_argument& e) {

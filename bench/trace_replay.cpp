@@ -191,6 +191,7 @@ class Replay {
     for (ChannelId c = 0; c < busy_.size(); ++c)
       if (busy_[c]) ++request.busy_ports[Torus::channel_node(c)];
     request.bound_cache = &bounds_;
+    request.confined = options_.confine;
     return choose_free_block(network_, request);
   }
 
@@ -207,9 +208,9 @@ class Replay {
     return wait;
   }
 
-  RouteTable route_job(const std::vector<NodeId>& nodes, bool& routed) {
+  RouteTable route_on(const Network& network, const std::vector<NodeId>& nodes, bool& routed) {
     try {
-      RouteTable table = balanced_->generate(network_, nodes, route_options_);
+      RouteTable table = balanced_->generate(network, nodes, route_options_);
       table.algorithm = "balanced";
       routed = verify(network_, table, VerifyOptions{}).ok();
       return table;
@@ -217,6 +218,24 @@ class Replay {
       routed = false;
       return RouteTable();
     }
+  }
+
+  // confine: on the job's own routers alone when a table exists there (the
+  // pipeline's routing.confine), else on the live network.
+  RouteTable route_job(const std::vector<NodeId>& nodes, bool& routed) {
+    if (options_.confine && options_.policy == ReplayPolicy::angara && nodes.size() < alive_) {
+      Network own = network_;
+      std::vector<unsigned char> member(torus_.node_count(), 0);
+      for (NodeId node : nodes) member[node] = 1;
+      for (NodeId node = 0; node < torus_.node_count(); ++node)
+        if (!member[node] && network_.node_alive(node)) own.fail_node(node);
+      RouteTable table = route_on(own, nodes, routed);
+      if (routed) {
+        ++result_.confined;
+        return table;
+      }
+    }
+    return route_on(network_, nodes, routed);
   }
 
   // `held`: hold_box_spares, the routers of a box the job does not get.
@@ -247,6 +266,10 @@ class Replay {
           kind = "fallback";
           nodes = best_fit_run(linear_order_, offered, job.nodes);
           if (nodes.size() != job.nodes) nodes = best_fit_run(linear_order_, free_, job.nodes);
+        } else if (choice.staircase) {
+          ++result_.staircases;
+          kind = "staircase";
+          nodes = choice.blocks.front().nodes;
         } else {
           const FreeBlock& block = choice.blocks.front();
           nodes.assign(block.nodes.begin(), block.nodes.begin() + static_cast<std::ptrdiff_t>(job.nodes));

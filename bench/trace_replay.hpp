@@ -56,6 +56,12 @@ struct ReplayOptions {
   // one up to this many seconds after its submission before it takes what
   // linear best fit gives it (0: it never waits).  Backfill goes on behind it.
   double block_wait = 0;
+  // angara: routing.confine.  The block choice offers blocks of every
+  // shape, a box's staircase and free staircases (placement/block_choice.hpp),
+  // and every job is routed on its own routers alone when a table exists
+  // there, else on the live network, as the pipeline does.  No box router
+  // is held: a job in a box takes its staircase, routed inside it.
+  bool confine = false;
 };
 
 struct ReplayResult {
@@ -75,6 +81,8 @@ struct ReplayResult {
   // angara: how jobs were placed.
   std::size_t exact_blocks = 0, boxes = 0, open_blocks = 0, fallbacks = 0;
   std::size_t block_waits = 0;  // block_wait: started jobs that waited for a block at least once
+  std::size_t staircases = 0;   // confine: jobs placed on a free staircase (counted apart from fallbacks)
+  std::size_t confined = 0;     // confine: jobs of 2+ nodes routed on their own routers alone
   // --simulate: jobs simulated, and their mean flow bandwidth (bytes/s) in
   // an all-to-all beside the running jobs' all-to-alls.
   std::size_t simulated = 0;

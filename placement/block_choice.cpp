@@ -197,7 +197,7 @@ std::vector<ChannelId> region_channels(const Network& network, const RouteRegion
 
 bool better_block(const FreeBlock& a, const FreeBlock& b) {
   const auto key = [](const FreeBlock& k) {
-    return std::make_tuple(!k.isolated, k.failed_links_inside, k.busy_ports, -static_cast<std::int64_t>(k.contact),
+    return std::make_tuple(!k.isolated, k.failed_links_inside, -static_cast<std::int64_t>(k.contact), k.busy_ports,
                            k.lower_bound, k.average_distance);
   };
   const auto ka = key(a), kb = key(b);
@@ -237,16 +237,23 @@ BlockChoice choose_free_block(const Network& network, const BlockChoiceRequest& 
   const auto best_of = [&](const std::vector<Shape>& shapes, bool isolated_only) {
     std::vector<FreeBlock> kept;  // best first
     for (const Shape& shape : shapes) {
-      const bool isolated = isolated_shape(torus, shape);
+      const bool natural = isolated_shape(torus, shape);
+      const bool isolated = natural || request.confined;
       if (isolated_only && !isolated) continue;
-      const auto [bound_it, inserted] = bounds.try_emplace(class_key(torus, channels, shape));
-      if (inserted) bound_it->second = block_bound(torus, shape);
+      ShapeClassKey key = class_key(torus, channels, shape);
+      // A confined shape that is not isolated has a line's bound, not the
+      // ring's: kept apart in a cache shared with unconfined calls.
+      const bool confined = isolated && !natural;
+      if (confined) key.emplace_back(-1, 0, 0);
+      const auto [bound_it, inserted] = bounds.try_emplace(std::move(key));
+      if (inserted) bound_it->second = block_bound(torus, shape, confined);
       const IntactBound bound = bound_it->second;
       scanner.scan(shape, [&](const Coord& origin, std::int64_t busy, std::size_t contact) {
         FreeBlock block;
         block.shape = shape;
         block.origin = origin;
         block.isolated = isolated;
+        block.confined = confined;
         block.busy_ports = busy;
         block.contact = contact;
         block.lower_bound = bound.bound;
@@ -272,6 +279,22 @@ BlockChoice choose_free_block(const Network& network, const BlockChoiceRequest& 
       choice.exact = choice.blocks.empty();
     }
   }
+  if (request.confined && !choice.exact)
+    for (FreeBlock& block : choice.blocks)
+      block.nodes = box_staircase(torus, block.shape, block.origin, request.node_count);
+  if (choice.blocks.empty() && request.confined) {
+    std::optional<FreeBlock> stairs = free_staircase(network, free, request.node_count);
+    // Its skin only when no filter alone holds the job: skin routes need a
+    // First or Last Step.
+    if (!stairs) stairs = free_staircase(network, free, request.node_count, 4'000'000, true);
+    if (stairs) {
+      if (!request.busy_ports.empty())
+        for (NodeId node : stairs->nodes) stairs->busy_ports += request.busy_ports[node];
+      choice.blocks.push_back(std::move(*stairs));
+      choice.staircase = true;
+      choice.exact = true;
+    }
+  }
   if (choice.blocks.empty()) {
     choice.exact = true;
     choice.blocks = best_of(exact_shapes, false);
@@ -286,6 +309,128 @@ BlockChoice choose_free_block(const Network& network, const BlockChoiceRequest& 
                               " nodes holds it"
                         : "no free block of " + std::to_string(request.node_count) + " nodes";
   return choice;
+}
+
+std::vector<NodeId> box_staircase(const Torus& torus, const Shape& shape, const Coord& origin, std::size_t count) {
+  std::vector<NodeId> order;
+  order.reserve(shape_volume(shape));
+  Coord at{};
+  for (at[3] = 0; at[3] < shape[3]; ++at[3])
+    for (at[2] = 0; at[2] < shape[2]; ++at[2])
+      for (at[1] = 0; at[1] < shape[1]; ++at[1])
+        for (at[0] = 0; at[0] < shape[0]; ++at[0]) {
+          Coord c{};
+          for (int dim = 0; dim < kMaxDims; ++dim) c[dim] = (origin[dim] + at[dim]) % torus.size(dim);
+          order.push_back(torus.id(c));
+        }
+  if (count > order.size()) throw PlacementError("a staircase of more nodes than its box");
+  std::vector<NodeId> nodes(order.end() - static_cast<std::ptrdiff_t>(count), order.end());
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+std::optional<FreeBlock> free_staircase(const Network& network, const std::vector<unsigned char>& free,
+                                        std::size_t count, std::size_t work, bool skin) {
+  const Torus& torus = network.torus();
+  const NodeId n = torus.node_count();
+  const auto usable = [&](NodeId node) { return free[node] != 0 && network.node_alive(node); };
+  // Per node, the anchor whose set holds it (member of the current set
+  // when equal to the anchor), and the anchor whose filter holds it (the
+  // set less its skin).
+  std::vector<NodeId> set_of(n, kNoNode), filter_of(n, kNoNode);
+  struct Member {
+    NodeId node;
+    Coord below;  // per dimension, negative hops from the anchor
+  };
+  std::optional<FreeBlock> best;
+  std::tuple<std::size_t, std::int64_t, std::int64_t> best_key{};
+  std::size_t visits = 0;
+  std::vector<Member> members;
+  for (NodeId anchor = 0; anchor < n && visits < work; ++anchor) {
+    if (!usable(anchor)) continue;
+    const Coord top = torus.coord(anchor);
+    members.assign(1, Member{anchor, Coord{}});
+    set_of[anchor] = filter_of[anchor] = anchor;
+    std::int64_t distance_sum = 0;
+    // Layer by layer (hops from the anchor), so the set taken is the
+    // nearest part of the anchor's filter and stays a filter.
+    for (std::size_t layer_begin = 0; members.size() < count && layer_begin < members.size();) {
+      const std::size_t layer_end = members.size();
+      for (std::size_t i = layer_begin; i < layer_end && members.size() < count; ++i) {
+        if (filter_of[members[i].node] != anchor) continue;
+        for (int dim = 0; dim < kMaxDims && members.size() < count; ++dim) {
+          const int size = torus.size(dim);
+          if (size < 2 || (torus.single_cabled(dim) && top[dim] == 0)) continue;
+          Coord below = members[i].below;
+          if (below[dim] + 1 >= size) continue;
+          // Reached once: from its lowest dimension with a hop.
+          bool lowest = true;
+          for (int e = 0; e < dim && lowest; ++e) lowest = below[e] == 0;
+          if (!lowest) continue;
+          ++below[dim];
+          Coord at{};
+          for (int e = 0; e < kMaxDims; ++e)
+            at[e] = ((top[e] - below[e]) % torus.size(e) + torus.size(e)) % torus.size(e);
+          const NodeId node = torus.id(at);
+          ++visits;
+          if (!usable(node) || set_of[node] == anchor) continue;
+          // Every neighbour one hop nearer the anchor is in the filter; for
+          // the skin, one is.
+          bool closed = true, touching = false;
+          for (int e = 0; e < kMaxDims; ++e) {
+            if (below[e] == 0) continue;
+            Coord nearer = at;
+            nearer[e] = (nearer[e] + 1) % torus.size(e);
+            const bool in_filter = filter_of[torus.id(nearer)] == anchor;
+            closed = closed && in_filter;
+            touching = touching || in_filter;
+          }
+          if (!closed && !(skin && touching)) continue;
+          set_of[node] = anchor;
+          if (closed) filter_of[node] = anchor;
+          members.push_back(Member{node, below});
+          for (int e = 0; e < kMaxDims; ++e) distance_sum += below[e];
+        }
+      }
+      layer_begin = layer_end;
+    }
+    if (members.size() < count) continue;
+    // Taken or failed nodes right outside, and failed cables inside.
+    std::int64_t contact = 0;
+    std::size_t failed_inside = 0;
+    for (const Member& member : members)
+      for (int rank = 0; rank < kDirectionCount; ++rank) {
+        const Direction d(rank);
+        if (!torus.direction_present(d) || !torus.cabled(member.node, d)) continue;
+        const NodeId next = torus.neighbor(member.node, d);
+        if (set_of[next] == anchor)
+          failed_inside += !network.channel_alive(member.node, d);
+        else
+          contact += !usable(next);
+      }
+    const std::tuple<std::size_t, std::int64_t, std::int64_t> key{failed_inside, -contact, distance_sum};
+    if (best && !(key < best_key)) continue;
+    best_key = key;
+    FreeBlock stairs;
+    for (const Member& member : members) {
+      stairs.nodes.push_back(member.node);
+      for (int dim = 0; dim < kMaxDims; ++dim) stairs.shape[dim] = std::max(stairs.shape[dim], member.below[dim] + 1);
+    }
+    std::sort(stairs.nodes.begin(), stairs.nodes.end());
+    for (int dim = 0; dim < kMaxDims; ++dim)
+      stairs.origin[dim] = ((top[dim] - stairs.shape[dim] + 1) % torus.size(dim) + torus.size(dim)) % torus.size(dim);
+    stairs.isolated = true;
+    stairs.confined = true;
+    stairs.failed_links_inside = failed_inside;
+    stairs.contact = static_cast<std::size_t>(contact);
+    best = std::move(stairs);
+  }
+  if (best) {
+    const IntactBound bound = region_bound(torus, best->nodes);
+    best->lower_bound = bound.bound;
+    best->average_distance = bound.distance;
+  }
+  return best;
 }
 
 std::optional<FreeBlock> largest_free_block(const Network& network, const std::vector<unsigned char>& free) {

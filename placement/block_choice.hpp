@@ -10,17 +10,31 @@
 //      nodes stays inside it (isolated_shape), so no other job's traffic
 //      crosses its routers and its traffic crosses no other job's;
 //   2. no failed cable inside (a detour around one may leave the block);
-//   3. the fewest channels of its routers already carrying running jobs'
-//      routes (when they are known);
-//   4. what it leaves for later jobs: the most taken or failed nodes right
+//   3. what it leaves for later jobs: the most taken or failed nodes right
 //      outside it (it fills a hole or leans on a wall instead of cutting
 //      the free space in two);
+//   4. the fewest channels of its routers already carrying running jobs'
+//      routes (when they are known).  After 3, not before: packing first
+//      isolates more later jobs, and those share fewer channels with the
+//      jobs around them too (trace replay, doc/benchmarks.md);
 //   5. its own max load: the shape's lower bound on the intact machine,
 //      then its mean distance;
 //   6. the lowest origin (deterministic).
 // When no free block has exactly the asked count, the smallest free isolated
 // box that holds it is offered instead (`exact` false): the job takes that
 // many of its nodes and its routes still stay inside the box.
+//
+// With routing.confine (BlockChoiceRequest::confined) a job's routes are
+// computed on its own routers alone, and a set keeps them there when every
+// pair has a route inside it.  Every block has (direction order inside the
+// box), whatever its shape; so has every staircase (an order filter: with
+// each node, every node between it and the anchor corner in every
+// dimension, see box_staircase), as a route in direction order takes its
+// positive hops first, to a node above both ends, then its negative ones,
+// and stays above the destination.  The choice is then: an exact block of
+// any shape, else the staircase of `count` nodes in the smallest free box,
+// which leaves the box's other routers free, else the best free staircase
+// anywhere (`staircase`).
 #pragma once
 
 #include <cstddef>
@@ -45,8 +59,14 @@ bool isolated_shape(const Torus& torus, const Shape& shape);
 struct FreeBlock {
   Shape shape{};
   Coord origin{};
-  std::vector<NodeId> nodes;  // sorted; the whole box (more than asked when not exact)
+  // Sorted; the whole box (more than asked when not exact), or with
+  // `confined` requests exactly the job's nodes (a box's staircase, or a
+  // free staircase whose bounding box `shape` and `origin` give).
+  std::vector<NodeId> nodes;
   bool isolated = false;
+  // Isolated only because its job's routes are computed inside it
+  // (BlockChoiceRequest::confined): its shape is not isolated_shape.
+  bool confined = false;
   std::size_t failed_links_inside = 0;  // failed channels between two of its nodes
   std::int64_t busy_ports = 0;          // its routers' channels carrying running jobs' routes
   std::size_t contact = 0;              // taken or failed nodes right outside it
@@ -67,6 +87,10 @@ struct BlockChoiceRequest {
   // The largest box tried when no block of exactly node_count is free, as
   // a multiple of node_count.
   double largest_box_factor = 2.0;
+  // The job's routes will be computed inside the block or box it gets
+  // (routing.confine: the routers outside it count as absent), so every
+  // shape keeps them on its routers, not only isolated_shape ones.
+  bool confined = false;
   // The intact-machine bounds of the shape classes met so far, kept across
   // calls by a caller that chooses often on one machine (select/angara's
   // job test): they depend on the torus and the shape alone, and computing
@@ -79,6 +103,7 @@ struct BlockChoiceRequest {
 struct BlockChoice {
   std::vector<FreeBlock> blocks;  // best first; empty: none
   bool exact = true;              // the boxes have exactly node_count nodes
+  bool staircase = false;         // confined: no block or box was free; a free staircase
   std::size_t considered = 0;     // free origins scored
   std::string reason;             // when empty: why no block was found
 };
@@ -130,6 +155,27 @@ std::vector<ChannelId> region_channels(const Network& network, const RouteRegion
 // costs seconds for 256 scattered nodes of 8x8x8x8), but a closed form:
 // select ranks scattered sets on large machines with it.
 IntactBound region_bound(const Torus& torus, const std::vector<NodeId>& nodes);
+
+// The last `count` nodes of the box in its own order (X fastest from its
+// origin): whole rows and planes and the part-filled one at the low end,
+// an order filter towards the box's top corner.  Sorted by NodeId.
+std::vector<NodeId> box_staircase(const Torus& torus, const Shape& shape, const Coord& origin, std::size_t count);
+
+// The best free staircase of `count` nodes: from an anchor router, the
+// nodes reached by negative hops whose every neighbour one hop nearer the
+// anchor (in each dimension) is in the set, nearest first, so the set is an
+// order filter of its bounding box.  Among anchors: the fewest failed
+// cables inside, the most taken or failed nodes around it, the smallest
+// sum of distances to the anchor.  On a single-cabled dimension of size 2
+// only an anchor at coordinate 1 reaches the other coordinate (its one
+// cable goes up from 0).  Stops after `work` node visits (the best so far).
+// With `skin`, a node one negative hop below the filter joins too (the
+// filter's skin): its routes take a First Step up into the filter and a
+// Last Step down from it (doc/model.md, "Routing rules"), which is what the
+// hardware has them for; such sets need checked turns (routing.confine
+// falls back to the live network when their table is refused).
+std::optional<FreeBlock> free_staircase(const Network& network, const std::vector<unsigned char>& free,
+                                        std::size_t count, std::size_t work = 4'000'000, bool skin = false);
 
 // Throws PlacementError for a zero count or a mask of the wrong size.
 BlockChoice choose_free_block(const Network& network, const BlockChoiceRequest& request);

@@ -1,6 +1,7 @@
 #include "placement/blocks.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -190,8 +191,8 @@ IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes) {
   return {integer_lower_bound(terms), mean_distance(terms, nodes.size())};
 }
 
-IntactBound block_bound(const Torus& torus, const Shape& shape) {
-  for (int dim = 0; dim < kMaxDims; ++dim) {
+IntactBound block_bound(const Torus& torus, const Shape& shape, bool confined) {
+  for (int dim = 0; dim < kMaxDims && !confined; ++dim) {
     const int extent = shape[dim], size = torus.size(dim);
     if (extent != 1 && extent != size && 2 * (extent - 1) >= size)
       return intact_bound(torus, block_nodes(torus, shape, Coord{}));
@@ -207,8 +208,12 @@ IntactBound block_bound(const Torus& torus, const Shape& shape) {
     // of the line (cabling repeats line by line).
     std::uint64_t line_hops = 0, line_channels = 0;
     Coord at{};
+    // Inside an isolated arc the ring distance is the line's; a confined
+    // arc that is not isolated has the line's only.
+    const bool ring = extent == torus.size(dim);
     for (int a = 0; a < extent; ++a) {
-      for (int b = 0; b < extent; ++b) line_hops += static_cast<std::uint64_t>(torus.ring_distance(dim, a, b));
+      for (int b = 0; b < extent; ++b)
+        line_hops += static_cast<std::uint64_t>(ring ? torus.ring_distance(dim, a, b) : std::abs(a - b));
       at[dim] = a;
       const NodeId node = torus.id(at);
       for (bool negative : {false, true}) {

@@ -76,8 +76,11 @@ IntactBound intact_bound(const Torus& torus, const std::vector<NodeId>& nodes);
 // dimension is (volume / extent)^2 times the ring distances within one line,
 // and its channels are those between two of the block's nodes, so the bound
 // costs O(extent^2) per dimension instead of the pairs of the block (about
-// 200 ms for 512 nodes).  Other shapes: intact_bound of the block.
-IntactBound block_bound(const Torus& torus, const Shape& shape);
+// 200 ms for 512 nodes).  Other shapes: intact_bound of the block, unless
+// `confined`: the job's routes are computed inside the block (routing.confine),
+// so a dimension it spans in part is a line, not a ring, and the closed form
+// holds for every shape (line distances, the line's own channels).
+IntactBound block_bound(const Torus& torus, const Shape& shape, bool confined = false);
 
 // Sums of a per-node value over the cyclic box of a shape at every origin
 // (indexed by the origin's NodeId), as one sliding window per dimension the

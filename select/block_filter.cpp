@@ -83,14 +83,25 @@ const angara::Network& network_for(angara_block_filter& filter, const std::vecto
   return *filter.network;
 }
 
-std::string describe(const angara::Config& config, const angara::FreeBlock& block, bool exact, std::uint32_t count) {
+std::string describe(const angara::Config& config, const angara::BlockChoice& choice, std::uint32_t count) {
   const angara::Torus& torus = config.torus;
+  const angara::FreeBlock& block = choice.blocks.front();
   std::vector<std::string> names;
   names.reserve(block.nodes.size());
   for (NodeId node : block.nodes) names.push_back(config.node_name(node));
-  std::string text = std::string(block.isolated ? "isolated " : "") + angara::format_shape(torus, block.shape) +
-                     " block at " + torus.format_coord(block.origin);
-  if (!exact) text += " (no free block of exactly " + std::to_string(count) + ": Slurm picks them in this box)";
+  const std::string where = angara::format_shape(torus, block.shape) + " at " + torus.format_coord(block.origin);
+  std::string text;
+  if (choice.staircase)
+    text = "free staircase in the " + where + " box (no free block or box of " + std::to_string(count) +
+           "; routed on its own routers, routing.confine)";
+  else if (!choice.exact && config.confine)
+    text = "staircase of the free " + where + " box (no free block of exactly " + std::to_string(count) +
+           "; its other nodes stay free)";
+  else
+    text = std::string(block.confined ? "confined " : block.isolated ? "isolated " : "") +
+           angara::format_shape(torus, block.shape) + " block at " + torus.format_coord(block.origin) +
+           (choice.exact ? ""
+                         : " (no free block of exactly " + std::to_string(count) + ": Slurm picks them in this box)");
   return text + ": " + angara::compress_hostlist(names);
 }
 
@@ -170,6 +181,8 @@ extern "C" int angara_block_filter_choose(angara_block_filter_t* filter, const u
     request.free.assign(machine_nodes, 0);
     request.keep = 1;
     request.bound_cache = &filter->bound_cache;
+    // The prologue routes inside the set when the configuration confines.
+    request.confined = filter->config.confine;
     std::vector<unsigned char> slurm_failed(machine_nodes, 0);
     for (std::size_t index = 0; index < slurm_count; ++index) {
       const NodeId node = filter->node_of_index[index];
@@ -200,7 +213,7 @@ extern "C" int angara_block_filter_choose(angara_block_filter_t* filter, const u
     } else {
       made.result = ANGARA_BLOCK_FOUND;
       made.nodes = choice.blocks.front().nodes;
-      made.message = describe(filter->config, choice.blocks.front(), choice.exact, node_count);
+      made.message = describe(filter->config, choice, node_count);
     }
     if (filter->remembered.size() < angara_block_filter::kRemembered) {
       filter->remembered.push_back(std::move(made));

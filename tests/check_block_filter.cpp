@@ -189,6 +189,32 @@ START_TEST(no_free_block_says_why) {
 }
 END_TEST
 
+// With routing.confine the plugin narrows a 3-node job to a 3x1 line (a
+// ring of 4 has no isolated extent 3, so without it the job gets a box of 4
+// to pick from), and with only a 2x2 free, to the box's staircase: exactly
+// the job's nodes, the box's fourth left free.
+START_TEST(confined_configuration_narrows_to_the_job_s_nodes) {
+  std::vector<std::string> chosen;
+  Filter plain(kDesmos);
+  ck_assert_int_eq(plain.choose(3, {}, {}, chosen), ANGARA_BLOCK_FOUND);
+  ck_assert_uint_eq(chosen.size(), 4);
+  ck_assert_msg(contains(plain.message, "(no free block of exactly 3: Slurm picks them in this box)"), "%s",
+                plain.message.c_str());
+
+  Filter confined(angara_test::data_path("desmos_confine.yaml"));
+  ck_assert_int_eq(confined.choose(3, {}, {}, chosen), ANGARA_BLOCK_FOUND);
+  ck_assert_uint_eq(chosen.size(), 3);
+  ck_assert_msg(contains(confined.message, "confined 3x1x1x1 block at "), "%s", confined.message.c_str());
+
+  ck_assert_int_eq(confined.choose(3, {"desmos00", "desmos01", "desmos04", "desmos05"}, {}, chosen), ANGARA_BLOCK_FOUND);
+  ck_assert_std_str_eq(chosen.front() + " " + chosen[1] + " " + chosen[2], "desmos01 desmos04 desmos05");
+  const std::string expected =
+      "staircase of the free 2x2x1x1 at 0,0,0,0 box (no free block of exactly 3; its other nodes stay free): "
+      "desmos[01,04-05]";
+  ck_assert_std_str_eq(confined.message, expected);
+}
+END_TEST
+
 START_TEST(unknown_slurm_node_is_a_configuration_error) {
   std::vector<std::string> table = slurm_table();
   table[0] = "ghost31";
@@ -250,6 +276,7 @@ int main() {
   tcase_add_test(tc, replacing_filter_chooses_alike);
   tcase_add_test(tc, remembered_choices_follow_the_state);
   tcase_add_test(tc, no_free_block_says_why);
+  tcase_add_test(tc, confined_configuration_narrows_to_the_job_s_nodes);
   tcase_add_test(tc, unknown_slurm_node_is_a_configuration_error);
   tcase_add_test(tc, bad_files_are_named);
   tcase_add_test(tc, bad_arguments_are_errors);

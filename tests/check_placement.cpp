@@ -13,6 +13,8 @@
 #include "placement/blocks.hpp"
 #include "placement/placement.hpp"
 #include "placement/slurm_order.hpp"
+#include "routing/check/verifier.hpp"
+#include "routing/generator.hpp"
 #include "tests/test_support.hpp"
 
 using namespace angara;
@@ -29,6 +31,12 @@ std::vector<NodeId> slab(int x) {
   std::vector<NodeId> nodes;
   for (NodeId node = static_cast<NodeId>(x); node < 32; node += 4) nodes.push_back(node);
   return nodes;
+}
+
+std::string coords_text(const Torus& torus, const std::vector<NodeId>& nodes) {
+  std::string text;
+  for (NodeId node : nodes) text += (text.empty() ? "" : " ") + torus.format_coord(node);
+  return text;
 }
 
 std::vector<unsigned char> free_only(const Torus& torus, const std::vector<NodeId>& nodes) {
@@ -593,6 +601,115 @@ START_TEST(block_bound_matches_the_pair_scan) {
 }
 END_TEST
 
+// routing.confine: a block's routes are computed inside it, so its
+// dimensions it spans in part are lines.  A line of 5 on a ring of 8:
+// ordered-pair hops 2 x (4x1 + 3x2 + 2x3 + 1x4) = 40 over its 8 channels,
+// bound 5, mean distance 40 / 20 = 2; unconfined, the ring's way round
+// gives 36 hops (distances 1, 2, 3, 4 and 4 round) over the same pairs.
+START_TEST(confined_block_bound_is_the_line_s) {
+  const Torus ring = Torus::parse("8");
+  const IntactBound line = block_bound(ring, Shape{5, 1, 1, 1}, true);
+  ck_assert_uint_eq(line.bound, 5);
+  ck_assert(std::abs(line.distance - 2.0) < 1e-12);
+  // An isolated shape is the same either way.
+  const Torus t8x8 = Torus::parse("8x8");
+  const IntactBound isolated = block_bound(t8x8, Shape{4, 3, 1, 1}, true);
+  const IntactBound plain = block_bound(t8x8, Shape{4, 3, 1, 1});
+  ck_assert_uint_eq(isolated.bound, plain.bound);
+  ck_assert(std::abs(isolated.distance - plain.distance) < 1e-12);
+}
+END_TEST
+
+// The staircase of a box: its last nodes in the box's own order.  A 4x2
+// box at 1,6 of 8x8 (wrapping in Y), 5 nodes: the whole row y = 7 and the
+// last node of the row y = 6.
+START_TEST(box_staircase_takes_the_top_rows) {
+  const Torus t8x8 = Torus::parse("8x8");
+  const std::vector<NodeId> stairs = box_staircase(t8x8, Shape{4, 2, 1, 1}, Coord{1, 6, 0, 0}, 5);
+  ck_assert_std_str_eq(coords_text(t8x8, stairs), "4,6 1,7 2,7 3,7 4,7");
+  ck_assert_std_str_eq(error_message<PlacementError>([&] { box_staircase(t8x8, Shape{2, 2, 1, 1}, Coord{}, 5); }),
+                       "a staircase of more nodes than its box");
+}
+END_TEST
+
+// With confine, a 5-node job on an empty 8x8 gets an exact 5x1 line (not
+// an isolated shape, routed inside); without, the smallest isolated box.
+// A 5-node job with only a 3x3 box free takes the box's staircase.
+START_TEST(confined_choice_takes_any_shape) {
+  const Network network(Torus::parse("8x8"));
+  BlockChoiceRequest request;
+  request.node_count = 5;
+  const BlockChoice plain = choose_free_block(network, request);
+  ck_assert(!plain.exact);
+  ck_assert_uint_eq(plain.blocks.front().nodes.size(), 6);
+  request.confined = true;
+  const BlockChoice confined = choose_free_block(network, request);
+  ck_assert(confined.exact);
+  ck_assert(!confined.staircase);
+  ck_assert(confined.blocks.front().confined);
+  ck_assert_uint_eq(shape_volume(confined.blocks.front().shape), 5);
+  ck_assert_uint_eq(confined.blocks.front().nodes.size(), 5);
+
+  request.free = free_only(network.torus(), block_nodes(network.torus(), Shape{3, 3, 1, 1}, Coord{2, 2, 0, 0}));
+  const BlockChoice box = choose_free_block(network, request);
+  ck_assert(!box.exact);
+  const FreeBlock& six = box.blocks.front();
+  ck_assert_uint_eq(shape_volume(six.shape), 6);
+  ck_assert(six.nodes == box_staircase(network.torus(), six.shape, six.origin, 5));
+  for (NodeId node : six.nodes) ck_assert(request.free[node]);
+}
+END_TEST
+
+// A free staircase is routed on its own routers alone, in direction order,
+// on any free pattern: seeded random masks of 8x8, 4x4x4 and Desmos (one
+// cable in Y, Z and K), every count the pattern holds a staircase of.  A
+// set that breaks the filter property (or an anchor at 0 of a single-cabled
+// dimension) leaves pairs without a route inside it and fails here.
+START_TEST(free_staircases_route_on_their_own_routers) {
+  const std::unique_ptr<Generator> balanced = make_generator("balanced");
+  const GeneratorOptions dor = balanced->scoring_options(GeneratorOptions{}).value_or(GeneratorOptions{});
+  std::mt19937 random(7);
+  std::size_t routed = 0;
+  for (const Torus& torus : {Torus::parse("8x8"), Torus::parse("4x4x4"),
+                             kDesmos.with_single_cable(dimension_bit(1) | dimension_bit(2) | dimension_bit(3))}) {
+    const Network network(torus);
+    for (int round = 0; round < 40; ++round) {
+      std::vector<unsigned char> free(torus.node_count(), 0);
+      for (auto& f : free) f = std::uniform_int_distribution<int>(0, 99)(random) < 60;
+      for (std::size_t count : {3, 5, 8, 12, 16, 24}) {
+        const std::optional<FreeBlock> stairs = free_staircase(network, free, count);
+        if (!stairs) continue;
+        ck_assert_uint_eq(stairs->nodes.size(), count);
+        Network own = network;
+        for (NodeId node = 0; node < torus.node_count(); ++node)
+          if (!std::binary_search(stairs->nodes.begin(), stairs->nodes.end(), node))
+            own.fail_node(node);
+          else
+            ck_assert(free[node]);
+        const RouteTable table = balanced->generate(own, stairs->nodes, dor);
+        ck_assert_msg(verify(own, table, VerifyOptions{}).ok(), "%s: %s", torus.to_string().c_str(),
+                      coords_text(torus, stairs->nodes).c_str());
+        ++routed;
+      }
+    }
+  }
+  ck_assert_uint_gt(routed, 300);
+
+  // An L with its corner at the low end is no staircase, with or without
+  // skin, and indeed has no table on its own routers: from 0,2 to 2,0 a
+  // route must take +X before -Y, and 1,2 is not in the set.
+  const Network square(Torus::parse("8x8"));
+  const std::vector<NodeId> l_shape = ids(square.torus(), {"0,0", "1,0", "2,0", "0,1", "0,2"});
+  const std::vector<unsigned char> only_l = free_only(square.torus(), l_shape);
+  ck_assert(!free_staircase(square, only_l, 5));
+  ck_assert(!free_staircase(square, only_l, 5, 1000, true));
+  Network own = square;
+  for (NodeId node = 0; node < 64; ++node)
+    if (!only_l[node]) own.fail_node(node);
+  ck_assert_std_str_eq(error_message([&] { balanced->generate(own, l_shape, dor); }).substr(0, 9), "balanced:");
+}
+END_TEST
+
 int main() {
   Suite* suite = suite_create("placement");
   TCase* tc = tcase_create("select");
@@ -620,6 +737,10 @@ int main() {
   tcase_add_test(tc, isolated_shapes);
   tcase_add_test(tc, block_choice_tiles_desmos);
   tcase_add_test(tc, block_bound_matches_the_pair_scan);
+  tcase_add_test(tc, confined_block_bound_is_the_line_s);
+  tcase_add_test(tc, box_staircase_takes_the_top_rows);
+  tcase_add_test(tc, confined_choice_takes_any_shape);
+  tcase_add_test(tc, free_staircases_route_on_their_own_routers);
   suite_add_tcase(suite, tc);
   return angara_test::run_suite(suite);
 }
