@@ -107,6 +107,21 @@ else
   not_ok "held box routers: isol% '$held_isol' own% '$held_own', without '$plain_isol' / '$plain_own'"
 fi
 
+# routing.confine (--confine): every job of the shipped trace gets a block of
+# any shape, a box's staircase or a free staircase, and is routed on its own
+# routers (or runs on every live one); none falls back, nothing is held.
+expect "angara with confined routes" 0 "$bench" --trace "$trace" --machines 4x4x4 --failed 2 --seed 2 \
+  --policies angara --confine
+confined_isol=$(awk '$1 == "angara" { print $9 }' "$work/out") confined_own=$(awk '$1 == "angara" { print $22 }' "$work/out")
+stairs=$(awk '$1 == "confine:" { print $2 }' "$work/out") own_routed=$(awk '$1 == "confine:" { print $8 }' "$work/out")
+kinds=$(awk -v s="$stairs" '$1 == "angara" { print $13 + $14 + $15 + $16 + s }' "$work/out")
+if awk -v ci="$confined_isol" -v co="$confined_own" -v pi="$plain_isol" -v f="$(awk '$1 == "angara" { print $16 }' "$work/out")" \
+  'BEGIN { exit !(ci == co && ci > pi && f == 0) }' && [ "$kinds" = 100 ] && [ "${own_routed:-0}" -gt 0 ]; then
+  ok "confined: isol% $confined_isol (own% the same) > $plain_isol, $stairs free staircases, $own_routed routed on their own routers"
+else
+  not_ok "confined: isol% '$confined_isol' own% '$confined_own' against '$plain_isol', kinds '$kinds', staircases '$stairs'"
+fi
+
 # A job without a free block waits for one (--block-wait): some jobs wait,
 # and the mean wait (column 7) does not fall.
 expect "angara waiting up to an hour for blocks" 0 "$bench" --trace "$trace" --machines 4x4x4 --failed 2 --seed 2 \
