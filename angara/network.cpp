@@ -65,4 +65,13 @@ std::string Network::fault_signature() const {
   return out;
 }
 
+Network confined_to(const Network& network, const std::vector<NodeId>& nodes) {
+  Network own = network;
+  std::vector<unsigned char> member(network.torus().node_count(), 0);
+  for (NodeId node : nodes) member.at(node) = 1;
+  for (NodeId node = 0; node < network.torus().node_count(); ++node)
+    if (!member[node] && network.node_alive(node)) own.fail_node(node);
+  return own;
+}
+
 }  // namespace angara

@@ -51,4 +51,8 @@ class Network {
   std::vector<ChannelId> failed_links_;
 };
 
+// The network with every live router outside `nodes` failed: what a job's
+// routes may use when they are kept on its own routers (routing.confine).
+Network confined_to(const Network& network, const std::vector<NodeId>& nodes);
+
 }  // namespace angara

@@ -224,12 +224,7 @@ class Replay {
   // pipeline's routing.confine), else on the live network.
   RouteTable route_job(const std::vector<NodeId>& nodes, bool& routed) {
     if (options_.confine && options_.policy == ReplayPolicy::angara && nodes.size() < alive_) {
-      Network own = network_;
-      std::vector<unsigned char> member(torus_.node_count(), 0);
-      for (NodeId node : nodes) member[node] = 1;
-      for (NodeId node = 0; node < torus_.node_count(); ++node)
-        if (!member[node] && network_.node_alive(node)) own.fail_node(node);
-      RouteTable table = route_on(own, nodes, routed);
+      RouteTable table = route_on(confined_to(network_, nodes), nodes, routed);
       if (routed) {
         ++result_.confined;
         return table;

@@ -214,16 +214,8 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
     if (config.confine && allocation.size() > 1) {
       // The allocation's routers alone: any table found there is also one
       // of the live network, verified on it below.
-      Network own = network;
-      std::vector<unsigned char> allocated(network.torus().node_count(), 0);
-      for (NodeId node : allocation) allocated[node] = 1;
-      bool outside = false;
-      for (NodeId node = 0; node < network.torus().node_count(); ++node)
-        if (!allocated[node] && network.node_alive(node)) {
-          own.fail_node(node);
-          outside = true;
-        }
-      if (outside) {
+      const Network own = confined_to(network, allocation);
+      if (own.failed_nodes().size() > network.failed_nodes().size()) {
         try {
           // The first member only: a fallback member (nue) would spend the
           // prologue's time on a set the live network routes anyway.

@@ -103,6 +103,15 @@ START_TEST(test_channel_count_and_failures) {
   net.fail_node(t.id({2, 0, 0, 0}));
   ck_assert_uint_eq(net.live_channel_count(), 256u - 2u - 16u);
   ck_assert(!net.node_alive(t.id({2, 0, 0, 0})));
+
+  // A job's own routers (routing.confine): every other live router fails,
+  // the failed router is not failed twice (30 of 32 failed).  Nodes
+  // 0,0,0,0 and 1,0,0,0 keep the one X cable between them: 2 channels.
+  const Network own = confined_to(net, {a, t.id({1, 0, 0, 0})});
+  ck_assert_uint_eq(own.failed_nodes().size(), 30);
+  ck_assert_uint_eq(own.live_channel_count(), 2);
+  ck_assert(own.channel_alive(a, Direction::make(0, false)));
+  ck_assert(!own.channel_alive(a, Direction::make(0, true)));
 }
 END_TEST
 
