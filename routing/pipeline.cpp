@@ -148,6 +148,31 @@ MemoryEstimate check_job_memory(const Config& config, const JobRequest& request,
   return estimate;
 }
 
+namespace {
+
+// Whether the live channels of `network` join every node of `nodes` (a
+// breadth-first walk from the first).
+bool connected_by_own_cables(const Network& network, const std::vector<NodeId>& nodes) {
+  if (nodes.empty()) return true;
+  const Torus& torus = network.torus();
+  std::vector<unsigned char> reached(torus.node_count(), 0);
+  std::vector<NodeId> queue{nodes.front()};
+  reached[nodes.front()] = 1;
+  for (std::size_t next = 0; next < queue.size(); ++next)
+    for (int rank = 0; rank < kDirectionCount; ++rank) {
+      const Direction d(rank);
+      if (!network.channel_alive(queue[next], d)) continue;
+      const NodeId to = torus.neighbor(queue[next], d);
+      if (!reached[to]) {
+        reached[to] = 1;
+        queue.push_back(to);
+      }
+    }
+  return std::all_of(nodes.begin(), nodes.end(), [&](NodeId node) { return reached[node] != 0; });
+}
+
+}  // namespace
+
 bool routes_stay_on_own_routers(const Torus& torus, const RouteTable& table) {
   const std::vector<NodeId>& nodes = table.nodes();
   std::vector<unsigned char> own(torus.node_count(), 0);
@@ -210,20 +235,34 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
     // Each fallback member is estimated again before it runs.
     const auto start = std::chrono::steady_clock::now();
     ChainOutcome outcome;
-    bool have_outcome = false;
+    bool have_outcome = false;     // routing.confine: a table on the allocation's own routers
+    double confine_seconds = 0;    // the attempt that found none
     if (config.confine && allocation.size() > 1) {
       // The allocation's routers alone: any table found there is also one
       // of the live network, verified on it below.
       const Network own = confined_to(network, allocation);
       if (own.failed_nodes().size() > network.failed_nodes().size()) {
-        try {
-          // The first member only: a fallback member (nue) would spend the
-          // prologue's time on a set the live network routes anyway.
-          outcome = run_algorithm_chain({chain.first()}, own, allocation, member_options, verify_options);
-          have_outcome = true;
-        } catch (const RoutingError&) {
-          result.confine_note = "no table on the allocation's own routers alone";
+        // Its own budget: a set that has no table there must not leave the
+        // live network's computation less refinement than without the option.
+        GeneratorOptions own_options = member_options;
+        own_options.budget = std::make_shared<WorkBudget>(
+            WorkBudget::for_job(effective_time_budget(config, request), allocation.size()));
+        // A set its own cables do not connect (a scattered one) is not
+        // tried.  The first member only: a fallback member (nue) would
+        // spend the prologue's time on a set the live network routes anyway.
+        if (!connected_by_own_cables(own, allocation)) {
+          result.confine_note = "the allocation's own cables do not connect it";
+        } else {
+          try {
+            outcome = run_algorithm_chain({chain.first()}, own, allocation, own_options, verify_options);
+            have_outcome = true;
+            member_options.budget = own_options.budget;
+          } catch (const RoutingError&) {
+            result.confine_note = "no table on the allocation's own routers alone";
+          }
         }
+        if (!have_outcome)
+          confine_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
     }
     try {
@@ -250,7 +289,8 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
     result.report = have_outcome ? verify(network, result.table, verify_options) : std::move(outcome.report);
     result.algorithm = outcome.algorithm;
     result.passed_over = std::move(outcome.passed_over);
-    result.seconds = outcome.seconds;
+    result.seconds = confine_seconds + outcome.seconds;
+    result.confined = have_outcome;
     if (member_options.budget) {
       result.budget_cut = member_options.budget->cut();
       result.budget_steps = member_options.budget->used();
@@ -259,8 +299,15 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
   }
   if (!result.report.ok()) throw VerificationError(result.report);
   if (config.confine) {
-    result.confined = routes_stay_on_own_routers(network.torus(), result.table);
-    if (!result.confined && result.confine_note.empty())
+    // Known when the table was computed on the own routers; an allocation
+    // of every live router cannot leave it; else (a cached table, one of
+    // the live network) its routes are walked.
+    const std::size_t live = network.torus().node_count() - network.failed_nodes().size();
+    if (!result.confined)
+      result.confined = allocation.size() == live || routes_stay_on_own_routers(network.torus(), result.table);
+    if (result.confined)
+      result.confine_note.clear();
+    else if (result.confine_note.empty())
       result.confine_note = "routes cross routers outside the allocation";
   }
 

@@ -52,16 +52,24 @@ START_TEST(block_of_any_shape_is_confined) {
 }
 END_TEST
 
-// Four nodes on a diagonal have no route on their own routers: the table
-// comes from the live network, and the report says why.
+// Four nodes on a diagonal are not even connected by their own cables: not
+// tried on their own routers, routed on the live network, and the report
+// says why.  An L with its corner at the low end is connected, but from
+// 0,2 to 2,0 a route must take +X before -Y and 1,2 is not in the set: no
+// table there either.
 START_TEST(scattered_set_falls_back_to_the_live_network) {
   const JobResult result = routed(square_config(true), "n[00,09,18,27]");
   ck_assert(!result.confined);
-  ck_assert_std_str_eq(result.confine_note, "no table on the allocation's own routers alone");
+  ck_assert_std_str_eq(result.confine_note, "the allocation's own cables do not connect it");
   ck_assert(result.report.ok());
   ck_assert_uint_eq(result.report.routes, 12);
   ck_assert_std_str_eq(confine_text(result),
-                       "not confined: no table on the allocation's own routers alone (routing.confine)");
+                       "not confined: the allocation's own cables do not connect it (routing.confine)");
+  // n(x + 8y): 0,0 1,0 2,0 0,1 0,2
+  const JobResult l_shape = routed(square_config(true), "n[00-02,08,16]");
+  ck_assert(!l_shape.confined);
+  ck_assert_std_str_eq(l_shape.confine_note, "no table on the allocation's own routers alone");
+  ck_assert(l_shape.report.ok());
 }
 END_TEST
 
