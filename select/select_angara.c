@@ -108,8 +108,9 @@ static char filter_problem[1024] = "not loaded yet";
 /* HoldBoxSpares (select_angara.conf, default yes): a job placed on part of
  * a larger isolated box keeps the box's other nodes from jobs of two or
  * more nodes while it runs, so that no later job's routes cross the routers
- * its own routes use (doc/benchmarks.md, "Boxes that hold their other
- * routers").  One-node jobs may take them: their routes cross nothing.
+ * its own routes use (doc/benchmarks.md, "Holding box routers").  One-node
+ * jobs may take them: their routes cross nothing.  Under routing.confine a
+ * job in a box is narrowed to exactly its nodes and nothing is held.
  * Held under filter_lock; lost when slurmctld restarts. */
 static bool hold_box_spares = true;
 typedef struct {

@@ -681,10 +681,14 @@ section_replay() {
        'choice select/angara makes at every job test (placement/block_choice.hpp: the best free' \
        'isolated block; when no block has exactly the job'"'"'s size, the lowest node ids of the' \
        'smallest free isolated box that holds it; when no block at all, linear best fit,' \
-       'counted as `fb`); `linear`, Slurm'"'"'s best fit along node order; `tree`, a model of' \
-       'Slurm'"'"'s topology/tree over the switches `angara-route slurm-conf --topology` writes' \
-       '(leaves of 8 nodes: the lowest switch that holds the job, best fit, then its leaves best' \
-       'fit).  Every job of 2+ nodes is routed with balanced on the live network and verified;' \
+       'counted as `fb`; with `--confine`, what it does under `routing.confine`: blocks of' \
+       'every shape, a box'"'"'s staircase, then a free staircase, counted on the `confine:` line,' \
+       'and every job routed on its own routers alone when a table exists there, as the' \
+       'pipeline does, doc/placement.md "Confined routes"); `linear`, Slurm'"'"'s best fit along' \
+       'node order; `tree`, a model of Slurm'"'"'s topology/tree over the switches `angara-route' \
+       'slurm-conf --topology` writes (leaves of 8 nodes: the lowest switch that holds the job,' \
+       'best fit, then its leaves best fit).  Every job of 2+ nodes is routed with balanced on' \
+       'the live network and verified;' \
        '`--fast-routing` routes in direction order (balanced'"'"'s `turns: off`, what node selection' \
        'scores candidates with) to keep 500-job traces within minutes.  Columns: jobs in the trace,' \
        'started, `skip` larger than the live machine, `unrt` not routable (dropped), utilisation' \
@@ -697,8 +701,8 @@ section_replay() {
        '`fb`), and with `--simulate N` the mean flow bandwidth of N sampled jobs'"'"' all-to-all' \
        '(1 MiB a flow) beside the all-to-alls of the jobs running at its start (the flow' \
        'simulator, doc/simulation.md), and `own%` the 2+-node jobs whose routes cross no router' \
-       'outside their own nodes at all.  `--hold-box-spares` models a hold select/angara does not' \
-       'have: a job placed in a box (a subset of a larger free isolated box) holds the box'"'"'s' \
+       'outside their own nodes at all.  `--hold-box-spares` models select/angara'"'"'s' \
+       '`HoldBoxSpares`: a job placed in a box (a subset of a larger free isolated box) holds the box'"'"'s' \
        'other routers while it runs; no job of 2+ nodes is given them, and a 1-node job (which' \
        'routes nothing) takes one of them first.  Such a job'"'"'s routes are balanced'"'"'s over its' \
        'own nodes on the live network, as the product computes them; as the box is isolated,' \
@@ -736,6 +740,13 @@ section_replay() {
   emit '' 'With the hold:' ''
   command_block replay_small_hold
   if [ "$status" -ne 0 ]; then failed replay_small_hold "$status"; else output_block replay_small_hold; took replay_small_hold; fi
+  status=0
+  run replay_small_confine nice -n 19 bench/angara-placement-bench --trace "$src/tests/data/lublin_4x4x4.swf" \
+    --machines 4x4x4 --failed 2 --seed 2 --simulate 3 --policies angara --confine || status=$?
+  sed -i "s|$src/|../|" "$work/replay_small_confine.cmd" "$work/replay_small_confine.out"
+  emit '' 'With confined routes (every job of 2+ nodes on its own routers, or on every live router):' ''
+  command_block replay_small_confine
+  if [ "$status" -ne 0 ]; then failed replay_small_confine "$status"; else output_block replay_small_confine; took replay_small_confine; fi
   if [ "$quick" = 0 ]; then
     show replay_8x8x8 nice -n 19 bench/angara-placement-bench --load 0.85 --jobs 500 --seed 1 \
       --machines 8x8x8 --fast-routing
