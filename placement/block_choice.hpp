@@ -32,9 +32,9 @@
 // dimension, see box_staircase), as a route in direction order takes its
 // positive hops first, to a node above both ends, then its negative ones,
 // and stays above the destination.  The choice is then: an exact block of
-// any shape, else the staircase of `count` nodes in the smallest free box,
-// which leaves the box's other routers free, else the best free staircase
-// anywhere (`staircase`).
+// any shape, else the staircase of `count` nodes in the smallest free
+// isolated box, which leaves the box's other routers free, else the best
+// free staircase anywhere (`staircase`).
 #pragma once
 
 #include <cstddef>
