@@ -689,7 +689,8 @@ int main(int argc, char** argv) {
     if (option == "--select-latency") return select_latency(argc, argv);
     if (option == "--trace" || option == "--load" || option == "--write-trace" || option == "--policies" ||
         option == "--simulate" || option == "--failed" || option == "--cores-per-node" || option == "--leaf-size" ||
-        option == "--fast-routing" || option == "--hold-box-spares" || option == "--confine" || option == "--help" || option == "-h") {
+        option == "--fast-routing" || option == "--hold-box-spares" || option == "--confine" || option == "--help" ||
+        option == "-h") {
       try {
         return trace_replay(argc, argv);
       } catch (const std::invalid_argument& e) {
