@@ -13,6 +13,7 @@
 #include "routing/chain.hpp"
 #include "routing/refusal.hpp"
 #include "routing/common/parallel.hpp"
+#include "routing/common/shortest_paths.hpp"
 #include "config.h"
 
 namespace angara {
@@ -148,31 +149,6 @@ MemoryEstimate check_job_memory(const Config& config, const JobRequest& request,
   return estimate;
 }
 
-namespace {
-
-// Whether the live channels of `network` join every node of `nodes` (a
-// breadth-first walk from the first).
-bool connected_by_own_cables(const Network& network, const std::vector<NodeId>& nodes) {
-  if (nodes.empty()) return true;
-  const Torus& torus = network.torus();
-  std::vector<unsigned char> reached(torus.node_count(), 0);
-  std::vector<NodeId> queue{nodes.front()};
-  reached[nodes.front()] = 1;
-  for (std::size_t next = 0; next < queue.size(); ++next)
-    for (int rank = 0; rank < kDirectionCount; ++rank) {
-      const Direction d(rank);
-      if (!network.channel_alive(queue[next], d)) continue;
-      const NodeId to = torus.neighbor(queue[next], d);
-      if (!reached[to]) {
-        reached[to] = 1;
-        queue.push_back(to);
-      }
-    }
-  return std::all_of(nodes.begin(), nodes.end(), [&](NodeId node) { return reached[node] != 0; });
-}
-
-}  // namespace
-
 bool routes_stay_on_own_routers(const Torus& torus, const RouteTable& table) {
   const std::vector<NodeId>& nodes = table.nodes();
   std::vector<unsigned char> own(torus.node_count(), 0);
@@ -248,9 +224,11 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
         own_options.budget = std::make_shared<WorkBudget>(
             WorkBudget::for_job(effective_time_budget(config, request), allocation.size()));
         // A set its own cables do not connect (a scattered one) is not
-        // tried.  The first member only: a fallback member (nue) would
+        // tried: every cable carries both directions, so the hop distances
+        // to its first node tell.  The first member only: a fallback member (nue) would
         // spend the prologue's time on a set the live network routes anyway.
-        if (!connected_by_own_cables(own, allocation)) {
+        const std::vector<int> hops = hop_distances_to(own, allocation.front());
+        if (std::any_of(allocation.begin(), allocation.end(), [&](NodeId node) { return hops[node] < 0; })) {
           result.confine_note = "the allocation's own cables do not connect it";
         } else {
           try {
