@@ -340,7 +340,8 @@ const char kReplayUsage[] =
     "  --policies LIST      of angara, linear, tree, select (default angara,linear,tree)\n"
     "  --leaf-size N        tree: nodes of a leaf switch at most (slurm-conf --leaf-size; default 8)\n"
     "  --simulate N         simulate N sampled jobs' all-to-all beside the running jobs' (flow simulator)\n"
-    "  --per-job FILE       one line per started job\n"
+    "  --per-job FILE       one line per started job (the largest connected set of free nodes at its\n"
+    "                       start, its simulated bandwidth when sampled)\n"
     "  --fast-routing       route with balanced in direction order (turns off), as node selection scores\n"
     "  --hold-box-spares    angara: a job in a box holds the box's other routers from jobs of 2+ nodes\n"
     "  --block-wait S       angara: a job of 2+ nodes without a free block waits for one up to S seconds\n"
@@ -479,7 +480,8 @@ int trace_replay(int argc, char** argv) {
       std::fprintf(stderr, "angara-placement-bench: %s: cannot write (%s)\n", per_job_path.c_str(), std::strerror(errno));
       return cli::kExitIo;
     }
-    std::fprintf(per_job, "# machine policy job nodes kind wait_s foreign_routers shared_channels isolation\n");
+    std::fprintf(per_job, "# machine policy job nodes kind wait_s foreign_routers shared_channels isolation "
+                           "free_component bw_GB/s\n");
   }
 
   for (const Torus& torus : tori) {

@@ -55,6 +55,7 @@ struct RunningJob {
 struct Snapshot {
   std::shared_ptr<const RouteTable> table;
   std::vector<std::shared_ptr<const RouteTable>> beside;
+  std::size_t per_job_line = static_cast<std::size_t>(-1);  // its line of --per-job, if any
 };
 
 class Replay {
@@ -118,6 +119,14 @@ class Replay {
     result_.shared_load = result_.routed ? shared_load_sum_ / static_cast<double>(result_.routed) : 0;
     result_.place_ms = place_count_ ? 1000 * place_seconds_ / static_cast<double>(place_count_) : 0;
     simulate_snapshots();
+    // The per-job lines wait for the simulated jobs' bandwidths.
+    for (std::size_t line = 0; line < per_job_lines_.size(); ++line) {
+      const auto bandwidth = bandwidths_.find(line);
+      if (bandwidth == bandwidths_.end())
+        std::fprintf(options_.per_job, "%s -\n", per_job_lines_[line].c_str());
+      else
+        std::fprintf(options_.per_job, "%s %.3f\n", per_job_lines_[line].c_str(), bandwidth->second / 1e9);
+    }
     result_.seconds = seconds_since(started);
     return result_;
   }
@@ -366,6 +375,8 @@ class Replay {
     }
     result_.block_waits += waited_[index];
     waiting_[index] = 0;
+    // The most nodes any set of the job's own routers could have had.
+    const std::size_t free_component = options_.per_job ? largest_free_component(network_, free_) : 0;
     for (NodeId node : nodes) free_[node] = 0;
     for (NodeId node : held) held_[node] = 1;
     free_count_ -= nodes.size();
@@ -374,10 +385,15 @@ class Replay {
     wait_sum_ += wait;
     slowdown_sum_ += std::max(1.0, (wait + job.runtime) / std::max(job.runtime, options_.slowdown_threshold));
     work_ += static_cast<double>(nodes.size()) * job.runtime;
-    if (options_.per_job)
-      std::fprintf(options_.per_job, "%s %s %ld %zu %s %.0f %zu %zu %s\n", options_.machine_label.c_str(),
-                   replay_policy_name(options_.policy), job.id, nodes.size(), kind.c_str(), wait, foreign, shared,
-                   nodes.size() > 1 ? (foreign != 0 ? "open" : foreign_held ? "isolated-in-box" : "isolated") : "single");
+    if (options_.per_job) {
+      char line[256];
+      std::snprintf(line, sizeof line, "%s %s %ld %zu %s %.0f %zu %zu %s %zu", options_.machine_label.c_str(),
+                    replay_policy_name(options_.policy), job.id, nodes.size(), kind.c_str(), wait, foreign, shared,
+                    nodes.size() > 1 ? (foreign != 0 ? "open" : foreign_held ? "isolated-in-box" : "isolated") : "single",
+                    free_component);
+      if (simulate_[index]) snapshots_.back().per_job_line = per_job_lines_.size();
+      per_job_lines_.emplace_back(line);
+    }
     running_.push_back(std::move(run));
   }
 
@@ -395,6 +411,8 @@ class Replay {
       const simulation::SimulationReport report = simulation::run_simulation(network_, *snapshot.table, request);
       sum += report.table.front().mean_bandwidth;
       ++result_.simulated;
+      if (snapshot.per_job_line < per_job_lines_.size())
+        bandwidths_[snapshot.per_job_line] = report.table.front().mean_bandwidth;
     }
     result_.mean_bandwidth = sum / static_cast<double>(result_.simulated);
     result_.simulate_seconds = seconds_since(began);
@@ -419,6 +437,8 @@ class Replay {
   std::deque<std::size_t> queue_;
   std::vector<RunningJob> running_;
   std::vector<Snapshot> snapshots_;
+  std::vector<std::string> per_job_lines_;       // written at the end, with
+  std::map<std::size_t, double> bandwidths_;     // the simulated ones' bandwidth (B/s)
   ReplayResult result_;
   double work_ = 0, wait_sum_ = 0, slowdown_sum_ = 0, shared_sum_ = 0, shared_load_sum_ = 0, place_seconds_ = 0;
   std::size_t place_count_ = 0;

@@ -437,6 +437,35 @@ std::optional<FreeBlock> free_staircase(const Network& network, const std::vecto
   return best;
 }
 
+std::size_t largest_free_component(const Network& network, const std::vector<unsigned char>& free) {
+  const Torus& torus = network.torus();
+  if (free.size() != torus.node_count()) throw PlacementError("placement: free-node mask has the wrong size");
+  std::vector<unsigned char> seen(torus.node_count(), 0);
+  std::vector<NodeId> stack;
+  std::size_t largest = 0;
+  for (NodeId start = 0; start < torus.node_count(); ++start) {
+    if (seen[start] || !free[start] || !network.node_alive(start)) continue;
+    std::size_t size = 0;
+    seen[start] = 1;
+    stack.assign(1, start);
+    while (!stack.empty()) {
+      const NodeId node = stack.back();
+      stack.pop_back();
+      ++size;
+      for (int rank = 0; rank < kDirectionCount; ++rank) {
+        const Direction d(rank);
+        if (!torus.direction_present(d) || !network.channel_alive(node, d)) continue;
+        const NodeId next = torus.neighbor(node, d);
+        if (seen[next] || !free[next] || !network.node_alive(next)) continue;
+        seen[next] = 1;
+        stack.push_back(next);
+      }
+    }
+    largest = std::max(largest, size);
+  }
+  return largest;
+}
+
 std::optional<FreeBlock> largest_free_block(const Network& network, const std::vector<unsigned char>& free) {
   const Torus& torus = network.torus();
   std::vector<unsigned char> live(torus.node_count(), 0);

@@ -188,6 +188,11 @@ BlockChoice choose_free_block(const Network& network, const BlockChoiceRequest& 
 // milliseconds on a fragmented 4096-node machine.
 std::optional<FreeBlock> largest_free_block(const Network& network, const std::vector<unsigned char>& free);
 
+// The most free live nodes that live cables connect to each other: no set
+// larger than this has a table on its own routers (routing.confine), since
+// its routes could not leave it.  O(nodes).
+std::size_t largest_free_component(const Network& network, const std::vector<unsigned char>& free);
+
 // Strict-weak "better" of the objective above (true when a ranks first).
 bool better_block(const FreeBlock& a, const FreeBlock& b);
 

@@ -517,6 +517,22 @@ START_TEST(route_regions_and_volume_bounds) {
   ck_assert(largest.has_value());
   ck_assert_uint_eq(largest->nodes.size(), 32);  // 4x8: 7 free columns, and 4 is the longest isolated arc
   for (NodeId node : largest->nodes) ck_assert(free[node]);
+
+  // One wall leaves the 56 free nodes connected round the X ring; a second
+  // at X = 6 cuts them into 2 columns (16 nodes) and 4 columns (32).
+  ck_assert_uint_eq(largest_free_component(network, free), 56);
+  for (int y = 0; y < 8; ++y) free[t8.id(Coord{6, y, 0, 0})] = 0;
+  ck_assert_uint_eq(largest_free_component(network, free), 32);
+  // Failed cables between X = 0 and 1 on every row cut the 32 into two
+  // 16s; a failed router in each of the three 16s leaves 15.
+  Network cut(t8);
+  for (int y = 0; y < 8; ++y) cut.fail_link(t8.id(Coord{0, y, 0, 0}), Direction::make(0, false));
+  ck_assert_uint_eq(largest_free_component(cut, free), 16);
+  for (int x : {0, 1, 4}) {
+    ck_assert_uint_eq(largest_free_component(cut, free), 16);
+    cut.fail_node(t8.id(Coord{x, 0, 0, 0}));
+  }
+  ck_assert_uint_eq(largest_free_component(cut, free), 15);
 }
 END_TEST
 

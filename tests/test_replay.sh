@@ -22,7 +22,8 @@ fi
 # 4 skipped, 5 unroutable, 6 util, 9 isol%, 17 bw_GB/s, 18 simulated).
 field() { awk -v p="$1" -v c="$2" '$1 == p { print $c }' "$work/replay.out"; }
 
-expect "the shipped trace replays" 0 "$bench" --trace "$trace" --machines 4x4x4 --failed 2 --seed 2 --simulate 2
+expect "the shipped trace replays" 0 "$bench" --trace "$trace" --machines 4x4x4 --failed 2 --seed 2 --simulate 2 \
+  --per-job "$work/replay.jobs"
 cp "$work/out" "$work/replay.out"
 contains "the command line comes first" <(head -1 "$work/replay.out") \
   "angara-placement-bench --trace $trace --machines 4x4x4 --failed 2 --seed 2 --simulate 2"
@@ -42,6 +43,16 @@ for policy in angara linear tree; do
     ok "$policy: 2 jobs simulated, mean flow bandwidth $bandwidth GB/s (one link: 9.4)"
   else
     not_ok "$policy: 2 jobs simulated (got '$simulated', bandwidth '$bandwidth')"
+  fi
+  # The per-job lines: the first job starts on the empty machine (62 live
+  # routers, one free component, column 10), and the two simulated jobs'
+  # bandwidths (column 11) average to the row's.
+  first=$(awk -v p="$policy" '$2 == p { print $10; exit }' "$work/replay.jobs")
+  mean=$(awk -v p="$policy" '$2 == p && $11 != "-" { s += $11; n++ } END { if (n == 2) printf "%.3f", s / n }' "$work/replay.jobs")
+  if [ "$first" = 62 ] && awk -v m="$mean" -v b="$bandwidth" 'BEGIN { exit !(m != "" && m - b < 0.0015 && b - m < 0.0015) }'; then
+    ok "$policy: per-job lines: 62 free connected at the first start, simulated $mean GB/s on average"
+  else
+    not_ok "$policy: per-job lines: first free component '$first' (wanted 62), simulated mean '$mean' against '$bandwidth'"
   fi
 done
 angara=$(field angara 9) linear=$(field linear 9)
