@@ -125,7 +125,12 @@ std::string explain_choice(const Config& config, const Network& network, const P
       << format_shape(torus, w.shape);
   if (w.kind == CandidateKind::block) out << " at " << torus.format_coord(w.origin);
   out << " of the " << torus.to_string() << " machine\n";
-  if (w.foreign_routers == 0)
+  if (w.foreign_routers == 0 && w.confined && w.closed_form)
+    out << "  isolation: isolated, routing.confine: the prologue routes it on its own " << result.nodes.size()
+        << " routers alone (not routed here)\n";
+  else if (w.foreign_routers == 0 && w.confined)
+    out << "  isolation: isolated, routed on its own " << result.nodes.size() << " routers alone (routing.confine)\n";
+  else if (w.foreign_routers == 0)
     out << "  isolation: isolated, every route stays on its own " << result.nodes.size() << " routers\n";
   else if (w.closed_form)
     out << "  isolation: its minimal routes may cross up to " << w.foreign_routers
@@ -170,6 +175,7 @@ std::string format_json(const Config& config, const PlacementResult& result, con
       << ",\"shape\":" << json_quote(format_shape(torus, winner.shape)) << ",\"max_gamma\":" << winner.max_gamma
       << ",\"lower_bound\":" << winner.lower_bound << ",\"shared_channels\":" << winner.shared_channels
       << ",\"isolated\":" << (winner.foreign_routers == 0 ? "true" : "false")
+      << ",\"confined\":" << (winner.confined ? "true" : "false")
       << ",\"largest_free_block_left\":" << (largest_left ? largest_left->nodes.size() : 0)
       << ",\"considered\":" << result.considered << ",\"seconds\":" << seconds << ",\"winner\":" << result.winner
       << ",\"candidates\":[";
@@ -186,7 +192,7 @@ std::string format_json(const Config& config, const PlacementResult& result, con
         << ",\"contact\":" << c.contact << ",\"routable\":" << (c.routable ? "true" : "false");
     if (c.routable) {
       out << ",\"max_gamma\":" << c.max_gamma << ",\"shared_channels\":" << c.shared_channels
-          << ",\"foreign_routers\":" << c.foreign_routers
+          << ",\"foreign_routers\":" << c.foreign_routers << ",\"confined\":" << (c.confined ? "true" : "false")
           << ",\"average_hops\":" << hops
           << ",\"routed\":" << json_quote(c.closed_form ? "closed form" : c.estimate ? "scoring" : "as configured");
       if (c.estimated_gamma) out << ",\"scoring_max_gamma\":" << c.estimated_gamma;
@@ -292,6 +298,7 @@ int select_command(int argc, char** argv) {
   request.generator_options = generator_options_of(config);
   request.verify_options = verify_options_of(config);
   request.route_limit = static_cast<std::size_t>(candidates);
+  request.confine = config.confine;
 
   if (from_slurm) {
     const std::vector<slurm::NodeState> states = slurm::query_node_states(static_cast<int>(timeout));

@@ -81,6 +81,9 @@ class Selector {
   // distance to their seed, least busy and best packed first.
   std::vector<Candidate> nearest_candidates();
   std::vector<Candidate> run_candidates() const;
+  // routing.confine: the geometric choice under confinement (an exact block
+  // of any shape, a box's staircase, a free staircase), if any.
+  std::optional<Candidate> confined_choice();
   // Bounding box, intact bound and mean distance of a candidate that is not
   // a block.
   void measure_set(Candidate& candidate) const;
@@ -99,6 +102,7 @@ class Selector {
   std::size_t considered_ = 0;
   bool has_failures_ = false;
   bool closed_forms_ = false;  // scores_in_closed_form: region_bound instead of intact_bound
+  std::size_t live_count_ = 0;
 };
 
 // "3 of 56 ordered pairs have no encodable route around the failures
@@ -146,8 +150,10 @@ Selector::Selector(const Network& network, const PlacementRequest& request)
   has_failures_ = !network.failed_nodes().empty() || !network.failed_links().empty();
   closed_forms_ = scores_in_closed_form(torus_);
   free_.assign(torus_.node_count(), 0);
-  for (NodeId node = 0; node < torus_.node_count(); ++node)
+  for (NodeId node = 0; node < torus_.node_count(); ++node) {
     free_[node] = network.node_alive(node) && (request.free.empty() || request.free[node] != 0);
+    live_count_ += network.node_alive(node);
+  }
   count_ = request.node_count ? request.node_count : (request.shape ? shape_volume(*request.shape) : 0);
 }
 
@@ -251,6 +257,29 @@ std::size_t Selector::set_contact(const std::vector<NodeId>& nodes, std::vector<
     }
   for (NodeId node : nodes) member[node] = 0;
   return contact;
+}
+
+std::optional<Candidate> Selector::confined_choice() {
+  BlockChoiceRequest request;
+  request.node_count = count_;
+  request.free = free_;
+  request.busy_ports = busy_ports_;
+  request.confined = true;
+  const BlockChoice choice = choose_free_block(network_, request);
+  considered_ += choice.considered;
+  if (choice.blocks.empty()) return std::nullopt;
+  const FreeBlock& block = choice.blocks.front();
+  Candidate candidate;
+  candidate.kind = choice.exact && !choice.staircase ? CandidateKind::block : CandidateKind::staircase;
+  candidate.origin = block.origin;
+  // A confined choice holds exactly the job's nodes (a box's staircase, or
+  // a free staircase); an exact block holds them too.
+  candidate.nodes = block.nodes;
+  candidate.busy_ports = static_cast<std::size_t>(block.busy_ports);
+  candidate.contact = block.contact;
+  measure_set(candidate);
+  if (candidate.kind == CandidateKind::block) candidate.shape = block.shape;
+  return candidate;
 }
 
 void Selector::measure_set(Candidate& candidate) const {
@@ -436,11 +465,26 @@ void Selector::score_closed_form(Candidate& candidate) const {
   candidate.routed = false;
   candidate.routable = true;
   candidate.estimate = false;
-  const RouteRegion region = route_region(torus_, candidate.nodes);
-  candidate.foreign_routers = shape_volume(region.shape) - candidate.nodes.size();
   candidate.shared_channels = 0;
-  if (!request_.busy.empty())
-    for (ChannelId c : region_channels(network_, region)) candidate.shared_channels += request_.busy[c] != 0;
+  if (candidate.confined) {
+    // routing.confine's choice: its routes will stay on its own routers and
+    // their channels.
+    candidate.foreign_routers = 0;
+    std::vector<unsigned char> member(torus_.node_count(), 0);
+    for (NodeId node : candidate.nodes) member[node] = 1;
+    if (!request_.busy.empty())
+      for (NodeId node : candidate.nodes)
+        for (int rank = 0; rank < kDirectionCount; ++rank) {
+          const Direction d(rank);
+          if (torus_.direction_present(d) && network_.channel_alive(node, d) && member[torus_.neighbor(node, d)])
+            candidate.shared_channels += request_.busy[Torus::channel(node, d)] != 0;
+        }
+  } else {
+    const RouteRegion region = route_region(torus_, candidate.nodes);
+    candidate.foreign_routers = shape_volume(region.shape) - candidate.nodes.size();
+    if (!request_.busy.empty())
+      for (ChannelId c : region_channels(network_, region)) candidate.shared_channels += request_.busy[c] != 0;
+  }
   std::vector<unsigned char> scratch(torus_.node_count(), 0);
   candidate.contact = set_contact(candidate.nodes, scratch);
   candidate.max_gamma = candidate.lower_bound;
@@ -478,6 +522,7 @@ void Selector::route(Candidate& candidate, RouteTable& table, const GeneratorOpt
   candidate.routed = true;
   candidate.routable = false;
   candidate.closed_form = false;
+  candidate.confined = false;
   // One measure of contact for every kind, so that blocks, nearest sets and
   // runs compare on it (the block scan's per-layer count only ranks blocks).
   std::vector<unsigned char> scratch(torus_.node_count(), 0);
@@ -485,18 +530,36 @@ void Selector::route(Candidate& candidate, RouteTable& table, const GeneratorOpt
   candidate.max_gamma = 0;
   candidate.shared_channels = 0;
   const std::unique_ptr<Generator> generator = make_generator(request_.algorithm);
-  try {
-    table = generator->generate(network_, candidate.nodes, options);
-  } catch (const RoutingError& error) {
-    candidate.failure = error.what();
-    if (has_failures_) {
-      const AllocationRoutability routability = assess_routability(network_, candidate.nodes);
-      if (!routability.all_routable()) candidate.failure = cut_off_text(torus_, routability);
+  // routing.confine, as the prologue routes (routing/pipeline.cpp): on the
+  // set's own routers alone first, when its own cables connect it.
+  bool confined = false;
+  if (request_.confine && candidate.nodes.size() < live_count_) {
+    std::vector<unsigned char> own(torus_.node_count(), 0);
+    for (NodeId node : candidate.nodes) own[node] = 1;
+    if (largest_free_component(network_, own) == candidate.nodes.size()) {
+      try {
+        table = generator->generate(confined_to(network_, candidate.nodes), candidate.nodes, options);
+        confined = true;
+      } catch (const RoutingError&) {
+        // No table there: on the live network, as the prologue does.
+      }
     }
-    return;
+  }
+  if (!confined) {
+    try {
+      table = generator->generate(network_, candidate.nodes, options);
+    } catch (const RoutingError& error) {
+      candidate.failure = error.what();
+      if (has_failures_) {
+        const AllocationRoutability routability = assess_routability(network_, candidate.nodes);
+        if (!routability.all_routable()) candidate.failure = cut_off_text(torus_, routability);
+      }
+      return;
+    }
   }
   table.algorithm = request_.algorithm;
   candidate.routable = true;
+  candidate.confined = confined;
   const std::vector<std::uint64_t> loads = channel_loads(network_, table);
   // Routers outside the set that its routes cross: where other jobs' traffic
   // meets this job's (zero: the set is isolated).
@@ -573,6 +636,14 @@ PlacementResult Selector::run() {
                      return std::make_tuple(a.lower_bound, a.kind, a.average_distance, a.busy_ports, b.contact) <
                             std::make_tuple(b.lower_bound, b.kind, b.average_distance, b.busy_ports, a.contact);
                    });
+  // routing.confine: the confined choice leads (its routes are computed
+  // on its own routers, so it is isolated whatever its shape).
+  if (request_.confine && !request_.shape)
+    if (std::optional<Candidate> confined = confined_choice()) {
+      confined->confined = closed_forms;  // scored as confined (a routed one says so itself)
+      pool.insert(pool.begin(), std::move(*confined));
+      ++leaders;
+    }
   std::size_t runs = 0;
   if (!request_.shape && request_.compare_slurm_runs) {
     std::vector<Candidate> slurm_runs = run_candidates();
@@ -705,7 +776,13 @@ PlacementResult Selector::run() {
 }  // namespace
 
 const char* candidate_kind_name(CandidateKind kind) {
-  return kind == CandidateKind::block ? "block" : kind == CandidateKind::nearest ? "nearest" : "run";
+  switch (kind) {
+    case CandidateKind::block: return "block";
+    case CandidateKind::nearest: return "nearest";
+    case CandidateKind::run: return "run";
+    case CandidateKind::staircase: return "staircase";
+  }
+  return "?";
 }
 
 bool scores_in_closed_form(const Torus& torus) { return torus.node_count() > kOnePassMaxNodes; }

@@ -56,11 +56,18 @@ struct PlacementRequest {
   // along the nested blocks (CandidateKind::run), so that the choice is never
   // worse than Slurm's own at this moment.
   bool compare_slurm_runs = true;
+  // routing.confine: the prologue computes the job's table on its own
+  // routers alone when it can, so each candidate is routed that way first,
+  // and the geometric choice under confinement (choose_free_block: a box's
+  // staircase or a free staircase, CandidateKind::staircase) competes too.
+  bool confine = false;
 };
 
 // block: a free sub-torus or box; nearest: the free nodes nearest a seed;
-// run: Slurm's own best fit along an order (node order, nested blocks).
-enum class CandidateKind { block, nearest, run };
+// run: Slurm's own best fit along an order (node order, nested blocks);
+// staircase: under routing.confine, an order filter of free nodes whose
+// routes in direction order stay inside (block_choice.hpp).
+enum class CandidateKind { block, nearest, run, staircase };
 const char* candidate_kind_name(CandidateKind kind);
 
 struct Candidate {
@@ -80,6 +87,7 @@ struct Candidate {
   std::uint64_t max_gamma = 0;
   std::size_t shared_channels = 0;  // channels its routes use that running jobs' routes use
   std::size_t foreign_routers = 0;  // routers outside the set its routes cross (0: isolated)
+  bool confined = false;            // routing.confine: routed on its own routers alone
   double average_hops = 0;
   std::string failure;  // why it could not be routed
   // Routed in the scoring pass only (balanced in direction order, see

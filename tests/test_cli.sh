@@ -393,6 +393,16 @@ contains "select json counts a nearest set's foreign routers" "$work/out" '"node
 expect "select 8 nodes, single cabling" 0 "$tool" select --count 8 --json
 contains "single cabling: an isolated block beats the nearest set" "$work/out" '"nodes":"desmos[00-03,08-11]","count":8,"machine":"4x2x2x2","algorithm":"balanced","kind":"block","shape":"4x1x2x1","max_gamma":4,'
 contains "single cabling: the slab is bounded at 4" "$work/out" '{"kind":"block","shape":"1x2x2x2","origin":"0,0,0,0","nodes":"desmos[00,04,08,12,16,20,24,28]","lower_bound":4,'
+# routing.confine: five nodes beside a running 4x2 job have no block; the
+# staircase desmos[11-15] routed on its own routers alone wins.
+expect "select under routing.confine" 0 "$tool" select --config "$data/desmos_confine.yaml" --count 5 \
+  --busy 'desmos[00-07]' --json
+contains "confine: a staircase, routed on its own routers" "$work/out" \
+  '"nodes":"desmos[11-15]","count":5,"machine":"4x2x2x2","algorithm":"balanced","kind":"staircase","shape":"4x2x1x1","max_gamma":4,"lower_bound":2,"shared_channels":0,"isolated":true,"confined":true,'
+expect "select under routing.confine, explained" 0 "$tool" select --config "$data/desmos_confine.yaml" --count 5 \
+  --busy 'desmos[00-07]'
+contains "confine: the explanation says so" "$work/err" \
+  "isolation: isolated, routed on its own 5 routers alone (routing.confine)"
 expect "select avoids down and failed routers" 0 "$tool" select --count 2 --config "$data/desmos_faulty.yaml" \
   --down desmos01 --free 'desmos[00-03]'
 contains "select around desmos01" "$work/out" "desmos[02-03]"
