@@ -17,6 +17,9 @@
 #   3. A job test the plugin cannot narrow (no free block of 4 nodes beside
 #      a job that named its nodes) runs where Slurm puts it, and the log
 #      says why.
+#   4. On a second cluster with spank-angara loaded and routing.confine on,
+#      a 5-node job gets a box's staircase and the prologue routes it on
+#      its own routers.
 #
 # Needs root and the plugin (configure --with-slurm-source, as
 # tools/setup.sh does); skips (exit 77) without them, except under CI=true
@@ -68,8 +71,9 @@ EOF2
 mkdir -p "$state/etc"
 printf 'machine:\n  torus: 4x2x2x2\n  nodes:\n    - desmos[00-30]\n    - ghost31\n  single_cable: [Y, Z, K]\n' >"$machine"
 
-hook=$state/hook.sh
-cat >"$hook" <<EOF2
+# slurm.conf for select/angara, select_angara.conf naming $machine.
+write_hook() {
+  cat >"$hook" <<EOF2
 #!/bin/bash
 set -e
 etc=\$1
@@ -79,7 +83,10 @@ echo "SchedulerParameters=bf_interval=1" >>"\$etc/slurm.conf"
 echo "PluginDir=$slurm_plugindir:$(dirname "$select_plugin")" >>"\$etc/slurm.conf"
 printf 'MachineConfig=%s\nWrappedSelectType=%s\n' "$machine" "$wrapped" >"\$etc/select_angara.conf"
 EOF2
-chmod +x "$hook"
+  chmod +x "$hook"
+}
+hook=$state/hook.sh
+write_hook
 ANGARA_CLUSTER_HOOK=$hook "$here/cluster.sh" start "$state" || exit 99
 
 wait_for_log() {  # PATTERN [SECONDS]: a line of slurmctld.log matching it
@@ -287,10 +294,45 @@ else
     "$(grep 'select/angara: JobId' "$log" | tail -4)"
 fi
 scancel "$hold" "$job"
+queue_empty 30
+
 if scontrol ping | grep -q 'is UP' && kill -0 "$(cat "$state/pids/slurmctld")" 2>/dev/null; then
   ok "slurmctld still runs"
 else
   not_ok "slurmctld still runs" "$(tail -20 "$log")"
+fi
+
+# --- 4. routing.confine: select/angara and the prologue together --------------
+# A cluster of its own, with spank-angara in plugstack.conf from the start
+# (slurmd runs SPANK prologues only for plugins it loaded when it started)
+# and `routing.confine: on` in the one file both plugins read: a 5-node job
+# (no block has 5 nodes) gets the staircase of a free box (its last 5 nodes
+# in box order), and the prologue routes it on its own routers alone.
+require_plugin
+"$here/cluster.sh" stop "$state" >/dev/null
+state=$(mktemp -d "${TMPDIR:-/tmp}/angara-select.XXXXXX") || exit 99
+export SLURM_CONF=$state/etc/slurm.conf
+log=$state/log/slurmctld.log
+machine=$state/etc/angara.yaml
+tables=$state/tables
+mkdir -p "$state/etc" "$tables"
+{ good_machine; printf 'routing:\n  confine: on\ntables:\n  directory: %s\n' "$tables"; } >"$machine"
+hook=$state/hook.sh
+write_hook
+ANGARA_CLUSTER_HOOK=$hook ANGARA_SPANK_PLUGIN=$plugin ANGARA_PLUGSTACK_ARGS="config=$machine" \
+  "$here/cluster.sh" start "$state" || exit 99
+job=$(sbatch --parsable -N5 -o /dev/null --wrap 'sleep 1')
+wait_state "$job" COMPLETED
+nodes=$(job_field "$job" NodeList)
+first=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from check_blocks import expand; print((expand(sys.argv[2]) or [""])[0])' \
+  "$top_srcdir/tests/tools" "$nodes")
+if grep "select/angara: JobId=$job: 5 nodes on " "$log" |
+    grep -qF "box (no free block of exactly 5; its other nodes stay free): $nodes" &&
+  grep "spank-angara: job $job: " "$state/log/slurmd-$first.log" | grep -qF "confined to its own routers (routing.confine)"; then
+  ok "routing.confine: a 5-node job gets a box's staircase ($nodes) and the prologue routes it on its own routers"
+else
+  not_ok "routing.confine: a 5-node job on a staircase, routed on its own routers" "job $job $(job_field "$job" JobState) on $nodes" \
+    "$(grep "select/angara: JobId=$job" "$log" | tail -2)" "$(grep "spank-angara: job $job" "$state/log/slurmd-$first.log" | tail -2)"
 fi
 
 echo "select plugin cluster test: $passed passed, $failed failed"
