@@ -17,9 +17,10 @@
 #   3. A job test the plugin cannot narrow (no free block of 4 nodes beside
 #      a job that named its nodes) runs where Slurm puts it, and the log
 #      says why.
-#   4. On a second cluster with spank-angara loaded and routing.confine on,
-#      a 5-node job gets a box's staircase and the prologue routes it on
-#      its own routers.
+#   4. On a second cluster with spank-angara loaded, routing.confine on
+#      and CompleteWait set: a 5-node job gets a box's staircase and the
+#      prologue routes it on its own routers; the burst of six 8-node jobs
+#      again ends with every job on a block.
 #
 # Needs root and the plugin (configure --with-slurm-source, as
 # tools/setup.sh does); skips (exit 77) without them, except under CI=true
@@ -71,8 +72,11 @@ EOF2
 mkdir -p "$state/etc"
 printf 'machine:\n  torus: 4x2x2x2\n  nodes:\n    - desmos[00-30]\n    - ghost31\n  single_cable: [Y, Z, K]\n' >"$machine"
 
-# slurm.conf for select/angara, select_angara.conf naming $machine.
+# slurm.conf for select/angara (plus the lines given), select_angara.conf
+# naming $machine.
 write_hook() {
+  local extra
+  extra=$(printf 'echo %q >>"$etc/slurm.conf"\n' "$@")
   cat >"$hook" <<EOF2
 #!/bin/bash
 set -e
@@ -82,11 +86,12 @@ sed -i -e "s|^SelectType=.*|SelectType=select/angara|" -e "s|^SchedulerType=.*|S
 echo "SchedulerParameters=bf_interval=1" >>"\$etc/slurm.conf"
 echo "PluginDir=$slurm_plugindir:$(dirname "$select_plugin")" >>"\$etc/slurm.conf"
 printf 'MachineConfig=%s\nWrappedSelectType=%s\n' "$machine" "$wrapped" >"\$etc/select_angara.conf"
+$extra
 EOF2
   chmod +x "$hook"
 }
 hook=$state/hook.sh
-write_hook
+write_hook CompleteWait=10
 ANGARA_CLUSTER_HOOK=$hook "$here/cluster.sh" start "$state" || exit 99
 
 wait_for_log() {  # PATTERN [SECONDS]: a line of slurmctld.log matching it
@@ -333,6 +338,27 @@ if grep "select/angara: JobId=$job: 5 nodes on " "$log" |
 else
   not_ok "routing.confine: a 5-node job on a staircase, routed on its own routers" "job $job $(job_field "$job" JobState) on $nodes" \
     "$(grep "select/angara: JobId=$job" "$log" | tail -2)" "$(grep "spank-angara: job $job" "$state/log/slurmd-$first.log" | tail -2)"
+fi
+# The burst again, now with a prologue and an epilog on every node: an
+# ended job's nodes come free one at a time, and CompleteWait (10 s here,
+# select-angara(8)) keeps the scheduler from starting a waiting job on part
+# of them before its block is whole.
+queue_empty 30
+jobs=()
+for i in 1 2 3 4 5 6; do
+  jobs+=("$(sbatch --parsable -N8 -o /dev/null --wrap 'sleep 4')")
+done
+queue_empty 120
+lists=()
+summary=""
+for job in "${jobs[@]}"; do
+  lists+=("$(job_field "$job" NodeList)")
+  summary="$summary $job:$(job_field "$job" NodeList)"
+done
+if verdicts=$(blocks "${lists[@]}"); then
+  ok "with prologues and CompleteWait, six 8-node jobs each on an isolated block:$summary"
+else
+  not_ok "with prologues and CompleteWait, six 8-node jobs each on a block" "$verdicts"
 fi
 
 echo "select plugin cluster test: $passed passed, $failed failed"
