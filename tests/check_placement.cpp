@@ -24,6 +24,8 @@ using angara_test::node_at;
 namespace {
 
 const Torus kDesmos{{4, 2, 2, 2}};
+// Desmos as built: one cable in Y, Z and K.
+const Torus kSingleCabledDesmos = kDesmos.with_single_cable(dimension_bit(1) | dimension_bit(2) | dimension_bit(3));
 const Torus k4x4 = Torus::parse("4x4");
 
 // The x = `x` slab of Desmos (1x2x2x2): desmos{x, x+4, ..., x+28}.
@@ -228,7 +230,7 @@ END_TEST
 // channels), as the 4x2 block's: both classes are compared on that bound and
 // every routed max gamma is at least the verifier's bound for its set.
 START_TEST(single_cabled_desmos_bounds) {
-  const Torus single = kDesmos.with_single_cable(dimension_bit(1) | dimension_bit(2) | dimension_bit(3));
+  const Torus& single = kSingleCabledDesmos;
   const Network network(single);
   PlacementRequest request;
   request.node_count = 8;
@@ -601,7 +603,7 @@ END_TEST
 // two cables in the size-2 dimensions, rings of 3 to 8).
 START_TEST(block_bound_matches_the_pair_scan) {
   std::size_t compared = 0;
-  for (const Torus& torus : {kDesmos, kDesmos.with_single_cable(dimension_bit(1) | dimension_bit(2) | dimension_bit(3)),
+  for (const Torus& torus : {kDesmos, kSingleCabledDesmos,
                              Torus::parse("8x8x4"), Torus::parse("5x3x6"), Torus::parse("3x3x3x3"), Torus::parse("7x2")})
     for (std::size_t volume = 1; volume <= torus.node_count(); ++volume)
       for (const Shape& shape : shapes_of_volume(torus, volume)) {
@@ -687,7 +689,7 @@ START_TEST(free_staircases_route_on_their_own_routers) {
   std::mt19937 random(7);
   std::size_t routed = 0;
   for (const Torus& torus : {Torus::parse("8x8"), Torus::parse("4x4x4"),
-                             kDesmos.with_single_cable(dimension_bit(1) | dimension_bit(2) | dimension_bit(3))}) {
+                             kSingleCabledDesmos}) {
     const Network network(torus);
     for (int round = 0; round < 40; ++round) {
       std::vector<unsigned char> free(torus.node_count(), 0);
@@ -728,7 +730,7 @@ END_TEST
 // form) 7 nodes have no isolated block; the line 7x1x1x1 routed confined
 // is isolated all the same.
 START_TEST(select_under_confine) {
-  const Torus desmos = kDesmos.with_single_cable(dimension_bit(1) | dimension_bit(2) | dimension_bit(3));
+  const Torus& desmos = kSingleCabledDesmos;
   const Network network(desmos);
   PlacementRequest request;
   request.node_count = 5;
