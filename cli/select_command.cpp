@@ -127,7 +127,7 @@ std::string explain_choice(const Config& config, const Network& network, const P
   out << " of the " << torus.to_string() << " machine\n";
   if (w.foreign_routers == 0 && w.confined && w.closed_form)
     out << "  isolation: isolated, routing.confine: the prologue routes it on its own " << result.nodes.size()
-        << " routers alone (not routed here)\n";
+        << " routers alone (a block or a staircase; not routed here)\n";
   else if (w.foreign_routers == 0 && w.confined)
     out << "  isolation: isolated, routed on its own " << result.nodes.size() << " routers alone (routing.confine)\n";
   else if (w.foreign_routers == 0)
