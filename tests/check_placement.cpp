@@ -728,7 +728,7 @@ END_TEST
 // routes cross routers it does not own, with it the staircase wins and
 // every route stays on its own channels.  On 8x8x8x8 (scored in closed
 // form) 7 nodes have no isolated block; the line 7x1x1x1 routed confined
-// is isolated all the same.
+// is isolated all the same, and so is a block of 100, unrouted.
 START_TEST(select_under_confine) {
   const Torus& desmos = kSingleCabledDesmos;
   const Network network(desmos);
@@ -762,6 +762,16 @@ START_TEST(select_under_confine) {
   ck_assert(winner(big_result).confined);
   ck_assert_uint_eq(winner(big_result).foreign_routers, 0);
   ck_assert_uint_eq(big_result.nodes.size(), 7);
+  // 100 nodes: every shape has an extent of 5 (not isolated on a ring of
+  // 8), and routing 100 nodes here would cost too much: the confined block
+  // wins in closed form, isolated, its routes left to the prologue.
+  line.node_count = 100;
+  const PlacementResult hundred = select_nodes(big_network, line);
+  ck_assert(!hundred.routed);
+  ck_assert(winner(hundred).closed_form && winner(hundred).confined);
+  ck_assert_uint_eq(winner(hundred).foreign_routers, 0);
+  ck_assert_str_eq(candidate_kind_name(winner(hundred).kind), "block");
+  ck_assert_uint_eq(shape_volume(winner(hundred).shape), 100);
 }
 END_TEST
 
