@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "placement/block_choice.hpp"
@@ -322,6 +323,7 @@ class Replay {
     bool routed = true;
     std::vector<NodeId> held;
     std::vector<NodeId> nodes = place(job, kind, table, routed, held);
+    std::optional<std::size_t> snapshot;  // into snapshots_, when the job is simulated
     if (options_.policy != ReplayPolicy::select && nodes.size() > 1) {
       const Clock::time_point began = Clock::now();
       table = route_job(nodes, routed);
@@ -365,11 +367,12 @@ class Replay {
       shared_load_sum_ += static_cast<double>(shared_load);
       run.table = std::make_shared<const RouteTable>(std::move(table));
       if (simulate_[index]) {
-        Snapshot snapshot;
-        snapshot.table = run.table;
+        Snapshot taken;
+        taken.table = run.table;
         for (const RunningJob& other : running_)
-          if (other.table) snapshot.beside.push_back(other.table);
-        snapshots_.push_back(std::move(snapshot));
+          if (other.table) taken.beside.push_back(other.table);
+        snapshot = snapshots_.size();
+        snapshots_.push_back(std::move(taken));
       }
       for (std::size_t c = 0; c < run.loads.size(); ++c) busy_[c] += run.loads[c];
     }
@@ -391,7 +394,7 @@ class Replay {
                     replay_policy_name(options_.policy), job.id, nodes.size(), kind.c_str(), wait, foreign, shared,
                     nodes.size() > 1 ? (foreign != 0 ? "open" : foreign_held ? "isolated-in-box" : "isolated") : "single",
                     free_component);
-      if (simulate_[index]) snapshots_.back().per_job_line = per_job_lines_.size();
+      if (snapshot) snapshots_[*snapshot].per_job_line = per_job_lines_.size();
       per_job_lines_.emplace_back(line);
     }
     running_.push_back(std::move(run));
