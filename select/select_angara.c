@@ -260,11 +260,17 @@ extern int init(void)
 	_read_conf();
 	if (_load_wrapped() != SLURM_SUCCESS)
 		return SLURM_ERROR;
-	if (running_in_slurmctld())
+	if (running_in_slurmctld()) {
 		info(PREFIX "%s %s for Slurm %s, wrapping %s, machine configuration %s, box spares %s",
 		     ANGARA_PACKAGE, ANGARA_VERSION,
 		     SLURM_VERSION_STRING, wrapped_type, machine_config,
 		     hold_box_spares ? "held" : "not held");
+		/* An ended job's nodes come free one by one, as each epilog
+		 * ends; without CompleteWait a waiting job may be tested
+		 * while no block is whole yet. */
+		if (slurm_conf.complete_wait == 0)
+			info(PREFIX "CompleteWait is 0: a job may start while an ended job's nodes are still completing, before its block is free whole; set CompleteWait (select-angara(8))");
+	}
 	return SLURM_SUCCESS;
 }
 

@@ -91,7 +91,7 @@ EOF2
   chmod +x "$hook"
 }
 hook=$state/hook.sh
-write_hook CompleteWait=10
+write_hook
 ANGARA_CLUSTER_HOOK=$hook "$here/cluster.sh" start "$state" || exit 99
 
 wait_for_log() {  # PATTERN [SECONDS]: a line of slurmctld.log matching it
@@ -122,6 +122,11 @@ if grep -qF "select/angara: angara-route " "$log" && grep -qF "wrapping $wrapped
   ok "slurmctld loaded select/angara: $(grep -m1 -o 'select/angara: angara-route.*' "$log")"
 else
   not_ok "slurmctld logs the plugin's version line" "$(grep 'select/angara' "$log")"
+fi
+if grep -qF "select/angara: CompleteWait is 0: a job may start while an ended job's nodes are still completing" "$log"; then
+  ok "slurmctld.log says CompleteWait is not set"
+else
+  not_ok "slurmctld.log says CompleteWait is not set" "$(grep 'select/angara' "$log" | head -3)"
 fi
 if grep -qF "select/angara: configuration error: $machine: 1 Slurm node(s) not in the machine's \`nodes\`: desmos31" "$log" &&
   scontrol ping | grep -q 'is UP'; then
@@ -323,9 +328,14 @@ tables=$state/tables
 mkdir -p "$state/etc" "$tables"
 { good_machine; printf 'routing:\n  confine: on\ntables:\n  directory: %s\n' "$tables"; } >"$machine"
 hook=$state/hook.sh
-write_hook
+write_hook CompleteWait=10
 ANGARA_CLUSTER_HOOK=$hook ANGARA_SPANK_PLUGIN=$plugin ANGARA_PLUGSTACK_ARGS="config=$machine" \
   "$here/cluster.sh" start "$state" || exit 99
+if grep -qF "select/angara: CompleteWait is 0" "$log"; then
+  not_ok "with CompleteWait=10 slurmctld.log has no CompleteWait note" "$(grep -F 'CompleteWait' "$log")"
+else
+  ok "with CompleteWait=10 slurmctld.log has no CompleteWait note"
+fi
 job=$(sbatch --parsable -N5 -o /dev/null --wrap 'sleep 1')
 wait_state "$job" COMPLETED
 nodes=$(job_field "$job" NodeList)
