@@ -17,6 +17,7 @@
 #include "placement/slurm_order.hpp"
 #include "routing/check/metrics.hpp"
 #include "routing/common/oracle.hpp"
+#include "routing/common/shortest_paths.hpp"
 
 namespace angara {
 
@@ -534,11 +535,10 @@ void Selector::route(Candidate& candidate, RouteTable& table, const GeneratorOpt
   // set's own routers alone first, when its own cables connect it.
   bool confined = false;
   if (request_.confine && candidate.nodes.size() < live_count_) {
-    std::vector<unsigned char> own(torus_.node_count(), 0);
-    for (NodeId node : candidate.nodes) own[node] = 1;
-    if (largest_free_component(network_, own) == candidate.nodes.size()) {
+    const Network own = confined_to(network_, candidate.nodes);
+    if (connected(own, candidate.nodes)) {
       try {
-        table = generator->generate(confined_to(network_, candidate.nodes), candidate.nodes, options);
+        table = generator->generate(own, candidate.nodes, options);
         confined = true;
       } catch (const RoutingError&) {
         // No table there: on the live network, as the prologue does.

@@ -224,11 +224,9 @@ JobResult compute_job_routes(const Config& config, const JobRequest& request) {
         own_options.budget = std::make_shared<WorkBudget>(
             WorkBudget::for_job(effective_time_budget(config, request), allocation.size()));
         // A set its own cables do not connect (a scattered one) is not
-        // tried: every cable carries both directions, so the hop distances
-        // to its first node tell.  The first member only: a fallback member (nue) would
+        // tried.  The first member only: a fallback member (nue) would
         // spend the prologue's time on a set the live network routes anyway.
-        const std::vector<int> hops = hop_distances_to(own, allocation.front());
-        if (std::any_of(allocation.begin(), allocation.end(), [&](NodeId node) { return hops[node] < 0; })) {
+        if (!connected(own, allocation)) {
           result.confine_note = "the allocation's own cables do not connect it";
         } else {
           try {

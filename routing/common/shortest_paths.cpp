@@ -580,6 +580,12 @@ PathSet pair_paths(const Network& network, PathSet paths, RuleSet rules, FlowCon
 
 }  // namespace
 
+bool connected(const Network& network, const std::vector<NodeId>& nodes) {
+  if (nodes.empty()) return true;
+  const std::vector<int> hops = hop_distances_to(network, nodes.front());
+  return std::all_of(nodes.begin(), nodes.end(), [&](NodeId node) { return hops[node] >= 0; });
+}
+
 void hop_distances_to(const Network& network, NodeId dst, std::vector<int>& distance, std::vector<NodeId>& order) {
   const Torus& torus = network.torus();
   distance.assign(torus.node_count(), -1);

@@ -81,6 +81,9 @@ struct ShortestPathOptions {
 // the distances from `dst`.
 void hop_distances_to(const Network& network, NodeId dst, std::vector<int>& distance, std::vector<NodeId>& order);
 std::vector<int> hop_distances_to(const Network& network, NodeId dst);
+// Whether live channels join every node of `nodes` (true when empty): the
+// hop distances to the first reach all of them.
+bool connected(const Network& network, const std::vector<NodeId>& nodes);
 
 // Throws RoutingError ("NAME: no path from A to B ...") when a pair of the
 // allocation cannot be joined.  Deterministic.
