@@ -46,16 +46,38 @@ ok() {
   passed=$((passed + 1))
   echo "PASS: $1"
 }
+failed_checks=
 not_ok() {
   failed=$((failed + 1))
+  failed_checks="$failed_checks
+FAIL: $1"
   echo "FAIL: $1"
   [ $# -gt 1 ] && printf '      %s\n' "${@:2}"
+}
+# The failed checks again, last: CI shows a log's tail, which the log lines
+# printed for diagnosis would otherwise fill.
+list_failed_checks() {
+  [ $failed -eq 0 ] || echo "---- failed checks:$failed_checks"
 }
 # check DESCRIPTION COMMAND...: passes when the command succeeds.
 check() {
   local what=$1
   shift
   if "$@"; then ok "$what"; else not_ok "$what" "command: $*"; fi
+}
+
+# check_within SECONDS DESCRIPTION COMMAND...: passes when the command
+# succeeds within the time.  For what Slurm or a prologue does after the
+# state a test waited for (a log line written after the cancel it reports,
+# a node back to idle once its job has completed).
+check_within() {
+  local deadline=$((SECONDS + $1)) what=$2
+  shift 2
+  until "$@"; do
+    if [ $SECONDS -ge $deadline ]; then not_ok "$what" "command: $*"; return; fi
+    sleep 0.5
+  done
+  ok "$what"
 }
 
 job_field() { scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"; }

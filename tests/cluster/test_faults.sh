@@ -448,4 +448,5 @@ if [ $failed -ne 0 ]; then
   echo "---- spank-angara errors of the slurmd logs:"
   slurmd_logs | grep 'error: spank-angara' | tail -n 20
 fi
+list_failed_checks
 [ $failed -eq 0 ]

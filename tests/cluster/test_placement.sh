@@ -179,4 +179,5 @@ fi
 scancel "$hold" "$job" "$job2" "$job3" "$job4" "$job5"
 
 echo "placement cluster test: $passed passed, $failed failed"
+list_failed_checks
 [ $failed = 0 ]

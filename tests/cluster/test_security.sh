@@ -584,4 +584,5 @@ if [ $failed -ne 0 ]; then
   echo "---- last spank-angara lines of the slurmd logs:"
   grep -h spank-angara "$state"/log/slurmd-*.log | tail -n 30 | cut -c1-400
 fi
+list_failed_checks
 [ $failed -eq 0 ]

@@ -372,4 +372,5 @@ else
 fi
 
 echo "select plugin cluster test: $passed passed, $failed failed"
+list_failed_checks
 [ $failed = 0 ]
