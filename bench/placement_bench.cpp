@@ -345,7 +345,8 @@ const char kReplayUsage[] =
     "  --fast-routing       route with balanced in direction order (turns off), as node selection scores\n"
     "  --hold-box-spares    angara: a job in a box holds the box's other routers from jobs of 2+ nodes\n"
     "  --block-wait S       angara: a job of 2+ nodes without a free block waits for one up to S seconds\n"
-    "                       after its submission, then takes linear best fit (default 0: no wait)\n"
+    "                       after its submission, then takes linear best fit (default 0: no wait); a job\n"
+    "                       that no block holds on the idle machine does not wait (select/angara's BlockWait)\n"
     "  --confine            angara: routing.confine (blocks of every shape, staircases; every job routed\n"
     "                       on its own routers alone when it can be)\n"
     "Exit status: 0 done, 2 bad command line, 3 bad trace line (FILE:LINE: what was expected), 5 unreadable file.\n";

@@ -205,11 +205,26 @@ class Replay {
     return choose_free_block(network_, request);
   }
 
+  // Whether a block of `count` nodes is free on the idle machine (its
+  // failures stay the same through the replay): a job that no block could
+  // hold never waits for one, as with select/angara's BlockWait.
+  bool block_possible(std::size_t count) {
+    const auto [known, inserted] = block_possible_.try_emplace(count, false);
+    if (inserted) {
+      BlockChoiceRequest request;
+      request.node_count = count;
+      request.bound_cache = &bounds_;
+      request.confined = options_.confine;
+      known->second = !choose_free_block(network_, request).blocks.empty();
+    }
+    return known->second;
+  }
+
   // block_wait: the job finds no block now and may still wait for one.
   bool must_wait(std::size_t index, double now) {
     const TraceJob& job = trace_[index];
     if (options_.policy != ReplayPolicy::angara || options_.block_wait <= 0 || job.nodes < 2 ||
-        now >= job.submit + options_.block_wait)
+        now >= job.submit + options_.block_wait || !block_possible(job.nodes))
       return false;
     std::vector<unsigned char> offered;
     const bool wait = choose_block(job, offered).blocks.empty();
@@ -428,7 +443,8 @@ class Replay {
   std::vector<unsigned char> free_;
   std::map<ShapeClassKey, IntactBound> bounds_;  // choose_free_block's, kept across jobs
   std::vector<unsigned char> held_;  // hold_box_spares: routers of a running job's box it does not use
-  std::vector<unsigned char> waiting_, waited_;  // block_wait, per trace job: waits now, has waited
+  std::vector<unsigned char> waiting_, waited_;
+  std::map<std::size_t, bool> block_possible_;  // by node count  // block_wait, per trace job: waits now, has waited
   double last_event_ = -std::numeric_limits<double>::infinity();
   std::size_t alive_ = 0, free_count_ = 0;
   std::vector<std::uint64_t> busy_;  // per channel slot: running jobs' routes

@@ -146,6 +146,17 @@ if awk -v n="$waited" -v a="$wait_with" -v b="$wait_without" 'BEGIN { exit !(n >
 else
   not_ok "block wait: bwait '$waited', mean wait '$wait_with' against '$wait_without'"
 fi
+# A job that no block holds even on the idle machine (60 of the 62 live
+# nodes: the one 4x4x4 box has the failed routers) does not wait.
+echo "1 0 -1 100 60 -1 -1 60 -1 -1 1 -1 -1 -1 -1 -1 -1 -1" >"$work/big.swf"
+expect "a 60-node job with --block-wait" 0 "$bench" --trace "$work/big.swf" --machines 4x4x4 --failed 2 --seed 2 \
+  --policies angara --block-wait 3600
+waited=$(awk '$1 == "bwait" { print $2 }' "$work/out") wait_big=$(awk '$1 == "angara" { print $7 }' "$work/out")
+if [ "$waited" = 0 ] && [ "$wait_big" = 0 ]; then
+  ok "block wait: a job no block holds on the idle machine starts at once"
+else
+  not_ok "block wait: a job no block holds waits (bwait '$waited', mean wait '$wait_big')" "$(cat "$work/out")"
+fi
 expect "a bad --block-wait" 2 "$bench" --trace "$trace" --block-wait soon
 contains "says what it expects" "$work/err" "--block-wait expects seconds from 0 to 1e7, got 'soon'"
 
