@@ -120,10 +120,22 @@ typedef struct {
 static box_hold_t *holds = NULL;
 static size_t hold_count = 0, hold_capacity = 0;
 
-/* Jobs whose fallback was logged at info (once per job). */
+/* BlockWait (select_angara.conf, seconds, default 0: never): a job of two
+ * or more nodes that finds no free block, where one would be free once the
+ * running jobs end, is left pending (Slurm's "Resources") until this long
+ * after it became eligible to run; then the wrapped plugin places it.  Waiting
+ * isolates more jobs for more mean wait (doc/benchmarks.md, "Waiting for a
+ * block"). */
+static uint32_t block_wait = 0;
+
+/* Jobs whose fallback, and jobs whose wait for a block, was logged at
+ * info (once per job each). */
 #define LOGGED_JOBS 1024
-static uint32_t logged_jobs[LOGGED_JOBS];
-static size_t logged_next = 0;
+typedef struct {
+	uint32_t jobs[LOGGED_JOBS];
+	size_t next;
+} logged_jobs_t;
+static logged_jobs_t logged_fallbacks, logged_waits;
 
 /* Errors are for slurmctld's log; the commands that load every select
  * plugin of PluginDir (squeue, sinfo, ...) stay quiet. */
@@ -140,6 +152,7 @@ static size_t logged_next = 0;
 static void _read_conf(void)
 {
 	static s_p_options_t options[] = {
+		{"BlockWait", S_P_UINT32},
 		{"HoldBoxSpares", S_P_BOOLEAN},
 		{"MachineConfig", S_P_STRING},
 		{"WrappedSelectType", S_P_STRING},
@@ -153,16 +166,20 @@ static void _read_conf(void)
 	xfree(wrapped_type);
 	xfree(machine_config);
 	hold_box_spares = true;
+	block_wait = 0;
 	if (path && (stat(path, &st) == 0)) {
 		table = s_p_hashtbl_create(options);
 		if (s_p_parse_file(table, NULL, path, false, NULL) ==
 		    SLURM_ERROR) {
-			complain(PREFIX "%s: cannot be parsed (keys: HoldBoxSpares, MachineConfig, WrappedSelectType); using the defaults",
+			complain(PREFIX "%s: cannot be parsed (keys: BlockWait, HoldBoxSpares, MachineConfig, WrappedSelectType); using the defaults",
 				 path);
 		} else {
 			bool hold = true;
+			uint32_t wait = 0;
 			if (s_p_get_boolean(&hold, "HoldBoxSpares", table))
 				hold_box_spares = hold;
+			if (s_p_get_uint32(&wait, "BlockWait", table))
+				block_wait = wait;
 			if (s_p_get_string(&value, "WrappedSelectType", table))
 				wrapped_type = value;
 			value = NULL;
@@ -261,10 +278,10 @@ extern int init(void)
 	if (_load_wrapped() != SLURM_SUCCESS)
 		return SLURM_ERROR;
 	if (running_in_slurmctld()) {
-		info(PREFIX "%s %s for Slurm %s, wrapping %s, machine configuration %s, box spares %s",
+		info(PREFIX "%s %s for Slurm %s, wrapping %s, machine configuration %s, box spares %s, block wait %u s",
 		     ANGARA_PACKAGE, ANGARA_VERSION,
 		     SLURM_VERSION_STRING, wrapped_type, machine_config,
-		     hold_box_spares ? "held" : "not held");
+		     hold_box_spares ? "held" : "not held", block_wait);
 		/* An ended job's nodes come free one by one, as each epilog
 		 * ends; without CompleteWait a waiting job may be tested
 		 * while no block is whole yet. */
@@ -297,16 +314,16 @@ extern int fini(void)
 
 /* --- the job test ------------------------------------------------------- */
 
-static bool _logged_before(uint32_t job_id)
+static bool _logged_before(logged_jobs_t *logged, uint32_t job_id)
 {
 	bool found = false;
 
 	slurm_mutex_lock(&filter_lock);
 	for (size_t i = 0; (i < LOGGED_JOBS) && !found; i++)
-		found = (logged_jobs[i] == job_id);
+		found = (logged->jobs[i] == job_id);
 	if (!found) {
-		logged_jobs[logged_next] = job_id;
-		logged_next = (logged_next + 1) % LOGGED_JOBS;
+		logged->jobs[logged->next] = job_id;
+		logged->next = (logged->next + 1) % LOGGED_JOBS;
 	}
 	slurm_mutex_unlock(&filter_lock);
 	return found;
@@ -415,10 +432,13 @@ static void _release_box(job_record_t *job_ptr)
 /* The candidate nodes narrowed to the best free block, or NULL with `why`.
  * In run-now mode a node already running a job is not free (a block of
  * idle nodes first); in test-only and will-run modes Slurm's bitmap already
- * says which nodes the job could have. */
+ * says which nodes the job could have.  `block_later` (run-now mode with a
+ * BlockWait, no block free): whether a block would be free once every
+ * running job has ended, among the nodes of the job's partition that it
+ * does not exclude (Slurm's bitmap then holds only the nodes free now). */
 static bitstr_t *_narrow(job_record_t *job_ptr, bitstr_t *bitmap,
 			 uint32_t node_count, uint16_t mode, char *why,
-			 size_t why_size)
+			 size_t why_size, bool *block_later)
 {
 	unsigned char *usable, *failed, *chosen;
 	node_record_t *node_ptr;
@@ -448,6 +468,23 @@ static bitstr_t *_narrow(job_record_t *job_ptr, bitstr_t *bitmap,
 	result = angara_block_filter_choose(filter, usable, failed,
 					    node_record_count, node_count,
 					    chosen, why, why_size);
+	*block_later = false;
+	if ((result == ANGARA_BLOCK_NONE) && run_now && block_wait) {
+		char later_why[256];
+		bitstr_t *part = job_ptr->part_ptr ?
+				 job_ptr->part_ptr->node_bitmap : NULL;
+		bitstr_t *excluded = job_ptr->details ?
+				     job_ptr->details->exc_node_bitmap : NULL;
+		for (i = 0; i < node_record_count; i++)
+			usable[i] = (!part || bit_test(part, i)) &&
+				    !(excluded && bit_test(excluded, i)) &&
+				    !failed[i];
+		*block_later = angara_block_filter_choose(
+				       filter, usable, failed,
+				       node_record_count, node_count, chosen,
+				       later_why, sizeof(later_why)) ==
+			       ANGARA_BLOCK_FOUND;
+	}
 	slurm_mutex_unlock(&filter_lock);
 	if (result == ANGARA_BLOCK_FOUND) {
 		narrowed = bit_alloc(bit_size(bitmap));
@@ -478,6 +515,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 {
 	char why[1024] = "";
 	bitstr_t *narrowed = NULL;
+	bool block_later = false;
 	uint32_t node_count;
 	struct timespec start;
 	long spent;
@@ -490,8 +528,32 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
 				 why, sizeof(why));
 	if (node_count)
 		narrowed = _narrow(job_ptr, bitmap, node_count, mode, why,
-				   sizeof(why));
+				   sizeof(why), &block_later);
 	spent = _microseconds_since(&start);
+
+	/* No block now, one once running jobs end: within BlockWait the job
+	 * stays pending (Slurm's test-only pass, which this plugin leaves to
+	 * the wrapped one, tells Slurm it can run: "Resources"). */
+	if (!narrowed && block_later && job_ptr->details) {
+		/* Since it became eligible (begin time, dependencies
+		 * met), else since its submission. */
+		time_t since = job_ptr->details->begin_time ?
+				       job_ptr->details->begin_time :
+				       job_ptr->details->submit_time;
+		long waited = (long) difftime(time(NULL), since);
+		if (waited < (long) block_wait) {
+			if (!_logged_before(&logged_waits, job_ptr->job_id))
+				info(PREFIX "%pJ waits for a block (%s; one is free once running jobs end), up to BlockWait=%u s after it became eligible (%ld s left)",
+				     job_ptr, why, block_wait,
+				     (long) block_wait - waited);
+			else
+				debug(PREFIX "%pJ waits for a block (%s), %ld s left",
+				      job_ptr, why, (long) block_wait - waited);
+			return SLURM_ERROR;
+		}
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "; waited BlockWait=%u s", block_wait);
+	}
 
 	if (narrowed) {
 		bitstr_t *box = (run_now && hold_box_spares) ?
@@ -557,7 +619,7 @@ placed:
 		info(PREFIX "%pJ: no block (%s): placed by %s on %s",
 		     job_ptr, why, wrapped_type, nodes);
 		xfree(nodes);
-	} else if (!_logged_before(job_ptr->job_id)) {
+	} else if (!_logged_before(&logged_fallbacks, job_ptr->job_id)) {
 		info(PREFIX "%pJ %s: no block (%s); %s decides", job_ptr,
 		     _mode_name(mode), why, wrapped_type);
 	} else {
@@ -770,6 +832,8 @@ extern int select_p_reconfigure(void)
 	char *loaded_type = xstrdup(wrapped_type);
 
 	_read_conf();
+	info(PREFIX "%s: box spares %s, block wait %u s", CONF_NAME,
+	     hold_box_spares ? "held" : "not held", block_wait);
 	if (xstrcmp(loaded_type, wrapped_type)) {
 		error(PREFIX "WrappedSelectType changed to %s: takes effect when slurmctld restarts; %s stays",
 		      wrapped_type, loaded_type);

@@ -17,6 +17,10 @@
 #   3. A job test the plugin cannot narrow (no free block of 4 nodes beside
 #      a job that named its nodes) runs where Slurm puts it, and the log
 #      says why.
+#   3b. With BlockWait set, the same job waits for a block: it stays
+#      pending while one would be free once the running jobs end, runs on
+#      the block as soon as one is free, and, once BlockWait has passed,
+#      where Slurm puts it.
 #   4. On a second cluster with spank-angara loaded, routing.confine on
 #      and CompleteWait set: a 5-node job gets a box's staircase and the
 #      prologue routes it on its own routers; the burst of six 8-node jobs
@@ -304,6 +308,60 @@ else
     "$(grep 'select/angara: JobId' "$log" | tail -4)"
 fi
 scancel "$hold" "$job"
+queue_empty 30
+
+# --- 3b. BlockWait: the job waits for a block --------------------------------
+# The same free nodes, desmos[01-03] held by a job of their own: a 4-node
+# job waits instead of taking desmos[00,05,10,15], and gets the block
+# desmos[00-03] (the X ring) when that job ends.  With a short BlockWait it
+# waits that long, then runs where select/cons_tres puts it.
+# The shipped example, its values set: it parses, every key known.
+set_block_wait() {
+  sed -e "s|^MachineConfig=.*|MachineConfig=$machine|" -e "s|^WrappedSelectType=.*|WrappedSelectType=$wrapped|" \
+    -e "s|^BlockWait=.*|BlockWait=$1|" "$top_srcdir/conf/select_angara.conf.example" >"$state/etc/select_angara.conf"
+  scontrol reconfigure
+  wait_for_log "box spares held, block wait $1 s"
+}
+pending_for() {  # JOB SECONDS: still pending after that long
+  sleep "$2"
+  [ "$(job_field "$1" JobState)" = PENDING ]
+}
+set_block_wait 600
+hold=$(sbatch --parsable -w "desmos[04,06-09,11-14,16-31]" -o /dev/null --wrap 'sleep 120')
+ring=$(sbatch --parsable -w "desmos[01-03]" -o /dev/null --wrap 'sleep 120')
+wait_state "$hold" RUNNING
+wait_state "$ring" RUNNING
+job=$(sbatch --parsable -N4 -o /dev/null --wrap 'sleep 60')
+if wait_for_log "select/angara: JobId=$job waits for a block (no free block of 4 nodes; one is free once running jobs end), up to BlockWait=600 s after it became eligible" &&
+  pending_for "$job" 3; then
+  ok "BlockWait=600: a 4-node job without a free block waits ($(job_field "$job" Reason))"
+else
+  not_ok "BlockWait=600: a 4-node job without a free block waits" "job $job $(job_field "$job" JobState) on $(job_field "$job" NodeList)" \
+    "$(grep "select/angara: JobId=$job" "$log" | tail -3)"
+fi
+scancel "$ring"
+if wait_state "$job" RUNNING 60 && [ "$(job_field "$job" NodeList)" = "desmos[00-03]" ] &&
+  grep -qF "select/angara: JobId=$job: 4 nodes on desmos[00-03]" "$log"; then
+  ok "BlockWait: the waiting job runs on the block desmos[00-03] once its nodes are free"
+else
+  not_ok "BlockWait: the waiting job runs on the block once it is free" "job $job $(job_field "$job" JobState) on $(job_field "$job" NodeList)" \
+    "$(grep "select/angara: JobId=$job" "$log" | tail -3)"
+fi
+scancel "$job"
+wait_job_done "$job" 30 >/dev/null
+set_block_wait 10
+ring=$(sbatch --parsable -w "desmos[01-03]" -o /dev/null --wrap 'sleep 120')
+wait_state "$ring" RUNNING
+job=$(sbatch --parsable -N4 -o /dev/null --wrap 'sleep 30')
+if pending_for "$job" 4 && wait_state "$job" RUNNING 60 && [ "$(job_field "$job" NodeList)" = "desmos[00,05,10,15]" ] &&
+  grep -qF "select/angara: JobId=$job: no block (no free block of 4 nodes; waited BlockWait=10 s): placed by $wrapped on desmos[00,05,10,15]" "$log"; then
+  ok "BlockWait=10: the job waits, then runs where $wrapped puts it, logged"
+else
+  not_ok "BlockWait=10: the job waits, then runs where $wrapped puts it" "job $job $(job_field "$job" JobState) on $(job_field "$job" NodeList)" \
+    "$(grep "select/angara: JobId=$job" "$log" | tail -3)"
+fi
+scancel "$hold" "$ring" "$job"
+set_block_wait 0
 queue_empty 30
 
 if scontrol ping | grep -q 'is UP' && kill -0 "$(cat "$state/pids/slurmctld")" 2>/dev/null; then
