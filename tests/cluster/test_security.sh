@@ -468,7 +468,11 @@ check "5: srun under a 0777 table directory fails and its task never runs (exit 
 sleep 2
 srun_job=$(squeue -h -u "$user" -o %i | head -n 1)
 [ -n "$srun_job" ] && scancel "$srun_job"
-if new_log $(expand "$unodes") | grep -q 'cancel'; then
+# (The prologue logs the cancel after Slurm made it: waited for.)
+says_cancelled() { new_log $(expand "$unodes") | grep -q 'cancel'; }
+deadline=$((SECONDS + 15))
+until says_cancelled || [ $SECONDS -ge $deadline ]; do sleep 0.5; done
+if says_cancelled; then
   ok "5: srun's job cancelled (the slurmd log says so)"
 else
   not_ok "5: srun's job cancelled" "$output" "$(new_log $(expand "$unodes") | grep spank-angara | tail -3)"
