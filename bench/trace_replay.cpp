@@ -443,8 +443,8 @@ class Replay {
   std::vector<unsigned char> free_;
   std::map<ShapeClassKey, IntactBound> bounds_;  // choose_free_block's, kept across jobs
   std::vector<unsigned char> held_;  // hold_box_spares: routers of a running job's box it does not use
-  std::vector<unsigned char> waiting_, waited_;
-  std::map<std::size_t, bool> block_possible_;  // by node count  // block_wait, per trace job: waits now, has waited
+  std::vector<unsigned char> waiting_, waited_;  // block_wait, per trace job: waits now, has waited
+  std::map<std::size_t, bool> block_possible_;   // block_wait, by node count: a block on the idle machine
   double last_event_ = -std::numeric_limits<double>::infinity();
   std::size_t alive_ = 0, free_count_ = 0;
   std::vector<std::uint64_t> busy_;  // per channel slot: running jobs' routes
