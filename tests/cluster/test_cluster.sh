@@ -658,6 +658,15 @@ kept=$(sbatch --parsable --no-kill -N3 -w 'desmos[04-06]' -o /dev/null --wrap 's
 killed=$(sbatch --parsable -N2 -w 'desmos[08-09]' -o /dev/null --wrap 'sleep 300')
 wait_job_state "$kept" RUNNING 60
 wait_job_state "$killed" RUNNING 60
+# RUNNING comes before the prologues end: the job's own tables first, or a
+# prologue that ends after the node went DOWN routes around it itself.
+kept_tables_in_place() {
+  local node
+  for node in desmos04 desmos05 desmos06; do
+    [ "$(table_field "$tables/$node.rt" job)" = "$kept" ] || return 1
+  done
+}
+check_within 60 "premise: job $kept's tables in place on desmos[04-06]" kept_tables_in_place
 old_print=$(table_field "$tables/desmos04.rt" fingerprint)
 scontrol update nodename='desmos[05,09]' state=down reason=angara-test
 wait_job_state "$killed" "PENDING|REQUEUED|NODE_FAIL|FAILED|CANCELLED" 60
